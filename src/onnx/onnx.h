@@ -1,0 +1,82 @@
+// onnx.h - The ONNX stage: loads .onnx models into a glow_module, reads and writes tensor files.
+#ifndef GLOW_ONNX_H
+#define GLOW_ONNX_H
+
+#include "graph/graph.h"
+
+/* --- onnx_load.c --- */
+
+typedef struct glow_onnx_options {
+    /* "NAME=VALUE" pairs fixing symbolic dims (dim_param) of graph inputs. */
+    const char *const *defines;
+    int ndefines;
+    /* Optional types for the fed graph inputs, by position (e.g. from test data); a NULL
+     * entry or a position past ninput_types keeps the model's declared type. */
+    const glow_type *const *input_types;
+    int ninput_types;
+} glow_onnx_options;
+
+/* Loads the model at `path` into `m` as function "main": graph inputs become input
+ * placeholders (initializers listed as inputs become constants), graph outputs become SAVEs
+ * into output placeholders (in graph output order). Shape-computing subgraphs are folded so
+ * every type is static. A model with unsupported ops fails with GLOW_ERR_UNSUPPORTED and a
+ * message naming every one of them (op type, opset, node names). Never crashes on malformed
+ * input: GLOW_ERR_PARSE. On failure `m` may hold a partial graph; destroy it. */
+glow_status glow_onnx_load(glow_module *m, const char *path, const glow_onnx_options *opt,
+                           glow_diag *d);
+glow_status glow_onnx_load_bytes(glow_module *m, const uint8_t *data, size_t size,
+                                 const glow_onnx_options *opt, glow_diag *d);
+
+/* --- onnx_info.c --- */
+
+/* Summary of a model without building a graph (for `glowc info`). Owned by an arena. */
+typedef struct glow_onnx_io {
+    const char *name;
+    const char *type_str; /* e.g. "f32[N, 3, 224, 224]" or "seq(f32[...])" */
+} glow_onnx_io;
+
+typedef struct glow_onnx_op_count {
+    const char *op_type;
+    const char *domain;   /* "" for ai.onnx */
+    int opset;            /* the model's opset for that domain */
+    int count;
+    bool supported;       /* glowc has a loader for it at this opset */
+} glow_onnx_op_count;
+
+typedef struct glow_onnx_summary {
+    int64_t ir_version;
+    const char *producer;
+    int nopsets;
+    const char **opset_domains;
+    int64_t *opset_versions;
+    int ninputs, noutputs, ninitializers;
+    glow_onnx_io *inputs;     /* fed inputs only (initializers excluded) */
+    glow_onnx_io *outputs;
+    int nops;
+    glow_onnx_op_count *ops;  /* sorted by count, then name */
+    int64_t weight_bytes;
+} glow_onnx_summary;
+
+glow_status glow_onnx_summarize(const char *path, glow_arena *a, glow_onnx_summary *out,
+                                glow_diag *d);
+/* True when glowc has a loader for op_type (domain "" or "ai.onnx") at `opset`. */
+bool glow_onnx_op_supported(const char *domain, const char *op_type, int opset);
+
+/* --- tensor_file.c --- */
+
+/* Reads a tensor from an ONNX TensorProto file (.pb) or a NumPy file (.npy), chosen by the
+ * file's contents (NumPy magic) rather than its name. `name` (may be NULL) receives the
+ * tensor's name (empty for .npy), malloc'd. The tensor is owned. */
+glow_status glow_tensor_read_file(const char *path, glow_tensor *t, char **name, glow_diag *d);
+glow_status glow_tensor_read_pb(const uint8_t *data, size_t size, glow_tensor *t, char **name,
+                                glow_diag *d);
+glow_status glow_tensor_read_npy(const uint8_t *data, size_t size, glow_tensor *t, glow_diag *d);
+/* Writes atomically (temporary file + rename). */
+glow_status glow_tensor_write_pb(const char *path, const glow_tensor *t, const char *name,
+                                 glow_diag *d);
+glow_status glow_tensor_write_npy(const char *path, const glow_tensor *t, glow_diag *d);
+/* In-memory serialization of a TensorProto (malloc'd buffer). */
+glow_status glow_tensor_to_pb(const glow_tensor *t, const char *name, uint8_t **data,
+                              size_t *size, glow_diag *d);
+
+#endif

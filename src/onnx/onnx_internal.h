@@ -1,0 +1,127 @@
+// onnx_internal.h - What the ONNX op loaders share: the import context and its helpers.
+#ifndef GLOW_ONNX_INTERNAL_H
+#define GLOW_ONNX_INTERNAL_H
+
+#include "onnx/onnx.h"
+#include "onnx/onnx.pb-c.h"
+
+/* One ONNX value name's binding during import. */
+typedef struct onnx_binding {
+    glow_value v;
+    bool poisoned;   /* produced by a node that failed to import: users are skipped */
+} onnx_binding;
+
+typedef struct onnx_ctx {
+    glow_module *m;
+    glow_function *f;
+    glow_arena *arena;            /* == &m->arena */
+    glow_strmap values;           /* ONNX value name -> onnx_binding* */
+    int opset;                    /* ai.onnx opset of the model */
+    const glow_onnx_options *opt;
+    /* Problems are collected, not returned at the first one, so that one message can list
+     * every unsupported op of a model. */
+    glow_diag problems;
+    int nunsupported, nerrors;
+    glow_diag *d;                 /* where the node-local failure of the moment is written */
+} onnx_ctx;
+
+/* A loader builds the graph for one NodeProto. It returns GLOW_OK after binding every output
+ * with onnx_set_output, or a failure made with onnx_fail / onnx_unsupported. */
+typedef glow_status (*onnx_loader)(onnx_ctx *cx, const Onnx__NodeProto *np, int opset);
+
+/* --- onnx_ops.c (table from onnx_ops.def) --- */
+
+/* The loader for op_type at `opset` (the row with the largest since-version <= opset). */
+onnx_loader onnx_find_loader(const char *op_type, int opset);
+
+#define ONNX_OP(name, since, fn) glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset);
+#include "onnx_ops.def"
+#undef ONNX_OP
+
+/* --- onnx_util.c --- */
+
+/* The node's name for messages: its name, or "<op_type>#<index>" when unnamed. */
+const char *onnx_node_name(const Onnx__NodeProto *np);
+
+/* Failures that name the node, op type and opset: "Conv 'conv1' (opset 11): ...". */
+glow_status onnx_fail(onnx_ctx *cx, const Onnx__NodeProto *np, glow_status s, const char *fmt,
+                      ...) __attribute__((format(printf, 4, 5)));
+/* An op, attribute value or dtype glowc does not support (GLOW_ERR_UNSUPPORTED). */
+glow_status onnx_unsupported(onnx_ctx *cx, const Onnx__NodeProto *np, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Inputs. Optional inputs may be absent (index past the end or an empty name). */
+int onnx_num_inputs(const Onnx__NodeProto *np);     /* index of the last present input + 1 */
+bool onnx_has_input(const Onnx__NodeProto *np, int i);
+/* The value bound to input i; fails (naming the input) when missing. */
+glow_status onnx_input(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glow_value *v);
+/* Input i must be a constant after import-time folding (e.g. Reshape's shape). */
+glow_status onnx_input_const(onnx_ctx *cx, const Onnx__NodeProto *np, int i,
+                             const glow_tensor **t);
+/* A constant integer input read as i64 values (arena copy). */
+glow_status onnx_input_ints(onnx_ctx *cx, const Onnx__NodeProto *np, int i, int64_t **vals,
+                            int *count);
+/* A constant float input read as f64 values (arena copy). */
+glow_status onnx_input_floats(onnx_ctx *cx, const Onnx__NodeProto *np, int i, double **vals,
+                              int *count);
+
+/* Attributes (absent -> default). Wrong attribute types fail through onnx_attr_check. */
+const Onnx__AttributeProto *onnx_attr(const Onnx__NodeProto *np, const char *name);
+int64_t onnx_attr_int(const Onnx__NodeProto *np, const char *name, int64_t dflt);
+float onnx_attr_float(const Onnx__NodeProto *np, const char *name, float dflt);
+/* Returns the count, or -1 when absent; *vals points into the proto. */
+int onnx_attr_ints(const Onnx__NodeProto *np, const char *name, const int64_t **vals);
+int onnx_attr_floats(const Onnx__NodeProto *np, const char *name, const float **vals);
+/* String attribute as a NUL-terminated arena copy (dflt when absent). */
+const char *onnx_attr_str(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name,
+                          const char *dflt);
+
+/* Outputs. Binding output i (if the node has it and its name is not empty). */
+int onnx_num_outputs(const Onnx__NodeProto *np);
+bool onnx_has_output(const Onnx__NodeProto *np, int i);
+glow_status onnx_set_output(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glow_value v);
+
+/* Builds a node named after np (suffixes added for helper nodes: "name/bcast0"), infers its
+ * types, and folds it to a constant when every operand is constant and glow_eval_node
+ * supports it. On failure *out is untouched and the failure names np. */
+glow_status onnx_build(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_kind kind,
+                       const glow_value *ins, int nin, const glow_attr *attrs, int nattr,
+                       const glow_type *declared, int ndeclared, glow_value *out);
+/* Convenience wrappers around onnx_build. */
+glow_status onnx_reshape(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, int rank,
+                         const int64_t *dims, glow_value *out);
+glow_status onnx_cast(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, glow_dtype to,
+                      glow_value *out);
+/* Broadcasts v to the shape (rank, dims) with NumPy rules (a RESHAPE adds leading 1s, then a
+ * BROADCAST; nothing when the shape already matches). */
+glow_status onnx_broadcast_to(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, int rank,
+                              const int64_t *dims, glow_value *out);
+/* Broadcasts all operands to their common shape, then builds `kind` (elementwise). */
+glow_status onnx_build_elemwise(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_kind kind,
+                                const glow_value *ins, int nin, const glow_attr *attrs,
+                                int nattr, glow_value *out);
+/* A new constant in the module (arena copy of data). */
+glow_value onnx_constant(onnx_ctx *cx, const char *name, const glow_type *t, const void *data);
+/* A scalar constant of dtype t holding v, broadcast to nothing (rank 0). */
+glow_value onnx_scalar(onnx_ctx *cx, const char *name, glow_dtype t, double v);
+/* Normalizes a possibly negative axis for `rank`; fails naming np when out of range. */
+glow_status onnx_axis(onnx_ctx *cx, const Onnx__NodeProto *np, int64_t axis, int rank,
+                      int *out);
+
+/* --- onnx_tensor.c --- */
+
+/* Converts a TensorProto (raw_data or typed fields) into a tensor whose storage is allocated
+ * from `a`. Checks dims, sizes and data lengths; fails with GLOW_ERR_TOO_LARGE for
+ * declared sizes that cannot be held, GLOW_ERR_UNSUPPORTED for strings, external data and
+ * element kinds glowc lacks. `what` names the tensor in messages. */
+glow_status onnx_tensor_from_proto(const Onnx__TensorProto *tp, glow_arena *a, glow_tensor *t,
+                                   const char *what, glow_diag *d);
+/* Fills a TensorProto with t's dims, data_type and raw_data pointing into t (no copy). */
+void onnx_tensor_to_proto(const glow_tensor *t, const char *name, Onnx__TensorProto *tp,
+                          int64_t *dims_storage);
+/* The type of a ValueInfoProto holding a tensor; symbolic dims resolved through the
+ * options' defines (unresolved ones fail naming the input and the symbol). */
+glow_status onnx_value_info_type(const Onnx__ValueInfoProto *vi, const glow_onnx_options *opt,
+                                 glow_type *t, glow_diag *d);
+
+#endif

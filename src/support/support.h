@@ -1,0 +1,111 @@
+// support.h - Arena allocation, status codes with messages, string maps and small helpers.
+#ifndef GLOW_SUPPORT_H
+#define GLOW_SUPPORT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* --- status.c --- */
+
+/* Every fallible library function returns a glow_status; the text goes to a glow_diag. */
+typedef enum {
+#define STATUS(id, text) GLOW_##id,
+#include "status.def"
+#undef STATUS
+    GLOW_STATUS_COUNT
+} glow_status;
+
+/* Collects the message of the first failure (later ones append, one per line). */
+typedef struct glow_diag {
+    glow_status status;
+    char msg[4096];
+    size_t len;
+} glow_diag;
+
+const char *glow_status_name(glow_status s);
+/* Records a failure and returns `s`, so callers can write `return glow_fail(d, ...)`. */
+glow_status glow_fail(glow_diag *d, glow_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+glow_status glow_failv(glow_diag *d, glow_status s, const char *fmt, va_list ap);
+void glow_diag_clear(glow_diag *d);
+
+#define GLOW_TRY(expr)                         \
+    do {                                       \
+        glow_status glow_try_s_ = (expr);      \
+        if (glow_try_s_ != GLOW_OK)            \
+            return glow_try_s_;                \
+    } while (0)
+
+_Noreturn void glow_unreachable_at(const char *file, int line, const char *what);
+#define GLOW_UNREACHABLE() glow_unreachable_at(__FILE__, __LINE__, __func__)
+#define GLOW_ASSERT(c) ((c) ? (void)0 : glow_unreachable_at(__FILE__, __LINE__, #c))
+
+/* --- arena.c --- */
+
+/* A bump allocator. Allocations are zeroed and 16-byte aligned; large ones get their own
+ * chunk. Nothing is freed one by one: glow_arena_release frees everything. */
+typedef struct glow_arena_chunk glow_arena_chunk;
+typedef struct glow_arena {
+    glow_arena_chunk *head;
+    size_t used_bytes; /* payload bytes handed out, for statistics */
+} glow_arena;
+
+void *glow_arena_alloc(glow_arena *a, size_t size);
+/* Like glow_arena_alloc, but returns NULL instead of aborting when memory runs out
+ * (used for model-declared sizes, which may be absurd). */
+void *glow_arena_try_alloc(glow_arena *a, size_t size);
+char *glow_arena_strdup(glow_arena *a, const char *s);
+char *glow_arena_strndup(glow_arena *a, const char *s, size_t n);
+char *glow_arena_printf(glow_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void *glow_arena_memdup(glow_arena *a, const void *p, size_t size);
+void glow_arena_reset(glow_arena *a);   /* frees all chunks; the arena can be reused */
+#define glow_arena_release glow_arena_reset
+
+#define GLOW_NEW(a, T) ((T *)glow_arena_alloc((a), sizeof(T)))
+#define GLOW_NEW_ARRAY(a, T, n) ((T *)glow_arena_alloc((a), sizeof(T) * (size_t)(n)))
+
+/* Aborting malloc/calloc/realloc for the few heap users outside arenas. */
+void *glow_xmalloc(size_t size);
+void *glow_xcalloc(size_t n, size_t size);
+void *glow_xrealloc(void *p, size_t size);
+
+/* --- strmap.c --- */
+
+/* Open-addressing map from NUL-terminated string to pointer. Keys are not copied. */
+typedef struct glow_strmap {
+    const char **keys;
+    void **vals;
+    size_t cap, len;
+} glow_strmap;
+
+void *glow_strmap_get(const glow_strmap *m, const char *key);
+bool glow_strmap_has(const glow_strmap *m, const char *key);
+void glow_strmap_put(glow_strmap *m, const char *key, void *val);
+void glow_strmap_free(glow_strmap *m);
+
+/* --- vec.h (header-only growable arrays on the heap) --- */
+#define GLOW_VEC(T) struct { T *data; size_t len, cap; }
+#define GLOW_VEC_PUSH(v, x)                                                         \
+    do {                                                                            \
+        if ((v).len == (v).cap) {                                                   \
+            (v).cap = (v).cap ? 2 * (v).cap : 8;                                    \
+            (v).data = glow_xrealloc((v).data, (v).cap * sizeof(*(v).data));        \
+        }                                                                           \
+        (v).data[(v).len++] = (x);                                                  \
+    } while (0)
+#define GLOW_VEC_FREE(v) (free((v).data), (v).data = NULL, (v).len = (v).cap = 0)
+
+/* --- file.c --- */
+
+/* Reads a whole file into a malloc'd buffer (NUL-terminated beyond *size). */
+glow_status glow_read_file(const char *path, uint8_t **data, size_t *size, glow_diag *d);
+/* Writes atomically: to a temporary file beside `path`, then rename, so nothing is left
+ * half-written on failure. */
+glow_status glow_write_file(const char *path, const void *data, size_t size, glow_diag *d);
+
+/* Checked arithmetic on sizes derived from untrusted models. Return false on overflow. */
+bool glow_mul_overflow_i64(int64_t a, int64_t b, int64_t *out);
+
+#endif
