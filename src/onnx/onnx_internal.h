@@ -23,7 +23,15 @@ typedef struct onnx_ctx {
     glow_diag problems;
     int nunsupported, nerrors;
     glow_diag *d;                 /* where the node-local failure of the moment is written */
+    /* Added by onnx_load.c / onnx_util.c: */
+    int node_index;               /* index of the NodeProto being imported */
+    int nbuilt;                   /* nodes built for it so far (names helpers uniquely) */
+    glow_arena scratch;           /* per-node temporaries, reset after each node */
 } onnx_ctx;
+
+/* Constants computed at import (folding, ConstantOfShape, Range) larger than this stay
+ * nodes, so a model cannot make the importer allocate absurd amounts of memory. */
+#define ONNX_FOLD_MAX_BYTES ((size_t)64 << 20)
 
 /* A loader builds the graph for one NodeProto. It returns GLOW_OK after binding every output
  * with onnx_set_output, or a failure made with onnx_fail / onnx_unsupported. */
@@ -75,6 +83,11 @@ int onnx_attr_floats(const Onnx__NodeProto *np, const char *name, const float **
 /* String attribute as a NUL-terminated arena copy (dflt when absent). */
 const char *onnx_attr_str(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name,
                           const char *dflt);
+/* Fails (GLOW_ERR_BAD_ATTR, naming np and the attribute) when attribute `name` is present
+ * with an AttributeProto type other than `type` (1 FLOAT, 2 INT, 3 STRING, 4 TENSOR, 6 FLOATS,
+ * 7 INTS, ...). */
+glow_status onnx_attr_check(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name,
+                            int type);
 
 /* Outputs. Binding output i (if the node has it and its name is not empty). */
 int onnx_num_outputs(const Onnx__NodeProto *np);
