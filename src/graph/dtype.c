@@ -1,0 +1,303 @@
+// dtype.c - Element kind tables, exact f16/bf16 conversions, and element access through f64/i64.
+//
+// The half-precision conversions work on bit patterns with integer arithmetic so results do
+// not depend on the host's FPU modes: round to nearest even, subnormals both ways, overflow to
+// infinity, and NaN payloads kept (a payload that would vanish becomes a quiet NaN).
+#include <math.h>
+#include <string.h>
+
+#include "graph/graph.h"
+
+typedef struct {
+    const char *name;
+    size_t bytes;
+    glow_dtype_class cls;
+    int onnx;
+} dtype_info;
+
+static const dtype_info dtype_table[] = {
+#define DTYPE(id, name, bytes, cls, onnx) [GLOW_##id] = { name, bytes, cls, onnx },
+#include "dtypes.def"
+#undef DTYPE
+};
+
+static const dtype_info *info(glow_dtype t)
+{
+    if ((unsigned)t >= GLOW_DTYPE_COUNT)
+        GLOW_UNREACHABLE();
+    return &dtype_table[t];
+}
+
+const char *glow_dtype_name(glow_dtype t)
+{
+    if ((unsigned)t >= GLOW_DTYPE_COUNT)
+        return "?";
+    return dtype_table[t].name;
+}
+
+size_t glow_dtype_size(glow_dtype t) { return info(t)->bytes; }
+glow_dtype_class glow_dtype_class_of(glow_dtype t) { return info(t)->cls; }
+bool glow_dtype_is_float(glow_dtype t) { return info(t)->cls == DC_FLOAT; }
+bool glow_dtype_is_quantized(glow_dtype t) { return info(t)->cls == DC_QUANT; }
+
+bool glow_dtype_is_int(glow_dtype t)
+{
+    glow_dtype_class c = info(t)->cls;
+    return c == DC_SINT || c == DC_UINT;
+}
+
+bool glow_dtype_from_onnx(int onnx_code, glow_dtype *out)
+{
+    if (onnx_code <= 0)
+        return false;
+    for (int t = 0; t < GLOW_DTYPE_COUNT; t++) {
+        if (dtype_table[t].onnx == onnx_code) {
+            *out = (glow_dtype)t;
+            return true;
+        }
+    }
+    return false;
+}
+
+int glow_dtype_to_onnx(glow_dtype t) { return info(t)->onnx; }
+
+bool glow_dtype_from_name(const char *name, glow_dtype *out)
+{
+    for (int t = 0; t < GLOW_DTYPE_COUNT; t++) {
+        if (strcmp(dtype_table[t].name, name) == 0) {
+            *out = (glow_dtype)t;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- half precision ---- */
+
+static uint32_t f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof(u));
+    return u;
+}
+
+static float bits_f32(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof(f));
+    return f;
+}
+
+float glow_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+    uint32_t exp = (h >> 10) & 0x1f;
+    uint32_t mant = h & 0x3ff;
+    if (exp == 0x1f)   /* infinity or NaN: payload moves to the top of the f32 mantissa */
+        return bits_f32(sign | 0x7f800000u | (mant << 13));
+    if (exp == 0) {
+        if (mant == 0)
+            return bits_f32(sign);
+        /* Subnormal: normalize so the leading 1 becomes the implicit bit. */
+        int e = -14;
+        while (!(mant & 0x400)) {
+            mant <<= 1;
+            e--;
+        }
+        mant &= 0x3ff;
+        return bits_f32(sign | (uint32_t)(e + 127) << 23 | mant << 13);
+    }
+    return bits_f32(sign | (exp - 15 + 127) << 23 | mant << 13);
+}
+
+uint16_t glow_f32_to_f16(float f)
+{
+    uint32_t u = f32_bits(f);
+    uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
+    uint32_t exp = (u >> 23) & 0xff;
+    uint32_t mant = u & 0x7fffff;
+    if (exp == 0xff) {
+        if (mant == 0)
+            return sign | 0x7c00;
+        uint32_t m = mant >> 13;
+        return sign | 0x7c00 | (uint16_t)(m ? m : 0x200);
+    }
+    int e = (int)exp - 127;
+    if (e > 15)
+        return sign | 0x7c00;
+    if (e >= -14) {
+        /* Normal range; a mantissa carry from rounding correctly bumps the exponent, and
+         * from the top binade gives infinity (65520 and up). */
+        uint32_t h = (uint32_t)(e + 15) << 10 | (mant >> 13);
+        uint32_t rem = mant & 0x1fff;
+        if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+            h++;
+        return sign | (uint16_t)h;
+    }
+    if (exp == 0)   /* f32 subnormals are far below half of f16's smallest subnormal */
+        return sign;
+    /* f16 subnormal: the value in units of 2^-24 is m24 * 2^(e+1). */
+    uint32_t m24 = mant | 0x800000;
+    int s = -(e + 1);
+    if (s > 24)
+        return sign;
+    uint32_t h = m24 >> s;
+    uint32_t rem = m24 & ((1u << s) - 1);
+    uint32_t half = 1u << (s - 1);
+    if (rem > half || (rem == half && (h & 1)))
+        h++;
+    return sign | (uint16_t)h;
+}
+
+float glow_bf16_to_f32(uint16_t h) { return bits_f32((uint32_t)h << 16); }
+
+uint16_t glow_f32_to_bf16(float f)
+{
+    uint32_t u = f32_bits(f);
+    if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffff)) {
+        uint16_t h = (uint16_t)(u >> 16);
+        return (h & 0x7f) ? h : (uint16_t)(h | 0x40);
+    }
+    /* Adding 0x7fff plus the kept LSB rounds to nearest even; a carry into the exponent is
+     * the correct result, up to infinity. */
+    u += 0x7fffu + ((u >> 16) & 1);
+    return (uint16_t)(u >> 16);
+}
+
+/* ---- element access ---- */
+
+/* Float to integer conversions saturate (and send NaN to 0) instead of hitting C's
+ * undefined behavior for out-of-range values; in range they truncate like a C cast. */
+static int64_t f64_to_i64(double v, double lo, double hi)
+{
+    if (isnan(v))
+        return 0;
+    if (v <= lo)
+        return (int64_t)lo;
+    if (v >= hi)
+        return (int64_t)hi;
+    return (int64_t)v;
+}
+
+static int64_t f64_to_i64_full(double v)
+{
+    if (isnan(v))
+        return 0;
+    if (v >= 9223372036854775808.0)
+        return INT64_MAX;
+    if (v < -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)v;
+}
+
+static uint64_t f64_to_u64(double v)
+{
+    if (isnan(v) || v <= 0)
+        return 0;
+    if (v >= 18446744073709551616.0)
+        return UINT64_MAX;
+    return (uint64_t)v;
+}
+
+/* Rounds to f32 with "round to odd" (truncate, then set the last bit if anything was lost).
+ * A second rounding to f16 or bf16 from there is correctly rounded, which plain
+ * f64 -> f32 -> f16 rounding is not (1 + 2^-11 + 2^-30 would tie and go down). */
+static float f64_to_f32_odd(double v)
+{
+    float f = (float)v;
+    if (!isfinite(f) || (double)f == v)
+        return f;
+    if (fabs((double)f) > fabs(v))
+        f = nextafterf(f, 0.0f);
+    uint32_t u = f32_bits(f);
+    return bits_f32(u | 1);
+}
+
+double glow_load_f64(glow_dtype t, const void *base, size_t i)
+{
+    switch (t) {
+    case GLOW_F32: return ((const float *)base)[i];
+    case GLOW_F16: return glow_f16_to_f32(((const uint16_t *)base)[i]);
+    case GLOW_BF16: return glow_bf16_to_f32(((const uint16_t *)base)[i]);
+    case GLOW_F64: return ((const double *)base)[i];
+    case GLOW_U64: return (double)((const uint64_t *)base)[i];
+    default: return (double)glow_load_i64(t, base, i);
+    }
+}
+
+int64_t glow_load_i64(glow_dtype t, const void *base, size_t i)
+{
+    switch (t) {
+    case GLOW_F32:
+    case GLOW_F16:
+    case GLOW_BF16:
+    case GLOW_F64: return f64_to_i64_full(glow_load_f64(t, base, i));
+    case GLOW_I8:
+    case GLOW_I8Q: return ((const int8_t *)base)[i];
+    case GLOW_U8:
+    case GLOW_U8Q: return ((const uint8_t *)base)[i];
+    case GLOW_I16:
+    case GLOW_I16Q: return ((const int16_t *)base)[i];
+    case GLOW_U16: return ((const uint16_t *)base)[i];
+    case GLOW_I32:
+    case GLOW_I32Q: return ((const int32_t *)base)[i];
+    case GLOW_U32: return ((const uint32_t *)base)[i];
+    case GLOW_I64: return ((const int64_t *)base)[i];
+    case GLOW_U64: return (int64_t)((const uint64_t *)base)[i];
+    case GLOW_BOOL: return ((const uint8_t *)base)[i] != 0;
+    case GLOW_DTYPE_COUNT: break;
+    }
+    GLOW_UNREACHABLE();
+}
+
+void glow_store_f64(glow_dtype t, void *base, size_t i, double v)
+{
+    switch (t) {
+    case GLOW_F32: ((float *)base)[i] = (float)v; return;
+    case GLOW_F16: ((uint16_t *)base)[i] = glow_f32_to_f16(f64_to_f32_odd(v)); return;
+    case GLOW_BF16: ((uint16_t *)base)[i] = glow_f32_to_bf16(f64_to_f32_odd(v)); return;
+    case GLOW_F64: ((double *)base)[i] = v; return;
+    case GLOW_I8:
+    case GLOW_I8Q: ((int8_t *)base)[i] = (int8_t)f64_to_i64(v, INT8_MIN, INT8_MAX); return;
+    case GLOW_U8:
+    case GLOW_U8Q: ((uint8_t *)base)[i] = (uint8_t)f64_to_i64(v, 0, UINT8_MAX); return;
+    case GLOW_I16:
+    case GLOW_I16Q: ((int16_t *)base)[i] = (int16_t)f64_to_i64(v, INT16_MIN, INT16_MAX); return;
+    case GLOW_U16: ((uint16_t *)base)[i] = (uint16_t)f64_to_i64(v, 0, UINT16_MAX); return;
+    case GLOW_I32:
+    case GLOW_I32Q: ((int32_t *)base)[i] = (int32_t)f64_to_i64(v, INT32_MIN, INT32_MAX); return;
+    case GLOW_U32: ((uint32_t *)base)[i] = (uint32_t)f64_to_i64(v, 0, UINT32_MAX); return;
+    case GLOW_I64: ((int64_t *)base)[i] = f64_to_i64_full(v); return;
+    case GLOW_U64: ((uint64_t *)base)[i] = f64_to_u64(v); return;
+    case GLOW_BOOL: ((uint8_t *)base)[i] = v != 0; return;
+    case GLOW_DTYPE_COUNT: break;
+    }
+    GLOW_UNREACHABLE();
+}
+
+void glow_store_i64(glow_dtype t, void *base, size_t i, int64_t v)
+{
+    switch (t) {
+    case GLOW_F32: ((float *)base)[i] = (float)v; return;
+    case GLOW_F16: ((uint16_t *)base)[i] = glow_f32_to_f16(f64_to_f32_odd((double)v)); return;
+    case GLOW_BF16: ((uint16_t *)base)[i] = glow_f32_to_bf16(f64_to_f32_odd((double)v)); return;
+    case GLOW_F64: ((double *)base)[i] = (double)v; return;
+    /* Narrowing integer stores wrap modulo 2^bits, as C conversions do on every target we
+     * support. */
+    case GLOW_I8:
+    case GLOW_I8Q: ((int8_t *)base)[i] = (int8_t)v; return;
+    case GLOW_U8:
+    case GLOW_U8Q: ((uint8_t *)base)[i] = (uint8_t)v; return;
+    case GLOW_I16:
+    case GLOW_I16Q: ((int16_t *)base)[i] = (int16_t)v; return;
+    case GLOW_U16: ((uint16_t *)base)[i] = (uint16_t)v; return;
+    case GLOW_I32:
+    case GLOW_I32Q: ((int32_t *)base)[i] = (int32_t)v; return;
+    case GLOW_U32: ((uint32_t *)base)[i] = (uint32_t)v; return;
+    case GLOW_I64: ((int64_t *)base)[i] = v; return;
+    case GLOW_U64: ((uint64_t *)base)[i] = (uint64_t)v; return;
+    case GLOW_BOOL: ((uint8_t *)base)[i] = v != 0; return;
+    case GLOW_DTYPE_COUNT: break;
+    }
+    GLOW_UNREACHABLE();
+}
