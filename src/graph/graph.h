@@ -243,11 +243,11 @@ bool glow_attrs_equal(const glow_node *a, const glow_node *b);
  *   glow_build(f, NK_CONV, "c1", ins, 3, (glow_attr_init[]){
  *       GLOW_AI(GROUP, 1), GLOW_AINTS(STRIDES, s, 2), ...}, n, NULL, d) */
 typedef glow_attr glow_attr_init;
-#define GLOW_AI(id, val) ((glow_attr){ .id = GA_##id, .v.i = (val) })
-#define GLOW_AF(id, val) ((glow_attr){ .id = GA_##id, .v.f = (val) })
-#define GLOW_AINTS(id, p, cnt) ((glow_attr){ .id = GA_##id, .n = (uint32_t)(cnt), .v.ints = (p) })
-#define GLOW_AFLOATS(id, p, cnt) ((glow_attr){ .id = GA_##id, .n = (uint32_t)(cnt), .v.floats = (p) })
-#define GLOW_ASTR(id, str) ((glow_attr){ .id = GA_##id, .v.s = (str) })
+#define GLOW_AI(aid_, val) ((glow_attr){ .id = GA_##aid_, .v.i = (val) })
+#define GLOW_AF(aid_, val) ((glow_attr){ .id = GA_##aid_, .v.f = (val) })
+#define GLOW_AINTS(aid_, p, cnt) ((glow_attr){ .id = GA_##aid_, .n = (uint32_t)(cnt), .v.ints = (p) })
+#define GLOW_AFLOATS(aid_, p, cnt) ((glow_attr){ .id = GA_##aid_, .n = (uint32_t)(cnt), .v.floats = (p) })
+#define GLOW_ASTR(aid_, str) ((glow_attr){ .id = GA_##aid_, .v.s = (str) })
 
 /* Computes the result types of `n` from its operands and attributes. For kinds whose result
  * shape is not derivable (RESHAPE, BROADCAST, CAST, RESIZE, CONV_TRANSPOSE), checks the
