@@ -1,0 +1,42 @@
+// cli.h - What the glowc subcommands share: exit codes, error reporting, option parsing.
+#ifndef GLOWC_CLI_H
+#define GLOWC_CLI_H
+
+#include <stdbool.h>
+
+#include "onnx/onnx.h"
+
+#define GLOWC_VERSION "0.1.0"
+
+/* Exit codes promised by DESIGN.md. */
+enum {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_USAGE = 1,
+    CLI_EXIT_BAD_MODEL = 2,
+    CLI_EXIT_RUN_FAILED = 3,
+};
+
+/* --- glowc.c --- */
+
+/* Prints "glowc: <message>" to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Reports a usage error for `cmd` with a pointer to its help, and returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Reports a failed library call on MODEL (the path is added when the message lacks it) and
+ * returns the exit code for the status. */
+int cli_model_error(const char *path, const glow_diag *d);
+/* True when arg is "--name" (value in the next argument) or "--name=value"; *value is set
+ * to the value, or NULL when it is missing (a usage error the caller reports). */
+bool cli_match_value(const char *arg, const char *name, int *i, int argc, char **argv,
+                     const char **value);
+bool cli_is_help(const char *arg);
+
+/* --- cmd_info.c --- */
+int cmd_info(int argc, char **argv);
+void cmd_info_help(void);
+
+/* --- cmd_dump.c --- */
+int cmd_dump(int argc, char **argv);
+void cmd_dump_help(void);
+
+#endif
