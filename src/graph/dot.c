@@ -30,7 +30,10 @@ static void put_node(FILE *out, const glow_node *n)
     if (n->kind == NK_PLACEHOLDER)
         fputs(n->is_input ? " input" : " output", out);
     fputs("\\n", out);
-    put_escaped(out, n->name);
+    if (n->name[0])
+        put_escaped(out, n->name);
+    else
+        fprintf(out, "%%%u", n->id);   /* unnamed nodes show their id, as in the text form */
     for (uint32_t i = 0; i < n->nout; i++) {
         fputs("\\n", out);
         put_escaped(out, glow_type_str(&n->outs[i], buf, sizeof(buf)));
