@@ -1,0 +1,264 @@
+// onnx_ops_act.c - Loaders for ONNX unary math ops and activations, including Clip and Swish.
+//
+// Most map one to one onto a graph node; the attributes that the node kinds require are
+// always written, with ONNX's defaults filled in, so later stages never see a missing one.
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "onnx/onnx_internal.h"
+
+/* Builds `kind` on input 0 and binds output 0. */
+static glow_status unary(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_kind kind,
+                         const glow_attr *attrs, int nattr)
+{
+    glow_value x, out;
+    int n = onnx_num_inputs(np);
+    if (n != 1)
+        return onnx_fail(cx, np, GLOW_ERR_PARSE, "expects 1 input, has %d", n);
+    GLOW_TRY(onnx_input(cx, np, 0, &x));
+    GLOW_TRY(onnx_build(cx, np, kind, &x, 1, attrs, nattr, NULL, 0, &out));
+    return onnx_set_output(cx, np, 0, out);
+}
+
+/* A float attribute with its ONNX default, checked for the right AttributeProto type. */
+static glow_status float_attr(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name,
+                              float dflt, glow_attr_id id, glow_attr *out)
+{
+    GLOW_TRY(onnx_attr_check(cx, np, name, 1));
+    *out = (glow_attr){ .id = id, .v.f = onnx_attr_float(np, name, dflt) };
+    return GLOW_OK;
+}
+
+#define UNARY_LOADER(fn, kind)                                                \
+    glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)       \
+    {                                                                         \
+        return unary(cx, np, kind, NULL, 0);                                  \
+    }
+
+UNARY_LOADER(load_relu, NK_RELU)
+UNARY_LOADER(load_sigmoid, NK_SIGMOID)
+UNARY_LOADER(load_tanh, NK_TANH)
+UNARY_LOADER(load_exp, NK_EXP)
+UNARY_LOADER(load_log, NK_LOG)
+UNARY_LOADER(load_sqrt, NK_SQRT)
+UNARY_LOADER(load_abs, NK_ABS)
+UNARY_LOADER(load_neg, NK_NEG)
+UNARY_LOADER(load_floor, NK_FLOOR)
+UNARY_LOADER(load_ceil, NK_CEIL)
+UNARY_LOADER(load_round, NK_ROUND)
+UNARY_LOADER(load_reciprocal, NK_RECIPROCAL)
+UNARY_LOADER(load_erf, NK_ERF)
+UNARY_LOADER(load_sin, NK_SIN)
+UNARY_LOADER(load_cos, NK_COS)
+UNARY_LOADER(load_tan, NK_TAN)
+UNARY_LOADER(load_asin, NK_ASIN)
+UNARY_LOADER(load_acos, NK_ACOS)
+UNARY_LOADER(load_atan, NK_ATAN)
+UNARY_LOADER(load_sinh, NK_SINH)
+UNARY_LOADER(load_cosh, NK_COSH)
+UNARY_LOADER(load_asinh, NK_ASINH)
+UNARY_LOADER(load_acosh, NK_ACOSH)
+UNARY_LOADER(load_atanh, NK_ATANH)
+UNARY_LOADER(load_sign, NK_SIGN)
+UNARY_LOADER(load_isnan, NK_ISNAN)
+UNARY_LOADER(load_softplus, NK_SOFTPLUS)
+UNARY_LOADER(load_softsign, NK_SOFTSIGN)
+UNARY_LOADER(load_hard_swish, NK_HARD_SWISH)
+UNARY_LOADER(load_mish, NK_MISH)
+
+/* Activations with one float attribute `alpha`. */
+#define ALPHA_LOADER(fn, kind, dflt)                                          \
+    glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)       \
+    {                                                                         \
+        glow_attr a;                                                          \
+        GLOW_TRY(float_attr(cx, np, "alpha", dflt, GA_ALPHA, &a));            \
+        return unary(cx, np, kind, &a, 1);                                    \
+    }
+
+ALPHA_LOADER(load_elu, NK_ELU, 1.0f)
+ALPHA_LOADER(load_celu, NK_CELU, 1.0f)
+ALPHA_LOADER(load_leaky_relu, NK_LEAKY_RELU, 0.01f)
+ALPHA_LOADER(load_thresholded_relu, NK_THRESHOLDED_RELU, 1.0f)
+
+glow_status load_selu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_attr a[2];
+    GLOW_TRY(float_attr(cx, np, "alpha", 1.67326319217681884765625f, GA_ALPHA, &a[0]));
+    GLOW_TRY(float_attr(cx, np, "gamma", 1.05070102214813232421875f, GA_GAMMA, &a[1]));
+    return unary(cx, np, NK_SELU, a, 2);
+}
+
+glow_status load_hard_sigmoid(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_attr a[2];
+    GLOW_TRY(float_attr(cx, np, "alpha", 0.2f, GA_ALPHA, &a[0]));
+    GLOW_TRY(float_attr(cx, np, "beta", 0.5f, GA_BETA, &a[1]));
+    return unary(cx, np, NK_HARD_SIGMOID, a, 2);
+}
+
+glow_status load_shrink(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_attr a[2];
+    GLOW_TRY(float_attr(cx, np, "bias", 0.0f, GA_BIAS, &a[0]));
+    GLOW_TRY(float_attr(cx, np, "lambd", 0.5f, GA_LAMBD, &a[1]));
+    return unary(cx, np, NK_SHRINK, a, 2);
+}
+
+glow_status load_isinf(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    GLOW_TRY(onnx_attr_check(cx, np, "detect_positive", 2));
+    GLOW_TRY(onnx_attr_check(cx, np, "detect_negative", 2));
+    glow_attr a[2] = {
+        GLOW_AI(DETECT_POS, onnx_attr_int(np, "detect_positive", 1) != 0),
+        GLOW_AI(DETECT_NEG, onnx_attr_int(np, "detect_negative", 1) != 0),
+    };
+    return unary(cx, np, NK_ISINF, a, 2);
+}
+
+glow_status load_gelu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    GLOW_TRY(onnx_attr_check(cx, np, "approximate", 3));
+    const char *approx = onnx_attr_str(cx, np, "approximate", "none");
+    if (strcmp(approx, "none") != 0 && strcmp(approx, "tanh") != 0)
+        return onnx_unsupported(cx, np, "approximate=\"%s\" (only \"none\" and \"tanh\")",
+                                approx);
+    glow_attr a = GLOW_ASTR(APPROXIMATE, approx);
+    return unary(cx, np, NK_GELU, &a, 1);
+}
+
+/* Swish(x) = x * sigmoid(alpha * x), built from primitives (no node kind of its own). */
+glow_status load_swish(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value x, s, out;
+    int n = onnx_num_inputs(np);
+    if (n != 1)
+        return onnx_fail(cx, np, GLOW_ERR_PARSE, "expects 1 input, has %d", n);
+    GLOW_TRY(onnx_attr_check(cx, np, "alpha", 1));
+    float alpha = onnx_attr_float(np, "alpha", 1.0f);
+    GLOW_TRY(onnx_input(cx, np, 0, &x));
+    s = x;
+    if (alpha != 1.0f) {
+        const char *name = glow_arena_printf(cx->arena, "%s/alpha", onnx_node_name(np));
+        glow_value ins[2] = { x, onnx_scalar(cx, name, glow_value_type(x)->dtype, alpha) };
+        GLOW_TRY(onnx_build_elemwise(cx, np, NK_MUL, ins, 2, NULL, 0, &s));
+    }
+    GLOW_TRY(onnx_build(cx, np, NK_SIGMOID, &s, 1, NULL, 0, NULL, 0, &s));
+    glow_value ins[2] = { x, s };
+    GLOW_TRY(onnx_build(cx, np, NK_MUL, ins, 2, NULL, 0, NULL, 0, &out));
+    return onnx_set_output(cx, np, 0, out);
+}
+
+/* --- Clip --- */
+
+/* The dtype's range as exact f64 values; false for 64-bit integers, whose limits f64 cannot
+ * hold exactly. */
+static bool dtype_range(glow_dtype t, double *lo, double *hi)
+{
+    switch (t) {
+    case GLOW_I8: *lo = INT8_MIN; *hi = INT8_MAX; return true;
+    case GLOW_U8: *lo = 0; *hi = UINT8_MAX; return true;
+    case GLOW_I16: *lo = INT16_MIN; *hi = INT16_MAX; return true;
+    case GLOW_U16: *lo = 0; *hi = UINT16_MAX; return true;
+    case GLOW_I32: *lo = INT32_MIN; *hi = INT32_MAX; return true;
+    case GLOW_U32: *lo = 0; *hi = UINT32_MAX; return true;
+    case GLOW_I64: case GLOW_U64: return false;
+    default: *lo = -INFINITY; *hi = INFINITY; return true;
+    }
+}
+
+/* Reads the constant scalar bound in input i into *v when f64 holds it exactly; otherwise
+ * leaves *exact false (the caller then uses a MAX/MIN node on the value itself). */
+static glow_status clip_bound(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glow_value b,
+                              glow_dtype t, bool *exact, double *v)
+{
+    *exact = false;
+    if (!glow_value_is_constant(b))
+        return GLOW_OK;
+    int64_t numel = glow_type_numel(glow_value_type(b));
+    if (numel != 1)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "input %d ('%s') must be a scalar, has %lld "
+                         "elements", i, i == 1 ? "min" : "max", (long long)numel);
+    int count;
+    if (glow_dtype_is_int(t)) {
+        int64_t *vals;
+        GLOW_TRY(onnx_input_ints(cx, np, i, &vals, &count));
+        if (vals[0] < -(INT64_C(1) << 53) || vals[0] > (INT64_C(1) << 53))
+            return GLOW_OK;
+        *v = (double)vals[0];
+    } else {
+        double *vals;
+        GLOW_TRY(onnx_input_floats(cx, np, i, &vals, &count));
+        *v = vals[0];
+    }
+    *exact = true;
+    return GLOW_OK;
+}
+
+/* Opset >= 11: min and max are optional inputs. Constant bounds become a CLIP node's f64
+ * attributes; bounds computed at run time (or not exact in f64) become MAX / MIN nodes with
+ * broadcasting, so such models still load. */
+static glow_status clip_inputs(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x)
+{
+    glow_dtype t = glow_value_type(x)->dtype;
+    double bound[2];
+    bool have_default = dtype_range(t, &bound[0], &bound[1]);
+    glow_value node_bound[2];
+    bool use_node[2] = { false, false }, in_clip[2] = { false, false };
+    for (int k = 0; k < 2; k++) {
+        if (!onnx_has_input(np, k + 1))
+            continue;
+        glow_value b;
+        bool exact;
+        GLOW_TRY(onnx_input(cx, np, k + 1, &b));
+        GLOW_TRY(clip_bound(cx, np, k + 1, b, t, &exact, &bound[k]));
+        if (exact)
+            in_clip[k] = true;
+        else
+            use_node[k] = true, node_bound[k] = b;
+    }
+    /* A CLIP needs both bounds exact: without a default for the absent one, the present
+     * constant bound goes through a MAX / MIN node as well. */
+    if (!have_default)
+        for (int k = 0; k < 2; k++)
+            if (in_clip[k] && !in_clip[1 - k]) {
+                in_clip[k] = false;
+                use_node[k] = true;
+                GLOW_TRY(onnx_input(cx, np, k + 1, &node_bound[k]));
+            }
+    glow_value out = x;
+    if (use_node[0]) {
+        glow_value ins[2] = { out, node_bound[0] };
+        GLOW_TRY(onnx_build_elemwise(cx, np, NK_MAX, ins, 2, NULL, 0, &out));
+    }
+    if (in_clip[0] || in_clip[1]) {
+        glow_attr a[2] = { GLOW_AF(MIN, bound[0]), GLOW_AF(MAX, bound[1]) };
+        GLOW_TRY(onnx_build(cx, np, NK_CLIP, &out, 1, a, 2, NULL, 0, &out));
+    }
+    if (use_node[1]) {
+        glow_value ins[2] = { out, node_bound[1] };
+        GLOW_TRY(onnx_build_elemwise(cx, np, NK_MIN, ins, 2, NULL, 0, &out));
+    }
+    return onnx_set_output(cx, np, 0, out);
+}
+
+glow_status load_clip(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value x, out;
+    int n = onnx_num_inputs(np);
+    if (n < 1 || n > (opset >= 11 ? 3 : 1))
+        return onnx_fail(cx, np, GLOW_ERR_PARSE, "expects %s, has %d inputs",
+                         opset >= 11 ? "1 to 3 inputs" : "1 input", n);
+    GLOW_TRY(onnx_input(cx, np, 0, &x));
+    if (opset >= 11)
+        return clip_inputs(cx, np, x);
+    /* Opsets 1 and 6: float attributes defaulting to the float range. */
+    GLOW_TRY(onnx_attr_check(cx, np, "min", 1));
+    GLOW_TRY(onnx_attr_check(cx, np, "max", 1));
+    glow_attr a[2] = {
+        GLOW_AF(MIN, onnx_attr_float(np, "min", -FLT_MAX)),
+        GLOW_AF(MAX, onnx_attr_float(np, "max", FLT_MAX)),
+    };
+    GLOW_TRY(onnx_build(cx, np, NK_CLIP, &x, 1, a, 2, NULL, 0, &out));
+    return onnx_set_output(cx, np, 0, out);
+}
