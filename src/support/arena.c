@@ -19,6 +19,17 @@
  * and refusing early keeps the size arithmetic below far from overflow. */
 #define MAX_REQUEST ((size_t)1 << 46)
 
+#ifdef GLOWC_SANITIZE
+/* Model-declared sizes may be absurd, and the library promises a clean failure for them;
+ * ASan would otherwise abort inside calloc instead of returning NULL. Weak, so a program
+ * can still choose its own options. */
+__attribute__((weak)) const char *__asan_default_options(void);
+__attribute__((weak)) const char *__asan_default_options(void)
+{
+    return "allocator_may_return_null=1";
+}
+#endif
+
 struct glow_arena_chunk {
     glow_arena_chunk *next;
     size_t cap;    /* usable bytes from data */
@@ -141,15 +152,21 @@ char *glow_arena_strdup(glow_arena *a, const char *s)
 
 char *glow_arena_printf(glow_arena *a, const char *fmt, ...)
 {
+    /* Most strings fit the stack buffer; longer ones are formatted a second time. */
+    char small[256];
+    if (!fmt)
+        fmt = "";   /* also keeps gcc 12 + UBSan from warning about a NULL format path */
     va_list ap, ap2;
     va_start(ap, fmt);
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(small, sizeof(small), fmt, ap);
     va_end(ap);
     if (n < 0)
         n = 0;
     char *p = glow_arena_alloc(a, (size_t)n + 1);
-    if (n > 0)
+    if ((size_t)n < sizeof(small))
+        memcpy(p, small, (size_t)n);
+    else
         vsnprintf(p, (size_t)n + 1, fmt, ap2);
     va_end(ap2);
     p[n] = '\0';
