@@ -275,6 +275,8 @@ glow_status glow_module_verify(const glow_module *m, glow_diag *d);
  * Storage is listed first. The output is deterministic (golden tests compare it). */
 void glow_module_print(FILE *out, const glow_module *m);
 void glow_function_print(FILE *out, const glow_function *f);
+/* One attribute as printed in node lines, e.g. "strides=[2, 2]" (the IR printer shares it). */
+void glow_attr_print(FILE *out, const glow_attr *a);
 /* Graphviz DOT: one box per node with kind, name and result types. */
 void glow_function_dump_dot(FILE *out, const glow_function *f);
 

@@ -98,7 +98,7 @@ static void print_double(FILE *out, double v)
     fputs(num, out);
 }
 
-static void print_attr(FILE *out, const glow_attr *a)
+void glow_attr_print(FILE *out, const glow_attr *a)
 {
     fprintf(out, "%s=", glow_attr_name(a->id));
     switch (glow_attr_kind_of(a->id)) {
@@ -143,7 +143,7 @@ static void print_attrs(FILE *out, const glow_node *n)
             if (!first)
                 fputs(", ", out);
             first = false;
-            print_attr(out, &n->attrs[i]);
+            glow_attr_print(out, &n->attrs[i]);
             break;
         }
     }
