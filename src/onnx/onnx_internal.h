@@ -25,7 +25,8 @@ typedef struct onnx_ctx {
     glow_diag *d;                 /* where the node-local failure of the moment is written */
     /* Added by onnx_load.c / onnx_util.c: */
     int node_index;               /* index of the NodeProto being imported */
-    int nbuilt;                   /* nodes built for it so far (names helpers uniquely) */
+    int nbuilt;                   /* helper nodes built for it so far (names them uniquely) */
+    bool main_built;              /* a node named after it exists (later ones get suffixes) */
     glow_arena scratch;           /* per-node temporaries, reset after each node */
 } onnx_ctx;
 

@@ -1,0 +1,297 @@
+// mkmodel.h - Builds tiny ONNX models in memory with protobuf-c, for tests (header-only).
+//
+//   mk_model *mk = mk_new(13);
+//   mk_input(mk, "x", MK_F32, 2, (int64_t[]){ 2, 3 });
+//   mk_node(mk, "Identity", "id0", 1, (const char *[]){ "x" }, 1, (const char *[]){ "y" });
+//   mk_output(mk, "y", MK_F32, 2, (int64_t[]){ 2, 3 });
+//   size_t n; uint8_t *bytes = mk_pack(mk, &n); ... free(bytes); mk_free(mk);
+//
+// Every allocation is tracked by the model and released by mk_free.
+#ifndef GLOW_TEST_MKMODEL_H
+#define GLOW_TEST_MKMODEL_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx/onnx.pb-c.h"
+
+/* TensorProto.DataType codes. */
+enum {
+    MK_F32 = 1, MK_U8 = 2, MK_I8 = 3, MK_U16 = 4, MK_I16 = 5, MK_I32 = 6, MK_I64 = 7,
+    MK_STRING = 8, MK_BOOL = 9, MK_F16 = 10, MK_F64 = 11, MK_U32 = 12, MK_U64 = 13, MK_BF16 = 16
+};
+/* AttributeProto.AttributeType codes. */
+enum { MK_AT_FLOAT = 1, MK_AT_INT = 2, MK_AT_STRING = 3, MK_AT_TENSOR = 4, MK_AT_FLOATS = 6,
+       MK_AT_INTS = 7 };
+
+typedef struct mk_model {
+    Onnx__ModelProto model;
+    Onnx__GraphProto graph;
+    void **allocs;
+    size_t nallocs, cap;
+} mk_model;
+
+static inline void *mk_track(mk_model *mk, void *p)
+{
+    if (mk->nallocs == mk->cap) {
+        mk->cap = mk->cap ? 2 * mk->cap : 64;
+        mk->allocs = realloc(mk->allocs, mk->cap * sizeof(void *));
+    }
+    mk->allocs[mk->nallocs++] = p;
+    return p;
+}
+
+static inline void *mk_alloc(mk_model *mk, size_t size)
+{
+    return mk_track(mk, calloc(1, size ? size : 1));
+}
+
+static inline char *mk_str(mk_model *mk, const char *s)
+{
+    char *c = mk_alloc(mk, strlen(s) + 1);
+    strcpy(c, s);
+    return c;
+}
+
+static inline void *mk_dup(mk_model *mk, const void *p, size_t size)
+{
+    void *c = mk_alloc(mk, size);
+    if (size)
+        memcpy(c, p, size);
+    return c;
+}
+
+/* Appends p to a pointer array owned by the model (arrays are re-allocated as they grow). */
+static inline void mk_push(mk_model *mk, void ***arr, size_t *n, void *p)
+{
+    void **grown = mk_alloc(mk, (*n + 1) * sizeof(void *));
+    if (*n)
+        memcpy(grown, *arr, *n * sizeof(void *));
+    grown[(*n)++] = p;
+    *arr = grown;
+}
+
+static inline mk_model *mk_new(int opset)
+{
+    mk_model *mk = calloc(1, sizeof(mk_model));
+    onnx__model_proto__init(&mk->model);
+    onnx__graph_proto__init(&mk->graph);
+    mk->model.has_ir_version = 1;
+    mk->model.ir_version = 8;
+    mk->model.producer_name = mk_str(mk, "mkmodel");
+    mk->model.graph = &mk->graph;
+    mk->graph.name = mk_str(mk, "test");
+    if (opset > 0) {
+        Onnx__OperatorSetIdProto *o = mk_alloc(mk, sizeof(*o));
+        onnx__operator_set_id_proto__init(o);
+        o->domain = mk_str(mk, "");
+        o->has_version = 1;
+        o->version = opset;
+        mk_push(mk, (void ***)&mk->model.opset_import, &mk->model.n_opset_import, o);
+    }
+    return mk;
+}
+
+static inline void mk_opset(mk_model *mk, const char *domain, int version)
+{
+    Onnx__OperatorSetIdProto *o = mk_alloc(mk, sizeof(*o));
+    onnx__operator_set_id_proto__init(o);
+    o->domain = mk_str(mk, domain);
+    o->has_version = 1;
+    o->version = version;
+    mk_push(mk, (void ***)&mk->model.opset_import, &mk->model.n_opset_import, o);
+}
+
+/* A tensor ValueInfoProto; syms (may be NULL) gives dim_param names where non-NULL. */
+static inline Onnx__ValueInfoProto *mk_value_info(mk_model *mk, const char *name, int elem,
+                                                  int rank, const int64_t *dims,
+                                                  const char *const *syms)
+{
+    Onnx__ValueInfoProto *vi = mk_alloc(mk, sizeof(*vi));
+    onnx__value_info_proto__init(vi);
+    vi->name = mk_str(mk, name);
+    Onnx__TypeProto *tp = mk_alloc(mk, sizeof(*tp));
+    onnx__type_proto__init(tp);
+    Onnx__TypeProto__Tensor *tt = mk_alloc(mk, sizeof(*tt));
+    onnx__type_proto__tensor__init(tt);
+    tt->has_elem_type = 1;
+    tt->elem_type = elem;
+    if (rank >= 0) {
+        Onnx__TensorShapeProto *sh = mk_alloc(mk, sizeof(*sh));
+        onnx__tensor_shape_proto__init(sh);
+        for (int i = 0; i < rank; i++) {
+            Onnx__TensorShapeProto__Dimension *d = mk_alloc(mk, sizeof(*d));
+            onnx__tensor_shape_proto__dimension__init(d);
+            if (syms && syms[i]) {
+                d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+                d->dim_param = mk_str(mk, syms[i]);
+            } else {
+                d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+                d->dim_value = dims[i];
+            }
+            mk_push(mk, (void ***)&sh->dim, &sh->n_dim, d);
+        }
+        tt->shape = sh;
+    }
+    tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    tp->tensor_type = tt;
+    vi->type = tp;
+    return vi;
+}
+
+static inline Onnx__ValueInfoProto *mk_input_sym(mk_model *mk, const char *name, int elem, int rank,
+                                          const int64_t *dims, const char *const *syms)
+{
+    Onnx__ValueInfoProto *vi = mk_value_info(mk, name, elem, rank, dims, syms);
+    mk_push(mk, (void ***)&mk->graph.input, &mk->graph.n_input, vi);
+    return vi;
+}
+
+static inline Onnx__ValueInfoProto *mk_input(mk_model *mk, const char *name, int elem, int rank,
+                                      const int64_t *dims)
+{
+    return mk_input_sym(mk, name, elem, rank, dims, NULL);
+}
+
+static inline Onnx__ValueInfoProto *mk_output(mk_model *mk, const char *name, int elem, int rank,
+                                       const int64_t *dims)
+{
+    Onnx__ValueInfoProto *vi = mk_value_info(mk, name, elem, rank, dims, NULL);
+    mk_push(mk, (void ***)&mk->graph.output, &mk->graph.n_output, vi);
+    return vi;
+}
+
+/* A TensorProto with raw_data (little-endian bytes), not yet attached to anything. */
+static inline Onnx__TensorProto *mk_tensor_raw(mk_model *mk, const char *name, int elem, int rank,
+                                        const int64_t *dims, const void *data, size_t bytes)
+{
+    Onnx__TensorProto *t = mk_alloc(mk, sizeof(*t));
+    onnx__tensor_proto__init(t);
+    t->name = mk_str(mk, name);
+    t->has_data_type = 1;
+    t->data_type = elem;
+    t->n_dims = (size_t)rank;
+    t->dims = mk_dup(mk, dims, sizeof(int64_t) * (size_t)rank);
+    t->has_raw_data = 1;
+    t->raw_data.len = bytes;
+    t->raw_data.data = mk_dup(mk, data, bytes);
+    return t;
+}
+
+/* A TensorProto without data: fill a typed field (float_data, int32_data, ...) afterwards. */
+static inline Onnx__TensorProto *mk_tensor_typed(mk_model *mk, const char *name, int elem, int rank,
+                                          const int64_t *dims)
+{
+    Onnx__TensorProto *t = mk_tensor_raw(mk, name, elem, rank, dims, NULL, 0);
+    t->has_raw_data = 0;
+    t->raw_data.len = 0;
+    return t;
+}
+
+static inline Onnx__TensorProto *mk_initializer(mk_model *mk, Onnx__TensorProto *t)
+{
+    mk_push(mk, (void ***)&mk->graph.initializer, &mk->graph.n_initializer, t);
+    return t;
+}
+
+static inline Onnx__NodeProto *mk_node_domain(mk_model *mk, const char *domain, const char *op,
+                                       const char *name, int nin, const char *const *ins,
+                                       int nout, const char *const *outs)
+{
+    Onnx__NodeProto *n = mk_alloc(mk, sizeof(*n));
+    onnx__node_proto__init(n);
+    n->op_type = mk_str(mk, op);
+    if (name)
+        n->name = mk_str(mk, name);
+    if (domain)
+        n->domain = mk_str(mk, domain);
+    for (int i = 0; i < nin; i++)
+        mk_push(mk, (void ***)&n->input, &n->n_input, mk_str(mk, ins[i]));
+    for (int i = 0; i < nout; i++)
+        mk_push(mk, (void ***)&n->output, &n->n_output, mk_str(mk, outs[i]));
+    mk_push(mk, (void ***)&mk->graph.node, &mk->graph.n_node, n);
+    return n;
+}
+
+static inline Onnx__NodeProto *mk_node(mk_model *mk, const char *op, const char *name, int nin,
+                                const char *const *ins, int nout, const char *const *outs)
+{
+    return mk_node_domain(mk, NULL, op, name, nin, ins, nout, outs);
+}
+
+static inline Onnx__AttributeProto *mk_attr(mk_model *mk, Onnx__NodeProto *n, const char *name,
+                                     int type)
+{
+    Onnx__AttributeProto *a = mk_alloc(mk, sizeof(*a));
+    onnx__attribute_proto__init(a);
+    a->name = mk_str(mk, name);
+    a->has_type = 1;
+    a->type = type;
+    mk_push(mk, (void ***)&n->attribute, &n->n_attribute, a);
+    return a;
+}
+
+static inline void mk_attr_int(mk_model *mk, Onnx__NodeProto *n, const char *name, int64_t v)
+{
+    Onnx__AttributeProto *a = mk_attr(mk, n, name, MK_AT_INT);
+    a->has_i = 1;
+    a->i = v;
+}
+
+static inline void mk_attr_float(mk_model *mk, Onnx__NodeProto *n, const char *name, float v)
+{
+    Onnx__AttributeProto *a = mk_attr(mk, n, name, MK_AT_FLOAT);
+    a->has_f = 1;
+    a->f = v;
+}
+
+static inline void mk_attr_ints(mk_model *mk, Onnx__NodeProto *n, const char *name,
+                         const int64_t *v, int count)
+{
+    Onnx__AttributeProto *a = mk_attr(mk, n, name, MK_AT_INTS);
+    a->n_ints = (size_t)count;
+    a->ints = mk_dup(mk, v, sizeof(int64_t) * (size_t)count);
+}
+
+static inline void mk_attr_floats(mk_model *mk, Onnx__NodeProto *n, const char *name,
+                                  const float *v, int count)
+{
+    Onnx__AttributeProto *a = mk_attr(mk, n, name, MK_AT_FLOATS);
+    a->n_floats = (size_t)count;
+    a->floats = mk_dup(mk, v, sizeof(float) * (size_t)count);
+}
+
+static inline void mk_attr_str(mk_model *mk, Onnx__NodeProto *n, const char *name, const char *s)
+{
+    Onnx__AttributeProto *a = mk_attr(mk, n, name, MK_AT_STRING);
+    a->has_s = 1;
+    a->s.len = strlen(s);
+    a->s.data = (uint8_t *)mk_str(mk, s);
+}
+
+static inline void mk_attr_tensor(mk_model *mk, Onnx__NodeProto *n, const char *name,
+                           Onnx__TensorProto *t)
+{
+    Onnx__AttributeProto *a = mk_attr(mk, n, name, MK_AT_TENSOR);
+    a->t = t;
+}
+
+/* Serializes the model into a malloc'd buffer. */
+static inline uint8_t *mk_pack(mk_model *mk, size_t *size)
+{
+    size_t n = onnx__model_proto__get_packed_size(&mk->model);
+    uint8_t *buf = malloc(n ? n : 1);
+    *size = onnx__model_proto__pack(&mk->model, buf);
+    return buf;
+}
+
+static inline void mk_free(mk_model *mk)
+{
+    for (size_t i = 0; i < mk->nallocs; i++)
+        free(mk->allocs[i]);
+    free(mk->allocs);
+    free(mk);
+}
+
+#endif
