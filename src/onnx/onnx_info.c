@@ -263,7 +263,9 @@ static glow_status summarize_proto(const Onnx__ModelProto *mp, glow_arena *a,
     s->opset_versions = GLOW_NEW_ARRAY(a, int64_t, mp->n_opset_import + 1);
     for (size_t i = 0; i < mp->n_opset_import; i++) {
         s->opset_domains[i] = glow_arena_strdup(a, str_or_empty(mp->opset_import[i]->domain));
-        s->opset_versions[i] = mp->opset_import[i]->version;
+        /* An import without a version means version 1, as the importer reads it. */
+        const Onnx__OperatorSetIdProto *os = mp->opset_import[i];
+        s->opset_versions[i] = os->has_version ? os->version : 1;
     }
 
     /* Initializers listed among the graph inputs (older exporters do this) are weights, not
