@@ -1,0 +1,34 @@
+// backend.h - What a backend gives the compile pipeline: lowering preferences, a capability
+// check per instruction, compilation of an IR function, and execution over three regions.
+#ifndef GLOW_BACKEND_H
+#define GLOW_BACKEND_H
+
+#include "ir/ir.h"
+
+typedef struct glow_backend glow_backend;
+
+struct glow_backend {
+    const char *name;
+    /* True when lowering should leave node n whole because the backend runs it directly. */
+    bool (*keeps_node)(const glow_node *n);
+    /* True when the backend can execute `in`; otherwise writes a short reason such as
+     * "Conv on f16" into why. */
+    bool (*supports)(const ir_instr *in, char *why, size_t whylen);
+    /* Prepares `f` (memory already planned) for execution; *state is the backend's. */
+    glow_status (*compile)(ir_function *f, int threads, void **state, glow_diag *d);
+    /* Runs the program once over the three regions (constant weights, mutable weights,
+     * activations), laid out as the plan in f says. */
+    glow_status (*execute)(void *state, uint8_t *constant, uint8_t *mutable_, uint8_t *act,
+                           glow_diag *d);
+    void (*destroy)(void *state);
+};
+
+/* "interpreter" (and later "cpu"); NULL when unknown. */
+const glow_backend *glow_backend_find(const char *name);
+/* Comma-separated list of backend names, for --help and errors. */
+const char *glow_backend_names(void);
+
+/* --- interp/interp.c --- */
+extern const glow_backend glow_interpreter_backend;
+
+#endif

@@ -1,0 +1,18 @@
+// lower.h - Lowering: complex graph nodes become a few linear-algebra primitives, unless the
+// backend keeps them whole.
+#ifndef GLOW_LOWER_H
+#define GLOW_LOWER_H
+
+#include "graph/graph.h"
+
+/* Decides, per node, whether lowering leaves it whole (NULL: lower everything lowerable). */
+typedef bool (*glow_keep_fn)(const glow_node *n);
+
+/* Lowers every node of f that has a lowering and that `keep` does not veto, repeating until
+ * nothing changes (a lowering may produce nodes that lower further). Results stay within
+ * float rounding of the original; the function still verifies. */
+glow_status glow_lower(glow_function *f, glow_keep_fn keep, glow_diag *d);
+/* True when the kind has a lowering in this stage (for tests and --help). */
+bool glow_lower_has_rule(glow_node_kind k);
+
+#endif

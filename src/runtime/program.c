@@ -1,0 +1,185 @@
+// program.c - The compile pipeline (verify -> lower -> schedule -> IRGen -> plan -> backend)
+// and running a compiled program on input tensors.
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower/lower.h"
+#include "runtime/runtime.h"
+
+static uint8_t *region_alloc(uint64_t bytes)
+{
+    /* 64-byte alignment for vector kernels; at least one line so the pointer is valid. */
+    size_t size = (size_t)((bytes + 63) / 64 * 64);
+    void *p = aligned_alloc(64, size ? size : 64);
+    if (p)
+        memset(p, 0, size ? size : 64);
+    return p;
+}
+
+/* Lists every instruction kind (with its reason) the backend cannot run, in one message. */
+static glow_status check_support(const glow_program *p, glow_diag *d)
+{
+    glow_strmap seen = { 0 };
+    char msg[2048] = "";
+    size_t len = 0;
+    int count = 0;
+    for (const ir_instr *in = p->ir->first; in; in = in->next) {
+        char why[128] = "";
+        if (p->backend->supports(in, why, sizeof why))
+            continue;
+        if (glow_strmap_has(&seen, why))
+            continue;
+        glow_strmap_put(&seen, glow_arena_strdup(&p->ir->arena, why), NULL);
+        count++;
+        if (len < sizeof msg - 200)
+            len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%s (e.g. '%s')",
+                                    count > 1 ? ", " : "", why, in->name);
+    }
+    glow_strmap_free(&seen);
+    if (!count)
+        return GLOW_OK;
+    return glow_fail(d, GLOW_ERR_UNSUPPORTED, "the %s backend cannot run %d kind%s of "
+                     "instruction: %s", p->backend->name, count, count > 1 ? "s" : "", msg);
+}
+
+static void collect_placeholders(glow_program *p)
+{
+    int nin = 0, nout = 0;
+    for (glow_node *n = p->m->placeholders.first; n; n = n->next)
+        n->is_input ? nin++ : nout++;
+    p->inputs = glow_xcalloc((size_t)nin + 1, sizeof(*p->inputs));
+    p->outputs = glow_xcalloc((size_t)nout + 1, sizeof(*p->outputs));
+    for (glow_node *n = p->m->placeholders.first; n; n = n->next) {
+        if (n->is_input)
+            p->inputs[p->ninputs++] = n;
+        else
+            p->outputs[p->noutputs++] = n;
+    }
+}
+
+static void bind_weights(glow_program *p)
+{
+    p->input_vals = glow_xcalloc((size_t)p->ninputs + 1, sizeof(*p->input_vals));
+    p->output_vals = glow_xcalloc((size_t)p->noutputs + 1, sizeof(*p->output_vals));
+    for (ir_value *v = p->ir->values; v; v = v->next) {
+        if (v->kind != IV_WEIGHT || v->storage->kind != NK_PLACEHOLDER)
+            continue;
+        for (int i = 0; i < p->ninputs; i++)
+            if (p->inputs[i] == v->storage)
+                p->input_vals[i] = v;
+        for (int i = 0; i < p->noutputs; i++)
+            if (p->outputs[i] == v->storage)
+                p->output_vals[i] = v;
+    }
+}
+
+static glow_status build(glow_program *p, const glow_compile_options *opt, glow_diag *d)
+{
+    GLOW_TRY(glow_module_verify(p->m, d));
+    if (opt->stop_after <= GLOW_STAGE_OPTIMIZED)
+        return GLOW_OK;
+    GLOW_TRY(glow_lower(p->f, p->backend->keeps_node, d));
+    glow_schedule(p->f);
+    GLOW_TRY(glow_function_verify(p->f, d));
+    if (opt->stop_after <= GLOW_STAGE_LOWERED)
+        return GLOW_OK;
+    GLOW_TRY(ir_generate(p->f, &p->ir, d));
+    GLOW_TRY(ir_plan_memory(p->ir, d));
+    bind_weights(p);
+    if (opt->stop_after <= GLOW_STAGE_IR_OPTIMIZED)
+        return GLOW_OK;
+    GLOW_TRY(check_support(p, d));
+    p->constant = region_alloc(p->ir->constant_bytes);
+    p->mutable_ = region_alloc(p->ir->mutable_bytes);
+    p->act = region_alloc(p->ir->activation_bytes);
+    if (!p->constant || !p->mutable_ || !p->act)
+        return glow_fail(d, GLOW_ERR_TOO_LARGE, "cannot allocate %llu + %llu + %llu bytes of "
+                         "program memory", (unsigned long long)p->ir->constant_bytes,
+                         (unsigned long long)p->ir->mutable_bytes,
+                         (unsigned long long)p->ir->activation_bytes);
+    for (ir_value *v = p->ir->values; v; v = v->next) {
+        if (v->kind == IV_WEIGHT && v->storage->kind == NK_CONSTANT)
+            memcpy(p->constant + v->addr, v->storage->payload.data, glow_type_bytes(&v->type));
+    }
+    return p->backend->compile(p->ir, opt->threads, &p->state, d);
+}
+
+glow_status glow_program_create(glow_module *m, const glow_compile_options *opt,
+                                glow_program **out, glow_diag *d)
+{
+    glow_compile_options dflt = { .stop_after = GLOW_STAGE_COMPILED };
+    if (!opt)
+        opt = &dflt;
+    const char *bname = opt->backend ? opt->backend : "interpreter";
+    const glow_backend *b = glow_backend_find(bname);
+    if (!b) {
+        glow_module_destroy(m);
+        return glow_fail(d, GLOW_ERR_USAGE, "unknown backend '%s' (known: %s)", bname,
+                         glow_backend_names());
+    }
+    glow_program *p = glow_xcalloc(1, sizeof(*p));
+    p->m = m;
+    p->backend = b;
+    p->f = glow_module_function(m, "main");
+    if (!p->f) {
+        glow_program_destroy(p);
+        return glow_fail(d, GLOW_ERR_INTERNAL, "module has no function 'main'");
+    }
+    collect_placeholders(p);
+    glow_status s = build(p, opt, d);
+    if (s != GLOW_OK) {
+        glow_program_destroy(p);
+        return s;
+    }
+    *out = p;
+    return GLOW_OK;
+}
+
+glow_status glow_program_run(glow_program *p, const glow_tensor *inputs, int ninputs,
+                             glow_diag *d)
+{
+    if (!p->state)
+        return glow_fail(d, GLOW_ERR_USAGE, "program was not compiled for running");
+    if (ninputs != p->ninputs)
+        return glow_fail(d, GLOW_ERR_USAGE, "the model has %d input%s, %d given", p->ninputs,
+                         p->ninputs == 1 ? "" : "s", ninputs);
+    for (int i = 0; i < ninputs; i++) {
+        const glow_type *want = &p->inputs[i]->outs[0];
+        if (!glow_type_equal(&inputs[i].type, want)) {
+            char a[128], b[128];
+            return glow_fail(d, GLOW_ERR_BAD_TYPE, "input %d '%s' is %s, the model expects %s",
+                             i, p->inputs[i]->name, glow_type_str(&inputs[i].type, a, sizeof a),
+                             glow_type_str(want, b, sizeof b));
+        }
+        if (p->input_vals[i])
+            memcpy(p->mutable_ + p->input_vals[i]->addr, inputs[i].data,
+                   glow_type_bytes(want));
+    }
+    return p->backend->execute(p->state, p->constant, p->mutable_, p->act, d);
+}
+
+glow_tensor glow_program_output(const glow_program *p, int i)
+{
+    const glow_type *t = &p->outputs[i]->outs[0];
+    static uint8_t empty[64];
+    void *data = p->output_vals[i] ? p->mutable_ + p->output_vals[i]->addr : empty;
+    return glow_tensor_borrow(t, data);
+}
+
+void glow_program_destroy(glow_program *p)
+{
+    if (!p)
+        return;
+    if (p->state && p->backend)
+        p->backend->destroy(p->state);
+    ir_function_destroy(p->ir);
+    free(p->constant);
+    free(p->mutable_);
+    free(p->act);
+    free(p->inputs);
+    free(p->outputs);
+    free(p->input_vals);
+    free(p->output_vals);
+    glow_module_destroy(p->m);
+    free(p);
+}

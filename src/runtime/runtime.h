@@ -1,0 +1,49 @@
+// runtime.h - The compile pipeline and compiled programs: load -> lower -> schedule -> IRGen
+// -> plan -> backend, and running a program on input tensors.
+#ifndef GLOW_RUNTIME_H
+#define GLOW_RUNTIME_H
+
+#include "backend/backend.h"
+
+typedef enum {
+    GLOW_STAGE_LOADED,      /* as imported */
+    GLOW_STAGE_OPTIMIZED,   /* after the graph optimizer (identity until it exists) */
+    GLOW_STAGE_LOWERED,     /* after lowering for the backend, scheduled */
+    GLOW_STAGE_IR,          /* IR as generated, memory planned */
+    GLOW_STAGE_IR_OPTIMIZED,/* after the IR optimizer, memory planned */
+    GLOW_STAGE_COMPILED,    /* handed to the backend */
+} glow_stage;
+
+typedef struct glow_compile_options {
+    const char *backend;    /* NULL = "interpreter" */
+    int threads;            /* 0 = backend default */
+    glow_stage stop_after;  /* GLOW_STAGE_COMPILED for a runnable program */
+} glow_compile_options;
+
+typedef struct glow_program {
+    glow_module *m;         /* owned */
+    glow_function *f;       /* the graph function ("main") */
+    ir_function *ir;        /* NULL before GLOW_STAGE_IR */
+    const glow_backend *backend;
+    void *state;            /* the backend's */
+    uint8_t *constant, *mutable_, *act; /* regions, 64-byte aligned; constant filled */
+    int ninputs, noutputs;
+    glow_node **inputs;     /* input placeholders, model order */
+    glow_node **outputs;    /* output placeholders, model order */
+    ir_value **input_vals, **output_vals; /* their weights in the IR (NULL if unused) */
+} glow_program;
+
+/* Runs the pipeline on `m` (the program takes ownership of m, also on failure) up to
+ * opt->stop_after. Fails with GLOW_ERR_UNSUPPORTED listing every instruction kind (with
+ * dtypes) the backend cannot run. */
+glow_status glow_program_create(glow_module *m, const glow_compile_options *opt,
+                                glow_program **out, glow_diag *d);
+/* Copies inputs (model order; types must equal the placeholders' - messages name the input
+ * and both types) into the mutable region and executes. */
+glow_status glow_program_run(glow_program *p, const glow_tensor *inputs, int ninputs,
+                             glow_diag *d);
+/* Output i as a tensor borrowing the program's memory (valid until the next run). */
+glow_tensor glow_program_output(const glow_program *p, int i);
+void glow_program_destroy(glow_program *p);
+
+#endif
