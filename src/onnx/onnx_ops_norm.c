@@ -1,0 +1,392 @@
+// onnx_ops_norm.c - Loaders for normalizations, Gemm/MatMul and the Softmax family.
+//
+// The graph's nodes are stricter than ONNX: MATMUL wants identical batch dims and rank >= 2,
+// GEMM wants its bias already [M, N], the norm nodes want per-channel or per-normalized-shape
+// parameters, and the Softmax family works on one axis. These loaders insert the RESHAPE and
+// BROADCAST nodes that bridge the difference, and rewrite older opset semantics (Softmax's
+// 2-D coercion, GroupNormalization-18's per-group parameters) into the current form.
+#include <string.h>
+
+#include "onnx/onnx_internal.h"
+
+/* A helper node's name: "<node>/<what>". */
+static const char *sub_name(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what)
+{
+    return glow_arena_printf(cx->arena, "%s/%s", onnx_node_name(np), what);
+}
+
+/* Converts v to dtype `to` when it differs (opset 15 lets BatchNormalization's statistics have
+ * another float type than X). */
+static glow_status cast_to(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, glow_dtype to,
+                          glow_value *out)
+{
+    if (glow_value_type(v)->dtype == to) {
+        *out = v;
+        return GLOW_OK;
+    }
+    return onnx_cast(cx, np, v, to, out);
+}
+
+/* Binds results 1..n-1 of a multi-result node to the node's optional outputs. */
+static glow_status set_extra_outputs(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value y,
+                                     int n)
+{
+    for (int i = 1; i < n; i++) {
+        if (!onnx_has_output(np, i))
+            continue;
+        if ((uint32_t)i >= y.node->nout)
+            return onnx_fail(cx, np, GLOW_ERR_INTERNAL, "node has no result %d", i);
+        GLOW_TRY(onnx_set_output(cx, np, i, glow_val(y.node, (uint32_t)i)));
+    }
+    return GLOW_OK;
+}
+
+glow_status load_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    if (opset >= 14 && onnx_attr_int(np, "training_mode", 0) != 0)
+        return onnx_unsupported(cx, np, "training_mode=1 (inference only)");
+    if (opset < 7 && onnx_attr_int(np, "is_test", 0) == 0 && onnx_num_outputs(np) > 1)
+        return onnx_unsupported(cx, np, "is_test=0 with training outputs (inference only)");
+    if (opset < 9 && onnx_attr_int(np, "spatial", 1) == 0)
+        return onnx_unsupported(cx, np, "spatial=0 (per-element statistics)");
+    for (int i = 1; i < onnx_num_outputs(np); i++)
+        if (onnx_has_output(np, i))
+            return onnx_unsupported(cx, np, "output %d (running statistics are training-only)",
+                                    i);
+    glow_value ins[5];
+    GLOW_TRY(onnx_input(cx, np, 0, &ins[0]));
+    const glow_type *xt = glow_value_type(ins[0]);
+    if (xt->rank < 2)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "input X has rank %d, expected >= 2",
+                         xt->rank);
+    for (int i = 1; i < 5; i++) {
+        GLOW_TRY(onnx_input(cx, np, i, &ins[i]));
+        GLOW_TRY(cast_to(cx, np, ins[i], xt->dtype, &ins[i]));
+    }
+    glow_attr a = GLOW_AF(EPSILON, onnx_attr_float(np, "epsilon", 1e-5f));
+    glow_value y;
+    GLOW_TRY(onnx_build(cx, np, NK_BATCH_NORM, ins, 5, &a, 1, NULL, 0, &y));
+    return onnx_set_output(cx, np, 0, y);
+}
+
+glow_status load_instance_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value ins[3];
+    for (int i = 0; i < 3; i++)
+        GLOW_TRY(onnx_input(cx, np, i, &ins[i]));
+    glow_attr a = GLOW_AF(EPSILON, onnx_attr_float(np, "epsilon", 1e-5f));
+    glow_value y;
+    GLOW_TRY(onnx_build(cx, np, NK_INSTANCE_NORM, ins, 3, &a, 1, NULL, 0, &y));
+    return onnx_set_output(cx, np, 0, y);
+}
+
+/* LayerNormalization and RMSNormalization: parameters broadcast to x.dims[axis:]. */
+static glow_status load_axis_norm(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_kind kind,
+                                  int nparams, int nresults)
+{
+    glow_value ins[3];
+    int nin = 1;
+    GLOW_TRY(onnx_input(cx, np, 0, &ins[0]));
+    const glow_type *xt = glow_value_type(ins[0]);
+    int axis;
+    GLOW_TRY(onnx_axis(cx, np, onnx_attr_int(np, "axis", -1), xt->rank, &axis));
+    for (int i = 1; i <= nparams; i++) {
+        if (i == 2 && !onnx_has_input(np, 2))
+            break;
+        GLOW_TRY(onnx_input(cx, np, i, &ins[i]));
+        GLOW_TRY(onnx_broadcast_to(cx, np, ins[i], xt->rank - axis, &xt->dims[axis], &ins[i]));
+        nin++;
+    }
+    int64_t stash = onnx_attr_int(np, "stash_type", 1);
+    glow_attr a[3] = {
+        GLOW_AI(AXIS, axis),
+        GLOW_AF(EPSILON, onnx_attr_float(np, "epsilon", 1e-5f)),
+        GLOW_AI(STASH_TYPE, stash),
+    };
+    /* Only as many results as the model uses (the count alone, no declared types). */
+    int nres = 1;
+    for (int i = 1; i < nresults; i++)
+        if (onnx_has_output(np, i))
+            nres = i + 1;
+    glow_value y;
+    GLOW_TRY(onnx_build(cx, np, kind, ins, nin, a, 3, NULL, nres, &y));
+    GLOW_TRY(onnx_set_output(cx, np, 0, y));
+    return set_extra_outputs(cx, np, y, nres);
+}
+
+glow_status load_layer_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    return load_axis_norm(cx, np, NK_LAYER_NORM, 2, 3);
+}
+
+glow_status load_rms_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    return load_axis_norm(cx, np, NK_RMS_NORM, 1, 1);
+}
+
+glow_status load_group_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value ins[3];
+    for (int i = 0; i < 3; i++)
+        GLOW_TRY(onnx_input(cx, np, i, &ins[i]));
+    const glow_type *xt = glow_value_type(ins[0]);
+    if (xt->rank < 2)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "input X has rank %d, expected >= 2",
+                         xt->rank);
+    const Onnx__AttributeProto *ng = onnx_attr(np, "num_groups");
+    if (!ng)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "missing required 'num_groups'");
+    int64_t groups = onnx_attr_int(np, "num_groups", 1);
+    int64_t c = xt->dims[1];
+    if (groups < 1 || c % groups != 0)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR,
+                         "num_groups = %lld does not divide the %lld channels",
+                         (long long)groups, (long long)c);
+    if (opset < 21) {
+        /* Opset 18 gives scale and bias per group: repeat each value C/G times. */
+        for (int i = 1; i < 3; i++) {
+            const glow_type *pt = glow_value_type(ins[i]);
+            if (pt->rank != 1 || pt->dims[0] != groups)
+                return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE,
+                                 "input %d must be [num_groups] = [%lld]", i, (long long)groups);
+            int64_t col[2] = { groups, 1 }, full[2] = { groups, c / groups };
+            GLOW_TRY(onnx_reshape(cx, np, ins[i], 2, col, &ins[i]));
+            GLOW_TRY(onnx_broadcast_to(cx, np, ins[i], 2, full, &ins[i]));
+            GLOW_TRY(onnx_reshape(cx, np, ins[i], 1, &c, &ins[i]));
+        }
+    }
+    glow_attr a[3] = {
+        GLOW_AF(EPSILON, onnx_attr_float(np, "epsilon", 1e-5f)),
+        GLOW_AI(NUM_GROUPS, groups),
+        GLOW_AI(STASH_TYPE, onnx_attr_int(np, "stash_type", 1)),
+    };
+    glow_value y;
+    GLOW_TRY(onnx_build(cx, np, NK_GROUP_NORM, ins, 3, a, 3, NULL, 0, &y));
+    return onnx_set_output(cx, np, 0, y);
+}
+
+glow_status load_lrn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value x;
+    GLOW_TRY(onnx_input(cx, np, 0, &x));
+    if (!onnx_attr(np, "size"))
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "missing required 'size'");
+    int64_t size = onnx_attr_int(np, "size", 1);
+    if (size < 1 || size > (1 << 20))
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "size = %lld", (long long)size);
+    glow_attr a[4] = {
+        GLOW_AI(SIZE, size),
+        GLOW_AF(ALPHA, onnx_attr_float(np, "alpha", 1e-4f)),
+        GLOW_AF(BETA, onnx_attr_float(np, "beta", 0.75f)),
+        GLOW_AF(BIAS, onnx_attr_float(np, "bias", 1.0f)),
+    };
+    glow_value y;
+    GLOW_TRY(onnx_build(cx, np, NK_LRN, &x, 1, a, 4, NULL, 0, &y));
+    return onnx_set_output(cx, np, 0, y);
+}
+
+glow_status load_lp_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value x;
+    GLOW_TRY(onnx_input(cx, np, 0, &x));
+    int axis;
+    GLOW_TRY(onnx_axis(cx, np, onnx_attr_int(np, "axis", -1), glow_value_type(x)->rank, &axis));
+    int64_t p = onnx_attr_int(np, "p", 2);
+    if (p != 1 && p != 2)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "p = %lld, expected 1 or 2", (long long)p);
+    glow_attr a[2] = { GLOW_AI(AXIS, axis), GLOW_AI(P, p) };
+    glow_value y;
+    GLOW_TRY(onnx_build(cx, np, NK_LP_NORM, &x, 1, a, 2, NULL, 0, &y));
+    return onnx_set_output(cx, np, 0, y);
+}
+
+/* MeanVarianceNormalization has no node of its own: it is ONNX's function body,
+ * (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9), with the means over `axes`. */
+glow_status load_mvn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value x;
+    GLOW_TRY(onnx_input(cx, np, 0, &x));
+    const glow_type *xt = glow_value_type(x);
+    static const int64_t dflt_axes[3] = { 0, 2, 3 };
+    const int64_t *axes_in = dflt_axes;
+    int naxes = onnx_attr_ints(np, "axes", &axes_in);
+    if (naxes < 0) {
+        axes_in = dflt_axes;
+        naxes = 3;
+    }
+    if (naxes > xt->rank)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "'axes' has %d values for rank %d", naxes,
+                         xt->rank);
+    bool on[GLOW_MAX_DIMS] = { false };
+    for (int i = 0; i < naxes; i++) {
+        int ax;
+        GLOW_TRY(onnx_axis(cx, np, axes_in[i], xt->rank, &ax));
+        on[ax] = true;
+    }
+    int64_t axes[GLOW_MAX_DIMS];
+    int n = 0;
+    for (int i = 0; i < xt->rank; i++)
+        if (on[i])
+            axes[n++] = i;
+    glow_attr ra[2] = { GLOW_AINTS(AXES, axes, n), GLOW_AI(KEEPDIMS, 1) };
+
+    glow_value mean, xx, mean_xx, mean_sq, var, std, centered, den, y, eps;
+    GLOW_TRY(onnx_build(cx, np, NK_REDUCE_MEAN, &x, 1, ra, 2, NULL, 0, &mean));
+    GLOW_TRY(onnx_build_elemwise(cx, np, NK_MUL, (glow_value[]){ x, x }, 2, NULL, 0, &xx));
+    GLOW_TRY(onnx_build(cx, np, NK_REDUCE_MEAN, &xx, 1, ra, 2, NULL, 0, &mean_xx));
+    GLOW_TRY(onnx_build_elemwise(cx, np, NK_MUL, (glow_value[]){ mean, mean }, 2, NULL, 0,
+                                 &mean_sq));
+    GLOW_TRY(onnx_build_elemwise(cx, np, NK_SUB, (glow_value[]){ mean_xx, mean_sq }, 2, NULL, 0,
+                                 &var));
+    GLOW_TRY(onnx_build(cx, np, NK_SQRT, &var, 1, NULL, 0, NULL, 0, &std));
+    eps = onnx_scalar(cx, sub_name(cx, np, "epsilon"), xt->dtype, 1e-9);
+    GLOW_TRY(onnx_build_elemwise(cx, np, NK_ADD, (glow_value[]){ std, eps }, 2, NULL, 0, &den));
+    GLOW_TRY(onnx_build_elemwise(cx, np, NK_SUB, (glow_value[]){ x, mean }, 2, NULL, 0,
+                                 &centered));
+    GLOW_TRY(onnx_build_elemwise(cx, np, NK_DIV, (glow_value[]){ centered, den }, 2, NULL, 0,
+                                 &y));
+    return onnx_set_output(cx, np, 0, y);
+}
+
+glow_status load_gemm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value ins[3];
+    GLOW_TRY(onnx_input(cx, np, 0, &ins[0]));
+    GLOW_TRY(onnx_input(cx, np, 1, &ins[1]));
+    const glow_type *at = glow_value_type(ins[0]), *bt = glow_value_type(ins[1]);
+    if (at->rank != 2 || bt->rank != 2)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "A and B must be matrices (ranks %d, %d)",
+                         at->rank, bt->rank);
+    int64_t ta = onnx_attr_int(np, "transA", 0) != 0;
+    int64_t tb = onnx_attr_int(np, "transB", 0) != 0;
+    int64_t mn[2] = { at->dims[ta ? 1 : 0], bt->dims[tb ? 0 : 1] };
+    int nin = 2;
+    if (onnx_has_input(np, 2)) {
+        GLOW_TRY(onnx_input(cx, np, 2, &ins[2]));
+        const glow_type *ct = glow_value_type(ins[2]);
+        bool exact = ct->rank == 2 && ct->dims[0] == mn[0] && ct->dims[1] == mn[1];
+        /* Before opset 7 C broadcasts only with broadcast=1. */
+        if (opset < 7 && !exact && onnx_attr_int(np, "broadcast", 0) == 0)
+            return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE,
+                             "C must be [%lld, %lld] when broadcast=0", (long long)mn[0],
+                             (long long)mn[1]);
+        if (!exact) {
+            int r;
+            int64_t common[GLOW_MAX_DIMS];
+            if (ct->rank > 2 || !glow_broadcast_shapes(ct->rank, ct->dims, 2, mn, &r, common) ||
+                common[0] != mn[0] || common[1] != mn[1])
+                return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE,
+                                 "C does not broadcast to [%lld, %lld]", (long long)mn[0],
+                                 (long long)mn[1]);
+            GLOW_TRY(onnx_broadcast_to(cx, np, ins[2], 2, mn, &ins[2]));
+        }
+        nin = 3;
+    }
+    glow_attr a[4] = {
+        GLOW_AF(ALPHA, onnx_attr_float(np, "alpha", 1.0f)),
+        GLOW_AF(BETA, onnx_attr_float(np, "beta", 1.0f)),
+        GLOW_AI(TRANS_A, ta),
+        GLOW_AI(TRANS_B, tb),
+    };
+    glow_value y;
+    GLOW_TRY(onnx_build(cx, np, NK_GEMM, ins, nin, a, 4, NULL, 0, &y));
+    return onnx_set_output(cx, np, 0, y);
+}
+
+/* numpy.matmul: rank-1 operands get a 1 prepended (A) or appended (B) that is removed from
+ * the result; batch dims broadcast. */
+glow_status load_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value a, b;
+    GLOW_TRY(onnx_input(cx, np, 0, &a));
+    GLOW_TRY(onnx_input(cx, np, 1, &b));
+    glow_type at = *glow_value_type(a), bt = *glow_value_type(b);
+    if (at.rank < 1 || bt.rank < 1)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "operands must have rank >= 1 (got %d, %d)",
+                         at.rank, bt.rank);
+    bool a_vec = at.rank == 1, b_vec = bt.rank == 1;
+    if (a_vec) {
+        int64_t d[2] = { 1, at.dims[0] };
+        GLOW_TRY(onnx_reshape(cx, np, a, 2, d, &a));
+        at = *glow_value_type(a);
+    }
+    if (b_vec) {
+        int64_t d[2] = { bt.dims[0], 1 };
+        GLOW_TRY(onnx_reshape(cx, np, b, 2, d, &b));
+        bt = *glow_value_type(b);
+    }
+    if (at.dims[at.rank - 1] != bt.dims[bt.rank - 2])
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE,
+                         "inner dims differ: A has K = %lld, B has K = %lld",
+                         (long long)at.dims[at.rank - 1], (long long)bt.dims[bt.rank - 2]);
+    int nb;
+    int64_t dims[GLOW_MAX_DIMS + 2];
+    if (!glow_broadcast_shapes(at.rank - 2, at.dims, bt.rank - 2, bt.dims, &nb, dims))
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "batch dims of A and B do not broadcast");
+    if (nb + 2 > GLOW_MAX_DIMS)
+        return onnx_unsupported(cx, np, "result rank %d (at most %d)", nb + 2, GLOW_MAX_DIMS);
+    int64_t m = at.dims[at.rank - 2], k = at.dims[at.rank - 1], n = bt.dims[bt.rank - 1];
+    dims[nb] = m;
+    dims[nb + 1] = k;
+    GLOW_TRY(onnx_broadcast_to(cx, np, a, nb + 2, dims, &a));
+    dims[nb] = k;
+    dims[nb + 1] = n;
+    GLOW_TRY(onnx_broadcast_to(cx, np, b, nb + 2, dims, &b));
+    glow_value y;
+    GLOW_TRY(onnx_build(cx, np, NK_MATMUL, (glow_value[]){ a, b }, 2, NULL, 0, NULL, 0, &y));
+    if (a_vec || b_vec) {
+        int r = nb;
+        if (!a_vec)
+            dims[r++] = m;
+        if (!b_vec)
+            dims[r++] = n;
+        GLOW_TRY(onnx_reshape(cx, np, y, r, dims, &y));
+    }
+    return onnx_set_output(cx, np, 0, y);
+}
+
+/* Softmax, LogSoftmax, Hardmax. Before opset 13 the input is coerced to 2-D at `axis`
+ * (default 1) and the op applies to the whole second half, so it becomes
+ * reshape [prod(dims[:axis]), prod(dims[axis:])] -> op over axis 1 -> reshape back; when
+ * axis is the last dim the two forms agree and no reshape is needed. */
+static glow_status load_softmax_kind(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                     glow_node_kind kind)
+{
+    glow_value x;
+    GLOW_TRY(onnx_input(cx, np, 0, &x));
+    glow_type xt = *glow_value_type(x);
+    if (xt.rank < 1)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "input is a scalar");
+    int axis;
+    GLOW_TRY(onnx_axis(cx, np, onnx_attr_int(np, "axis", opset >= 13 ? -1 : 1), xt.rank, &axis));
+    glow_value y;
+    if (opset >= 13 || axis == xt.rank - 1) {
+        glow_attr a = GLOW_AI(AXIS, axis);
+        GLOW_TRY(onnx_build(cx, np, kind, &x, 1, &a, 1, NULL, 0, &y));
+        return onnx_set_output(cx, np, 0, y);
+    }
+    int64_t flat[2] = { 1, 1 };
+    for (int i = 0; i < xt.rank; i++)
+        if (!glow_mul_overflow_i64(flat[i >= axis], xt.dims[i], &flat[i >= axis]))
+            return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "input size overflows");
+    GLOW_TRY(onnx_reshape(cx, np, x, 2, flat, &x));
+    glow_attr a = GLOW_AI(AXIS, 1);
+    GLOW_TRY(onnx_build(cx, np, kind, &x, 1, &a, 1, NULL, 0, &y));
+    GLOW_TRY(onnx_reshape(cx, np, y, xt.rank, xt.dims, &y));
+    return onnx_set_output(cx, np, 0, y);
+}
+
+glow_status load_softmax(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    return load_softmax_kind(cx, np, opset, NK_SOFTMAX);
+}
+
+glow_status load_log_softmax(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    return load_softmax_kind(cx, np, opset, NK_LOG_SOFTMAX);
+}
+
+glow_status load_hardmax(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    return load_softmax_kind(cx, np, opset, NK_HARDMAX);
+}
