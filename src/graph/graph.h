@@ -256,7 +256,11 @@ glow_status glow_infer_types(glow_node *n, glow_diag *d);
 
 /* Creates a node, copies the attributes (and their arrays) into the arena, and infers its result types (`declared` supplies result
  * types for the kinds listed above and may be NULL otherwise). On failure the node is erased
- * and NULL returned with the reason in d. */
+ * and NULL returned with the reason in d.
+ * Result count: ndeclared when > 0 (declared may be NULL: then it only asks for fewer results,
+ * e.g. MAX_POOL without its index result), else the kind's max_out. For inferred kinds the
+ * declared types only contribute quantization parameters (scale, offset) of quantized results;
+ * CONV_TRANSPOSE and RESIZE without declared types get the attribute-derived shape. */
 glow_node *glow_build(glow_function *f, glow_node_kind kind, const char *name,
                       const glow_value *ins, int nin, const glow_attr *attrs, int nattr,
                       const glow_type *declared, int ndeclared, glow_diag *d);

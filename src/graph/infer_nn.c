@@ -40,6 +40,8 @@ static glow_status window_out(infer_cx *cx, const spatial *sp, const glow_type *
 {
     for (int i = 0; i < sp->nsp; i++) {
         int64_t in = x->dims[2 + i];
+        if (in > ((int64_t)1 << 60))
+            return ifail(cx, GLOW_ERR_TOO_LARGE, "input %s is too large", ts(x).s);
         int64_t span = in + sp->pads[i] + sp->pads[sp->nsp + i] - sp->dil[i] * (sp->kernel[i] - 1);
         if (span < 1)
             return ifail(cx, GLOW_ERR_BAD_SHAPE,

@@ -26,7 +26,8 @@ static glow_status infer_declared_shape(infer_cx *cx)
     if (cx->n->kind == NK_RESHAPE) {
         int64_t a = 1, b = 1;
         for (int k = 0; k < x->rank; k++)
-            a *= x->dims[k];   /* operand types were checked when their node was built */
+            if (!mul_ok(a, x->dims[k], &a))
+                return ifail(cx, GLOW_ERR_TOO_LARGE, "operand %s is too large", ts(x).s);
         for (int k = 0; k < r->rank; k++)
             if (!mul_ok(b, r->dims[k], &b))
                 return ifail(cx, GLOW_ERR_TOO_LARGE, "declared result %s is too large",
@@ -130,6 +131,8 @@ static glow_status infer_pad(infer_cx *cx)
     int64_t dims[GLOW_MAX_DIMS];
     for (int k = 0; k < x->rank; k++) {
         int64_t b = pads[k], e = pads[x->rank + k], d = x->dims[k];
+        if (d > ((int64_t)1 << 60))
+            return ifail(cx, GLOW_ERR_TOO_LARGE, "input %s is too large", ts(x).s);
         if (b < -d || e < -d || b > ((int64_t)1 << 40) || e > ((int64_t)1 << 40) ||
             b + e + d < 0)
             return ifail(cx, GLOW_ERR_BAD_ATTR,

@@ -102,8 +102,9 @@ static void test_conv(void)
     CHECK(!n);
     CHECK_CONTAINS(d.msg, "smaller than the dilated kernel");
     glow_value x8 = in(GLOW_F32, 4, DIMS(1, 1, 8, 8)), w3 = in(GLOW_F32, 4, DIMS(1, 1, 3, 3));
-    n = build(NK_CONV, "kern", (glow_value[]){ x8, w3 }, 2, ATTRS(AINTS(KERNEL, 3, 3), AINTS(STRIDES, 1), AINTS(PADS, 0, 0, 0, 0),
-                       AINTS(DILATIONS, 1, 1), GLOW_AI(GROUP, 1)));
+    n = build(NK_CONV, "kern", (glow_value[]){ x8, w3 }, 2,
+              ATTRS(AINTS(KERNEL, 3, 3), AINTS(STRIDES, 1), AINTS(PADS, 0, 0, 0, 0),
+                    AINTS(DILATIONS, 1, 1), GLOW_AI(GROUP, 1)));
     CHECK(!n);
     CHECK_CONTAINS(d.msg, "'strides' has 1 values, expected 2");
     n = conv("int", in(GLOW_I32, 4, DIMS(1, 1, 8, 8)), in(GLOW_I32, 4, DIMS(1, 1, 3, 3)),
