@@ -1,0 +1,244 @@
+// eval.c - The reference evaluator's entry points: dtype policy per node kind and dispatch.
+//
+// glow_eval_node evaluates one node on constant operands (import-time and optimizer folding,
+// later the reference interpreter). Each kind maps to one routine of an op family
+// (eval_elem.c, eval_move.c, eval_index.c, eval_reduce.c) and to a dtype policy that
+// glow_eval_supported checks, so the routines themselves can assume their operand kinds.
+// Shapes are still checked by the routines: a malformed node must fail, never read out of
+// bounds.
+#include <stdlib.h>
+
+#include "graph/eval_internal.h"
+
+/* Which operand/result kinds a routine handles. */
+typedef enum {
+    EP_NONE,        /* no evaluator */
+    EP_UN_FLOAT,    /* x float -> same */
+    EP_UN_NUM,      /* x float or integer -> same */
+    EP_UN_INT,      /* x integer -> same */
+    EP_FLOAT_BOOL,  /* x float -> bool */
+    EP_BIN_NUM,     /* a, b same numeric kind -> same */
+    EP_BIN_INT,     /* a, b same integer kind -> same */
+    EP_POW,         /* base numeric, exponent any numeric -> base's kind */
+    EP_CMP,         /* a, b same non-quantized kind -> bool */
+    EP_LOGICAL,     /* bool... -> bool */
+    EP_WHERE,       /* bool, a, b same non-quantized kind -> same */
+    EP_CAST,        /* any non-quantized -> any non-quantized */
+    EP_MOVE,        /* all operands and result of one kind; quantized allowed */
+    EP_MOVE_PLAIN,  /* like EP_MOVE but not quantized (a fill value is involved) */
+    EP_GATHER,      /* data any kind, indices i32/i64 -> data's kind */
+    EP_SCATTER,     /* data non-quantized, indices i32/i64, updates like data */
+    EP_ONE_HOT,     /* indices numeric, depth any, values non-quantized -> values' kind */
+    EP_REDUCE,      /* x numeric -> same */
+    EP_ARG,         /* x numeric -> i64 */
+    EP_TOPK,        /* x numeric -> same, i64 */
+    EP_FLOAT,       /* x float -> same (softmax family) */
+} ev_policy;
+
+typedef struct {
+    ev_fn fn;
+    ev_policy policy;
+} ev_entry;
+
+static ev_entry entry_of(glow_node_kind k)
+{
+    switch (k) {
+    case NK_RELU: case NK_ABS: case NK_NEG: case NK_SIGN: case NK_CLIP: case NK_SHRINK:
+        return (ev_entry){ glow_ev_unary, EP_UN_NUM };
+    case NK_SIGMOID: case NK_TANH: case NK_EXP: case NK_LOG: case NK_SQRT: case NK_FLOOR:
+    case NK_CEIL: case NK_ROUND: case NK_RECIPROCAL: case NK_ERF: case NK_SIN: case NK_COS:
+    case NK_TAN: case NK_ASIN: case NK_ACOS: case NK_ATAN: case NK_SINH: case NK_COSH:
+    case NK_ASINH: case NK_ACOSH: case NK_ATANH: case NK_SOFTPLUS: case NK_SOFTSIGN:
+    case NK_ELU: case NK_SELU: case NK_CELU: case NK_LEAKY_RELU: case NK_THRESHOLDED_RELU:
+    case NK_HARD_SIGMOID: case NK_HARD_SWISH: case NK_GELU: case NK_MISH:
+        return (ev_entry){ glow_ev_unary, EP_UN_FLOAT };
+    case NK_BITWISE_NOT:
+        return (ev_entry){ glow_ev_unary, EP_UN_INT };
+    case NK_ISNAN: case NK_ISINF:
+        return (ev_entry){ glow_ev_unary, EP_FLOAT_BOOL };
+    case NK_NOT:
+        return (ev_entry){ glow_ev_unary, EP_LOGICAL };
+    case NK_ADD: case NK_SUB: case NK_MUL: case NK_DIV: case NK_MOD: case NK_MAX:
+    case NK_MIN: case NK_PRELU:
+        return (ev_entry){ glow_ev_binary, EP_BIN_NUM };
+    case NK_POW:
+        return (ev_entry){ glow_ev_binary, EP_POW };
+    case NK_BITSHIFT: case NK_BITWISE_AND: case NK_BITWISE_OR: case NK_BITWISE_XOR:
+        return (ev_entry){ glow_ev_binary, EP_BIN_INT };
+    case NK_EQUAL: case NK_LESS: case NK_LESS_EQUAL: case NK_GREATER: case NK_GREATER_EQUAL:
+        return (ev_entry){ glow_ev_binary, EP_CMP };
+    case NK_AND: case NK_OR: case NK_XOR:
+        return (ev_entry){ glow_ev_binary, EP_LOGICAL };
+    case NK_WHERE: return (ev_entry){ glow_ev_where, EP_WHERE };
+    case NK_CAST: return (ev_entry){ glow_ev_cast, EP_CAST };
+    case NK_RESHAPE: return (ev_entry){ glow_ev_reshape, EP_MOVE };
+    case NK_BROADCAST: return (ev_entry){ glow_ev_broadcast, EP_MOVE };
+    case NK_TRANSPOSE: return (ev_entry){ glow_ev_transpose, EP_MOVE };
+    case NK_CONCAT: return (ev_entry){ glow_ev_concat, EP_MOVE };
+    case NK_SLICE: return (ev_entry){ glow_ev_slice, EP_MOVE };
+    case NK_TILE: return (ev_entry){ glow_ev_tile, EP_MOVE };
+    case NK_DEPTH_TO_SPACE: return (ev_entry){ glow_ev_depth_to_space, EP_MOVE };
+    case NK_SPACE_TO_DEPTH: return (ev_entry){ glow_ev_space_to_depth, EP_MOVE };
+    case NK_PAD: return (ev_entry){ glow_ev_pad, EP_MOVE_PLAIN };
+    case NK_TRILU: return (ev_entry){ glow_ev_trilu, EP_MOVE_PLAIN };
+    case NK_GATHER: return (ev_entry){ glow_ev_gather, EP_GATHER };
+    case NK_GATHER_ELEMENTS: return (ev_entry){ glow_ev_gather_elements, EP_GATHER };
+    case NK_GATHER_ND: return (ev_entry){ glow_ev_gather_nd, EP_GATHER };
+    case NK_REVERSE_SEQUENCE: return (ev_entry){ glow_ev_reverse_sequence, EP_GATHER };
+    case NK_SCATTER_ELEMENTS: return (ev_entry){ glow_ev_scatter_elements, EP_SCATTER };
+    case NK_SCATTER_ND: return (ev_entry){ glow_ev_scatter_nd, EP_SCATTER };
+    case NK_ONE_HOT: return (ev_entry){ glow_ev_one_hot, EP_ONE_HOT };
+    case NK_REDUCE_SUM: case NK_REDUCE_MEAN: case NK_REDUCE_MAX: case NK_REDUCE_MIN:
+    case NK_REDUCE_PROD: case NK_REDUCE_L1: case NK_REDUCE_L2: case NK_REDUCE_LOG_SUM:
+    case NK_REDUCE_LOG_SUM_EXP: case NK_REDUCE_SUM_SQUARE:
+        return (ev_entry){ glow_ev_reduce, EP_REDUCE };
+    case NK_CUMSUM: case NK_CUMPROD: return (ev_entry){ glow_ev_cumulative, EP_REDUCE };
+    case NK_MATMUL: return (ev_entry){ glow_ev_matmul, EP_BIN_NUM };
+    case NK_ARG_MAX: case NK_ARG_MIN: return (ev_entry){ glow_ev_arg, EP_ARG };
+    case NK_TOPK: return (ev_entry){ glow_ev_topk, EP_TOPK };
+    case NK_SOFTMAX: case NK_LOG_SOFTMAX: case NK_HARDMAX:
+        return (ev_entry){ glow_ev_softmax, EP_FLOAT };
+    default: return (ev_entry){ NULL, EP_NONE };
+    }
+}
+
+static bool is_index(glow_dtype t) { return t == GLOW_I32 || t == GLOW_I64; }
+
+static bool same_quant(const glow_type *a, const glow_type *b)
+{
+    return a->dtype == b->dtype &&
+           (ev_class(a->dtype) != DC_QUANT || (a->scale == b->scale && a->offset == b->offset));
+}
+
+/* The policy check on explicit operand and result types (from the node or the tensors). */
+static bool policy_ok(ev_policy p, int nin, const glow_type *const *in, int nout,
+                      const glow_type *out)
+{
+    if (nin < 1 || nout < 1)
+        return false;
+    glow_dtype x = in[0]->dtype, y = out[0].dtype;
+    switch (p) {
+    case EP_NONE: return false;
+    case EP_UN_FLOAT: case EP_FLOAT: return ev_is_float(x) && y == x;
+    case EP_UN_NUM: case EP_REDUCE: return ev_is_num(x) && y == x;
+    case EP_UN_INT: return ev_is_int(x) && y == x;
+    case EP_FLOAT_BOOL: return ev_is_float(x) && y == GLOW_BOOL;
+    case EP_BIN_NUM: return nin == 2 && ev_is_num(x) && in[1]->dtype == x && y == x;
+    case EP_BIN_INT: return nin == 2 && ev_is_int(x) && in[1]->dtype == x && y == x;
+    case EP_POW: return nin == 2 && ev_is_num(x) && ev_is_num(in[1]->dtype) && y == x;
+    case EP_CMP:
+        return nin == 2 && ev_class(x) != DC_QUANT && in[1]->dtype == x && y == GLOW_BOOL;
+    case EP_LOGICAL:
+        for (int i = 0; i < nin; i++)
+            if (in[i]->dtype != GLOW_BOOL)
+                return false;
+        return y == GLOW_BOOL;
+    case EP_WHERE:
+        return nin == 3 && x == GLOW_BOOL && ev_class(y) != DC_QUANT && in[1]->dtype == y &&
+               in[2]->dtype == y;
+    case EP_CAST: return ev_class(x) != DC_QUANT && ev_class(y) != DC_QUANT;
+    case EP_MOVE_PLAIN:
+        if (ev_class(x) == DC_QUANT)
+            return false;
+        /* fallthrough */
+    case EP_MOVE:
+        for (int i = 0; i < nin; i++)
+            if (!same_quant(in[i], &out[0]))
+                return false;
+        return true;
+    case EP_GATHER:
+        return nin == 2 && same_quant(in[0], &out[0]) && is_index(in[1]->dtype);
+    case EP_SCATTER:
+        return nin == 3 && ev_class(x) != DC_QUANT && y == x && is_index(in[1]->dtype) &&
+               in[2]->dtype == x;
+    case EP_ONE_HOT:
+        return nin == 3 && ev_is_num(x) && ev_class(in[2]->dtype) != DC_QUANT &&
+               y == in[2]->dtype;
+    case EP_ARG: return ev_is_num(x) && y == GLOW_I64;
+    case EP_TOPK: return ev_is_num(x) && y == x && (nout < 2 || out[1].dtype == GLOW_I64);
+    }
+    return false;
+}
+
+bool glow_eval_supported(const glow_node *n)
+{
+    ev_entry e = entry_of(n->kind);
+    if (!e.fn || n->nin < 1 || n->nin > 64 || n->nout < 1)
+        return false;
+    const glow_type *in[64];
+    for (uint32_t i = 0; i < n->nin; i++)
+        in[i] = glow_value_type(n->ins[i]);
+    return policy_ok(e.policy, (int)n->nin, in, (int)n->nout, n->outs);
+}
+
+const char *glow_ev_kind(const glow_node *n) { return glow_node_kind_name(n->kind); }
+
+glow_status glow_ev_expect_shape(const glow_node *n, const char *what, const glow_type *t,
+                                 int rank, const int64_t *dims, glow_diag *d)
+{
+    bool ok = t->rank == rank;
+    for (int i = 0; ok && i < rank; i++)
+        ok = t->dims[i] == dims[i];
+    if (ok)
+        return GLOW_OK;
+    char got[128], want[128] = "[";
+    glow_type_str(t, got, sizeof got);
+    size_t len = 1;
+    for (int i = 0; i < rank && len < sizeof want - 24; i++)
+        len += (size_t)snprintf(want + len, sizeof want - len, "%s%lld", i ? ", " : "",
+                                (long long)dims[i]);
+    snprintf(want + len, sizeof want - len, "]");
+    return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': %s is %s, expected shape %s",
+                     glow_ev_kind(n), n->name, what, got, want);
+}
+
+glow_status glow_ev_axis(const glow_node *n, int64_t axis, int rank, int *out, glow_diag *d)
+{
+    if (axis < -rank || axis >= rank || (rank == 0 && axis != 0))
+        return glow_fail(d, GLOW_ERR_BAD_ATTR, "%s '%s': axis %lld out of range for rank %d",
+                         glow_ev_kind(n), n->name, (long long)axis, rank);
+    *out = (int)(axis < 0 ? axis + rank : axis);
+    return GLOW_OK;
+}
+
+glow_status glow_eval_node(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                           glow_diag *d)
+{
+    ev_entry e = entry_of(n->kind);
+    if (!e.fn)
+        return glow_fail(d, GLOW_ERR_UNSUPPORTED, "%s '%s': no evaluator for this kind",
+                         glow_ev_kind(n), n->name);
+    if (n->nin < 1 || n->nin > 64 || n->nout < 1 || n->nout > 2)
+        return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': %u operands and %u results",
+                         glow_ev_kind(n), n->name, n->nin, n->nout);
+    /* The policy is checked on the tensors actually supplied: the routines read their
+     * types, not the node's operand types. */
+    const glow_type *in[64];
+    for (uint32_t i = 0; i < n->nin; i++) {
+        in[i] = &ins[i].type;
+        if (ins[i].type.rank > GLOW_MAX_DIMS || glow_type_numel(&ins[i].type) < 0 ||
+            (!ins[i].data && ev_numel(&ins[i].type) != 0))
+            return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': operand %u has no data",
+                             glow_ev_kind(n), n->name, i);
+    }
+    if (!policy_ok(e.policy, (int)n->nin, in, (int)n->nout, n->outs)) {
+        char a[96], b[96];
+        glow_type_str(in[0], a, sizeof a);
+        glow_type_str(&n->outs[0], b, sizeof b);
+        return glow_fail(d, GLOW_ERR_UNSUPPORTED,
+                         "%s '%s': no evaluator for operand %s with result %s (or other operand "
+                         "kinds)", glow_ev_kind(n), n->name, a, b);
+    }
+    for (uint32_t i = 0; i < n->nout; i++)
+        outs[i] = (glow_tensor){ 0 };
+    glow_status s = GLOW_OK;
+    for (uint32_t i = 0; i < n->nout && s == GLOW_OK; i++)
+        s = glow_tensor_alloc(&outs[i], &n->outs[i], d);
+    if (s == GLOW_OK)
+        s = e.fn(n, ins, outs, d);
+    if (s != GLOW_OK) {
+        for (uint32_t i = 0; i < n->nout; i++)
+            glow_tensor_free(&outs[i]);
+    }
+    return s;
+}

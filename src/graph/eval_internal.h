@@ -1,0 +1,267 @@
+// eval_internal.h - Shared helpers of the reference evaluator: element access, shapes, iteration.
+//
+// The evaluator favours obviously-correct loops over speed: elements are read and written one
+// at a time through the helpers below, which widen every kind to f64 (float kinds) or to a
+// 64-bit integer (integer kinds and bool) and narrow it again on the way out.
+#ifndef GLOW_EVAL_INTERNAL_H
+#define GLOW_EVAL_INTERNAL_H
+
+#include <math.h>
+#include <string.h>
+
+#include "graph/graph.h"
+
+typedef glow_status (*ev_fn)(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                             glow_diag *d);
+
+/* Per-family entry points (eval_elem.c, eval_move.c, eval_index.c, eval_reduce.c). */
+glow_status glow_ev_unary(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                          glow_diag *d);
+glow_status glow_ev_binary(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                           glow_diag *d);
+glow_status glow_ev_where(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                          glow_diag *d);
+glow_status glow_ev_cast(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                         glow_diag *d);
+glow_status glow_ev_reshape(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                            glow_diag *d);
+glow_status glow_ev_broadcast(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                              glow_diag *d);
+glow_status glow_ev_transpose(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                              glow_diag *d);
+glow_status glow_ev_concat(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                           glow_diag *d);
+glow_status glow_ev_slice(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                          glow_diag *d);
+glow_status glow_ev_pad(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                        glow_diag *d);
+glow_status glow_ev_tile(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                         glow_diag *d);
+glow_status glow_ev_depth_to_space(const glow_node *n, const glow_tensor *ins,
+                                   glow_tensor *outs, glow_diag *d);
+glow_status glow_ev_space_to_depth(const glow_node *n, const glow_tensor *ins,
+                                   glow_tensor *outs, glow_diag *d);
+glow_status glow_ev_trilu(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                          glow_diag *d);
+glow_status glow_ev_one_hot(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                            glow_diag *d);
+glow_status glow_ev_reverse_sequence(const glow_node *n, const glow_tensor *ins,
+                                     glow_tensor *outs, glow_diag *d);
+glow_status glow_ev_gather(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                           glow_diag *d);
+glow_status glow_ev_gather_elements(const glow_node *n, const glow_tensor *ins,
+                                    glow_tensor *outs, glow_diag *d);
+glow_status glow_ev_gather_nd(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                              glow_diag *d);
+glow_status glow_ev_scatter_elements(const glow_node *n, const glow_tensor *ins,
+                                     glow_tensor *outs, glow_diag *d);
+glow_status glow_ev_scatter_nd(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                               glow_diag *d);
+glow_status glow_ev_reduce(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                           glow_diag *d);
+glow_status glow_ev_arg(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                        glow_diag *d);
+glow_status glow_ev_topk(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                         glow_diag *d);
+glow_status glow_ev_cumulative(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                               glow_diag *d);
+glow_status glow_ev_softmax(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                            glow_diag *d);
+glow_status glow_ev_matmul(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                           glow_diag *d);
+
+/* --- eval.c helpers --- */
+
+/* "Kind 'name'" prefix for messages. */
+const char *glow_ev_kind(const glow_node *n);
+/* Fails with GLOW_ERR_BAD_SHAPE unless `t` has exactly the given rank and dims. */
+glow_status glow_ev_expect_shape(const glow_node *n, const char *what, const glow_type *t,
+                                 int rank, const int64_t *dims, glow_diag *d);
+/* Resolves a possibly negative axis against `rank`; fails with GLOW_ERR_BAD_ATTR. */
+glow_status glow_ev_axis(const glow_node *n, int64_t axis, int rank, int *out, glow_diag *d);
+
+static inline glow_dtype_class ev_class(glow_dtype t)
+{
+    switch (t) {
+#define DTYPE(id, name, bytes, cls, onnx) case GLOW_##id: return cls;
+#include "graph/dtypes.def"
+#undef DTYPE
+    default: return DC_QUANT;
+    }
+}
+
+static inline size_t ev_size(glow_dtype t)
+{
+    switch (t) {
+#define DTYPE(id, name, bytes, cls, onnx) case GLOW_##id: return bytes;
+#include "graph/dtypes.def"
+#undef DTYPE
+    default: return 1;
+    }
+}
+
+static inline bool ev_is_float(glow_dtype t) { return ev_class(t) == DC_FLOAT; }
+static inline bool ev_is_int(glow_dtype t)
+{
+    return ev_class(t) == DC_SINT || ev_class(t) == DC_UINT;
+}
+static inline bool ev_is_num(glow_dtype t) { return ev_is_float(t) || ev_is_int(t); }
+/* Unsigned integers and bool compare as uint64_t; signed ones as int64_t. */
+static inline bool ev_is_unsigned(glow_dtype t)
+{
+    return ev_class(t) == DC_UINT || ev_class(t) == DC_BOOL;
+}
+
+static inline int64_t ev_numel(const glow_type *t)
+{
+    int64_t n = 1;
+    for (int i = 0; i < t->rank; i++)
+        n *= t->dims[i];
+    return n;
+}
+
+/* Row-major strides in elements. */
+static inline void ev_strides(const glow_type *t, int64_t *s)
+{
+    int64_t acc = 1;
+    for (int i = t->rank - 1; i >= 0; i--) {
+        s[i] = acc;
+        acc *= t->dims[i];
+    }
+}
+
+/* Advances a row-major multi-index (the odometer used by every N-d loop). */
+static inline void ev_next(int rank, const int64_t *dims, int64_t *idx)
+{
+    for (int i = rank - 1; i >= 0; i--) {
+        if (++idx[i] < dims[i])
+            return;
+        idx[i] = 0;
+    }
+}
+
+/* Product of dims[lo, hi). */
+static inline int64_t ev_prod(const int64_t *dims, int lo, int hi)
+{
+    int64_t p = 1;
+    for (int i = lo; i < hi; i++)
+        p *= dims[i];
+    return p;
+}
+
+static inline void ev_copy(void *dst, int64_t di, const void *src, int64_t si, size_t es)
+{
+    memcpy((char *)dst + (size_t)di * es, (const char *)src + (size_t)si * es, es);
+}
+
+/* Reads element i of any non-quantized kind as f64 (u64 as unsigned, bool as 0/1). */
+static inline double ev_ldf(glow_dtype t, const void *p, int64_t i)
+{
+    switch (t) {
+    case GLOW_F32: return ((const float *)p)[i];
+    case GLOW_F16: return glow_f16_to_f32(((const uint16_t *)p)[i]);
+    case GLOW_BF16: return glow_bf16_to_f32(((const uint16_t *)p)[i]);
+    case GLOW_F64: return ((const double *)p)[i];
+    case GLOW_I8: return ((const int8_t *)p)[i];
+    case GLOW_U8: return ((const uint8_t *)p)[i];
+    case GLOW_I16: return ((const int16_t *)p)[i];
+    case GLOW_U16: return ((const uint16_t *)p)[i];
+    case GLOW_I32: return ((const int32_t *)p)[i];
+    case GLOW_U32: return ((const uint32_t *)p)[i];
+    case GLOW_I64: return (double)((const int64_t *)p)[i];
+    case GLOW_U64: return (double)((const uint64_t *)p)[i];
+    case GLOW_BOOL: return ((const uint8_t *)p)[i] != 0;
+    default: return 0;
+    }
+}
+
+/* Reads element i of an integer or bool kind as int64_t (u64 keeps its bit pattern). */
+static inline int64_t ev_ldi(glow_dtype t, const void *p, int64_t i)
+{
+    switch (t) {
+    case GLOW_I8: return ((const int8_t *)p)[i];
+    case GLOW_U8: return ((const uint8_t *)p)[i];
+    case GLOW_I16: return ((const int16_t *)p)[i];
+    case GLOW_U16: return ((const uint16_t *)p)[i];
+    case GLOW_I32: return ((const int32_t *)p)[i];
+    case GLOW_U32: return ((const uint32_t *)p)[i];
+    case GLOW_I64: return ((const int64_t *)p)[i];
+    case GLOW_U64: return (int64_t)((const uint64_t *)p)[i];
+    case GLOW_BOOL: return ((const uint8_t *)p)[i] != 0;
+    default: return 0;
+    }
+}
+
+/* Writes an integer to an integer or bool kind: integers wrap modulo 2^bits (as C and ONNX
+ * casts between integers do), bool stores v != 0. */
+static inline void ev_sti(glow_dtype t, void *p, int64_t i, int64_t v)
+{
+    uint64_t u = (uint64_t)v;
+    switch (t) {
+    case GLOW_I8: case GLOW_U8: ((uint8_t *)p)[i] = (uint8_t)u; break;
+    case GLOW_I16: case GLOW_U16: ((uint16_t *)p)[i] = (uint16_t)u; break;
+    case GLOW_I32: case GLOW_U32: ((uint32_t *)p)[i] = (uint32_t)u; break;
+    case GLOW_I64: case GLOW_U64: ((uint64_t *)p)[i] = u; break;
+    case GLOW_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+    default: break;
+    }
+}
+
+/* Float to integer without undefined behaviour: truncates toward zero, NaN gives 0 and
+ * out-of-range values saturate to the kind's limits (ONNX leaves these cases undefined). */
+static inline int64_t ev_f2i(glow_dtype t, double v)
+{
+    if (v != v)
+        return 0;
+    if (t == GLOW_U64) {
+        if (v <= 0)
+            return 0;
+        if (v >= 18446744073709551616.0)
+            return (int64_t)UINT64_MAX;
+        return (int64_t)(uint64_t)v;
+    }
+    double lo, hi;
+    switch (t) {
+    case GLOW_I8: lo = INT8_MIN; hi = INT8_MAX; break;
+    case GLOW_U8: lo = 0; hi = UINT8_MAX; break;
+    case GLOW_I16: lo = INT16_MIN; hi = INT16_MAX; break;
+    case GLOW_U16: lo = 0; hi = UINT16_MAX; break;
+    case GLOW_I32: lo = INT32_MIN; hi = INT32_MAX; break;
+    case GLOW_U32: lo = 0; hi = UINT32_MAX; break;
+    case GLOW_BOOL: return v != 0;
+    default:
+        /* i64: 2^63 is the first double above the range. */
+        if (v >= 9223372036854775808.0)
+            return INT64_MAX;
+        if (v < -9223372036854775808.0)
+            return INT64_MIN;
+        return (int64_t)v;
+    }
+    if (v <= lo)
+        return (int64_t)lo;
+    if (v >= hi)
+        return (int64_t)hi;
+    return (int64_t)v;
+}
+
+/* Writes an f64 to any non-quantized kind: float kinds round to nearest even (f16/bf16 via
+ * f32), integer kinds go through ev_f2i, bool stores v != 0 (so NaN is true). */
+static inline void ev_stf(glow_dtype t, void *p, int64_t i, double v)
+{
+    switch (t) {
+    case GLOW_F32: ((float *)p)[i] = (float)v; break;
+    case GLOW_F16: ((uint16_t *)p)[i] = glow_f32_to_f16((float)v); break;
+    case GLOW_BF16: ((uint16_t *)p)[i] = glow_f32_to_bf16((float)v); break;
+    case GLOW_F64: ((double *)p)[i] = v; break;
+    case GLOW_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+    default: ev_sti(t, p, i, ev_f2i(t, v)); break;
+    }
+}
+
+/* Reads an index operand (i32 or i64, checked by glow_eval_supported). */
+static inline int64_t ev_index(const glow_tensor *t, int64_t i)
+{
+    return ev_ldi(t->type.dtype, t->data, i);
+}
+
+#endif
