@@ -367,6 +367,121 @@ static void test_reduce(void)
     CHECK_STR_EQ(ty(n, 0), "f32[3, 10]");
 }
 
+static void test_more_families(void)
+{
+    glow_value x = in(GLOW_F32, 4, DIMS(2, 6, 4, 4)), c6 = in(GLOW_F32, 1, DIMS(6));
+    glow_value g3 = in(GLOW_F32, 1, DIMS(3)), c5 = in(GLOW_F32, 1, DIMS(5));
+    glow_node *n = build(NK_GROUP_NORM, "gn", (glow_value[]){ x, c6, c6 }, 3,
+                         ATTRS(GLOW_AF(EPSILON, 1e-5), GLOW_AI(NUM_GROUPS, 3)));
+    CHECK_STR_EQ(ty(n, 0), "f32[2, 6, 4, 4]");
+    n = build(NK_GROUP_NORM, "gn3", (glow_value[]){ x, g3, g3 }, 3,
+              ATTRS(GLOW_AF(EPSILON, 1e-5), GLOW_AI(NUM_GROUPS, 3)));
+    CHECK_STR_EQ(ty(n, 0), "f32[2, 6, 4, 4]");
+    n = build(NK_GROUP_NORM, "gn4", (glow_value[]){ x, c6, c6 }, 3,
+              ATTRS(GLOW_AF(EPSILON, 1e-5), GLOW_AI(NUM_GROUPS, 4)));
+    CHECK(!n);
+    CHECK_CONTAINS(d.msg, "GroupNormalization 'gn4': num_groups 4 does not divide the 6 channels");
+    n = build(NK_INSTANCE_NORM, "in", (glow_value[]){ x, c6, c5 }, 3,
+              ATTRS(GLOW_AF(EPSILON, 1e-5)));
+    CHECK(!n);
+    CHECK_CONTAINS(d.msg, "InstanceNormalization 'in': bias f32[5] must have shape [6]");
+    n = build(NK_LRN, "lrn", &x, 1, ATTRS(GLOW_AI(SIZE, 3), GLOW_AF(ALPHA, 1e-4),
+                                          GLOW_AF(BETA, 0.75), GLOW_AF(BIAS, 1)));
+    CHECK_STR_EQ(ty(n, 0), "f32[2, 6, 4, 4]");
+
+    glow_value ix = in(GLOW_I64, 2, DIMS(2, 3)), dep = in(GLOW_I64, 0, NULL);
+    glow_value vals = in(GLOW_F32, 1, DIMS(2));
+    n = build(NK_ONE_HOT, "oh", (glow_value[]){ ix, dep, vals }, 3,
+              ATTRS(GLOW_AI(AXIS, 1), GLOW_AI(DEPTH, 10)));
+    CHECK_STR_EQ(ty(n, 0), "f32[2, 10, 3]");
+
+    glow_value seq = in(GLOW_F32, 3, DIMS(4, 2, 5)), lens = in(GLOW_I64, 1, DIMS(2));
+    n = build(NK_REVERSE_SEQUENCE, "rs", (glow_value[]){ seq, lens }, 2,
+              ATTRS(GLOW_AI(TIME_AXIS, 0), GLOW_AI(BATCH_AXIS, 1)));
+    CHECK_STR_EQ(ty(n, 0), "f32[4, 2, 5]");
+    n = build(NK_REVERSE_SEQUENCE, "rs2", (glow_value[]){ seq, lens }, 2,
+              ATTRS(GLOW_AI(TIME_AXIS, 1), GLOW_AI(BATCH_AXIS, 0)));
+    CHECK(!n);
+    CHECK_CONTAINS(d.msg, "ReverseSequence 'rs2': sequence_lens i64[2] must have shape [4]");
+
+    glow_value data = in(GLOW_F32, 2, DIMS(3, 3)), ei = in(GLOW_I64, 2, DIMS(2, 3));
+    glow_value eu = in(GLOW_F32, 2, DIMS(2, 3));
+    n = build(NK_GATHER_ELEMENTS, "ge", (glow_value[]){ data, ei }, 2, ATTRS(GLOW_AI(AXIS, 0)));
+    CHECK_STR_EQ(ty(n, 0), "f32[2, 3]");
+    n = build(NK_SCATTER_ELEMENTS, "se", (glow_value[]){ data, ei, eu }, 3,
+              ATTRS(GLOW_AI(AXIS, 0), GLOW_ASTR(REDUCTION, "add")));
+    CHECK_STR_EQ(ty(n, 0), "f32[3, 3]");
+    glow_value nd = in(GLOW_F32, 3, DIMS(4, 4, 4)), ndi = in(GLOW_I64, 2, DIMS(2, 1));
+    glow_value ndu = in(GLOW_F32, 3, DIMS(2, 4, 4)), bad = in(GLOW_F32, 2, DIMS(2, 4));
+    n = build(NK_SCATTER_ND, "snd", (glow_value[]){ nd, ndi, ndu }, 3,
+              ATTRS(GLOW_ASTR(REDUCTION, "none")));
+    CHECK_STR_EQ(ty(n, 0), "f32[4, 4, 4]");
+    n = build(NK_SCATTER_ND, "snd2", (glow_value[]){ nd, ndi, bad }, 3,
+              ATTRS(GLOW_ASTR(REDUCTION, "none")));
+    CHECK(!n);
+    CHECK_CONTAINS(d.msg, "ScatterND 'snd2': updates f32[2, 4] must have shape");
+    n = build(NK_SCATTER_ND, "snd3", (glow_value[]){ nd, ndi, ndu }, 3,
+              ATTRS(GLOW_ASTR(REDUCTION, "sum")));
+    CHECK(!n);
+    CHECK_CONTAINS(d.msg, "'reduction' is \"sum\", expected one of: none add mul max min");
+
+    glow_value img = in(GLOW_F32, 4, DIMS(1, 3, 5, 5));
+    const float sc[] = { 1, 1, 2, 2.5f };
+    glow_attr ra[] = { GLOW_AFLOATS(SCALES, sc, 4), GLOW_ASTR(MODE, "nearest"),
+                       GLOW_ASTR(COORD_MODE, "asymmetric"), GLOW_ASTR(NEAREST_MODE, "floor"),
+                       GLOW_AF(CUBIC_COEFF_A, -0.75), GLOW_AI(EXCLUDE_OUTSIDE, 0),
+                       GLOW_AF(EXTRAPOLATION_VALUE, 0) };
+    n = build(NK_RESIZE, "rsz", &img, 1, ra, 7);
+    CHECK_STR_EQ(ty(n, 0), "f32[1, 3, 10, 12]");
+    glow_type t = glow_type_make(GLOW_F32, 4, DIMS(1, 3, 10, 13));
+    glow_diag_clear(&d);
+    n = glow_build(f, NK_RESIZE, "rsz2", &img, 1, ra, 7, &t, 1, &d);
+    CHECK_STR_EQ(ty(n, 0), "f32[1, 3, 10, 13]");
+    t.dims[2] = 12;
+    n = glow_build(f, NK_RESIZE, "rsz3", &img, 1, ra, 7, &t, 1, &d);
+    CHECK(!n);
+    CHECK_CONTAINS(d.msg, "Resize 'rsz3': declared result f32[1, 3, 12, 13] does not match");
+
+    n = build(NK_TRILU, "tri", &data, 1, ATTRS(GLOW_AI(UPPER, 1), GLOW_AI(K, 0)));
+    CHECK_STR_EQ(ty(n, 0), "f32[3, 3]");
+    n = build(NK_TRILU, "tri1", &c6, 1, ATTRS(GLOW_AI(UPPER, 1), GLOW_AI(K, 0)));
+    CHECK(!n);
+    CHECK_CONTAINS(d.msg, "Trilu 'tri1': input f32[6] has rank 1, expected 2 to 6");
+}
+
+/* Quantized results take scale and offset from the declared type; glow_infer_types rewrites
+ * a node's result types in place. */
+static void test_quant_and_reinfer(void)
+{
+    glow_type tx = glow_type_make(GLOW_I8Q, 4, DIMS(1, 2, 4, 4));
+    tx.scale = 0.5f;
+    glow_type tw = glow_type_make(GLOW_I8Q, 4, DIMS(3, 2, 1, 1));
+    tw.scale = 0.25f;
+    glow_value x = glow_val(glow_placeholder_create(m, "qx", &tx, true), 0);
+    glow_value w = glow_val(glow_placeholder_create(m, "qw", &tw, true), 0);
+    glow_type out = glow_type_make(GLOW_I8Q, 4, DIMS(1, 3, 4, 4));
+    out.scale = 0.125f;
+    out.offset = 3;
+    glow_attr a[] = { AINTS(KERNEL, 1, 1), AINTS(STRIDES, 1, 1), AINTS(PADS, 0, 0, 0, 0),
+                      AINTS(DILATIONS, 1, 1), GLOW_AI(GROUP, 1) };
+    glow_diag_clear(&d);
+    glow_node *n = glow_build(f, NK_CONV, "qconv", (glow_value[]){ x, w }, 2, a, 5, &out, 1, &d);
+    CHECK_STR_EQ(ty(n, 0), "i8q[1, 3, 4, 4]:0.125:3");
+    glow_value qv = glow_val(n, 0);
+    glow_node *r = build(NK_RELU, "qrelu", &qv, 1, NULL, 0);
+    CHECK_STR_EQ(ty(r, 0), "i8q[1, 3, 4, 4]:0.125:3");
+
+    glow_value y = in(GLOW_F32, 2, DIMS(2, 2));
+    glow_node *e = build(NK_EXP, "exp", &y, 1, NULL, 0);
+    CHECK(e != NULL);
+    if (e) {
+        e->outs[0].dims[0] = 7;
+        glow_diag_clear(&d);
+        CHECK_EQ(glow_infer_types(e, &d), GLOW_OK);
+        CHECK_STR_EQ(ty(e, 0), "f32[2, 2]");
+    }
+}
+
 int main(void)
 {
     m = glow_module_create();
@@ -378,6 +493,8 @@ int main(void)
     test_elementwise();
     test_shape();
     test_reduce();
+    test_more_families();
+    test_quant_and_reinfer();
     /* Everything glow_build accepted passes the verifier. */
     glow_diag_clear(&d);
     CHECK_EQ(glow_function_verify(f, &d), GLOW_OK);
