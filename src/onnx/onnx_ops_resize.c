@@ -45,14 +45,19 @@ typedef struct resize_spec {
 } resize_spec;
 
 static glow_status build_resize(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x,
-                                const int64_t *out_dims, const double *scales,
-                                const resize_spec *s)
+                                const double *out_f, const double *scales, const resize_spec *s)
 {
     const glow_type *xt = glow_value_type(x);
     glow_type ot = *xt;
     int64_t numel = 1;
+    int64_t out_dims[GLOW_MAX_DIMS];
     for (int i = 0; i < xt->rank; i++) {
-        if (out_dims[i] < 0 || !glow_mul_overflow_i64(numel, out_dims[i], &numel))
+        /* Sizes come from model floats: range-check before converting to integers. */
+        if (!(out_f[i] >= 0 && out_f[i] < 9e15))
+            return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "output dim %d (%g) is invalid or too "
+                             "large", i, out_f[i]);
+        out_dims[i] = (int64_t)out_f[i];
+        if (!glow_mul_overflow_i64(numel, out_dims[i], &numel))
             return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "output dim %d (%" PRId64
                              ") is invalid or too large", i, out_dims[i]);
         ot.dims[i] = out_dims[i];
@@ -171,11 +176,10 @@ glow_status load_resize(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
         }
         s.roi = roi_full;
     }
-    double sc[GLOW_MAX_DIMS];
-    int64_t out[GLOW_MAX_DIMS];
+    double sc[GLOW_MAX_DIMS], out[GLOW_MAX_DIMS];
     for (int i = 0; i < r; i++) {
         sc[i] = 1.0;
-        out[i] = xt->dims[i];
+        out[i] = (double)xt->dims[i];
     }
     if (has_scales) {
         for (int i = 0; i < naxes; i++) {
@@ -185,7 +189,7 @@ glow_status load_resize(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
                                  scales[i], a);
             double span = roi_full ? (double)roi_full[r + a] - roi_full[a] : 1.0;
             sc[a] = scales[i];
-            out[a] = (int64_t)floor((double)xt->dims[a] * span * scales[i]);
+            out[a] = floor((double)xt->dims[a] * span * scales[i]);
         }
     } else {
         const char *policy = opset >= 18 ? onnx_attr_str(cx, np, "keep_aspect_ratio_policy",
@@ -202,7 +206,7 @@ glow_status load_resize(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
                                  ") is invalid", sizes_f[i], a, xt->dims[a]);
             double q = sizes_f[i] / (double)xt->dims[a];
             if (stretch) {
-                out[a] = (int64_t)sizes_f[i];
+                out[a] = floor(sizes_f[i]);
                 sc[a] = q;
             }
             keep = smaller ? fmax(keep, q) : fmin(keep, q);
@@ -211,7 +215,7 @@ glow_status load_resize(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
         for (int i = 0; i < naxes && !stretch; i++) {
             int a = axes[i];
             sc[a] = keep;
-            out[a] = (int64_t)floor(keep * (double)xt->dims[a] + 0.5);
+            out[a] = floor(keep * (double)xt->dims[a] + 0.5);
         }
     }
     return build_resize(cx, np, x, out, sc, &s);
@@ -244,12 +248,12 @@ glow_status load_upsample(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     if (n != xt->rank)
         return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "'scales' has %d values for rank %d", n,
                          xt->rank);
-    int64_t out[GLOW_MAX_DIMS];
+    double out[GLOW_MAX_DIMS];
     for (int i = 0; i < n; i++) {
         if (!(scales[i] >= 1 && scales[i] < 1e9))
             return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "scale %g for axis %d is below 1",
                              scales[i], i);
-        out[i] = (int64_t)floor((double)xt->dims[i] * scales[i]);
+        out[i] = floor((double)xt->dims[i] * scales[i]);
     }
     return build_resize(cx, np, x, out, scales, &s);
 }

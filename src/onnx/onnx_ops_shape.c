@@ -283,6 +283,8 @@ glow_status load_concat(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     }
     /* CONCAT takes at most 64 operands: longer lists are joined in chunks. */
     int max = glow_node_kind_max_in(NK_CONCAT);
+    if (max > 64)
+        max = 64;
     int done = 0;
     while (done < n) {
         int take = n - done;
@@ -523,6 +525,11 @@ glow_status load_pad(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
         seen[a] = true;
         p[a] = pads[i];
         p[rank + a] = pads[nax + i];
+        /* Bounded first so that the sum below cannot overflow. */
+        const int64_t lim = (int64_t)1 << 40;
+        if (p[a] < -lim || p[a] > lim || p[rank + a] < -lim || p[rank + a] > lim)
+            return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "pads %" PRId64 ", %" PRId64
+                             " for axis %d are too large", p[a], p[rank + a], a);
         if (p[a] + xt->dims[a] + p[rank + a] < 0)
             return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "pads %" PRId64 ", %" PRId64
                              " remove more than the %" PRId64 " elements of axis %d",
