@@ -1,6 +1,6 @@
 // print.c - Deterministic text form of modules and functions (golden tests compare it).
 //
-// Names: a node prints as %name when its name is non-empty, uses only [A-Za-z0-9_./:-], is not
+// Names: a node prints as %name when its name is non-empty, uses only [A-Za-z0-9_./:#-], is not
 // all digits and does not end in ".<digits>"; an empty name prints as %<id> (the module-unique
 // id); any other name is quoted, %"like this", with \" and \\ escaped. These rules keep every
 // operand unambiguous: result r > 0 of a node prints as %name.r (%topk.1, %"x.1".1, %7.1).
@@ -18,7 +18,7 @@
 static bool bare_char(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '.' || c == '/' || c == ':' || c == '-';
+           c == '_' || c == '.' || c == '/' || c == ':' || c == '-' || c == '#';
 }
 
 static bool name_is_bare(const char *s)
