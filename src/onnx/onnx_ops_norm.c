@@ -1,4 +1,4 @@
-// onnx_ops_norm.c - Loaders for normalizations, Gemm/MatMul and the Softmax family.
+// onnx_ops_norm.c - Loaders for normalizations, Gemm/MatMul/Einsum and the Softmax family.
 //
 // The graph's nodes are stricter than ONNX: MATMUL wants identical batch dims and rank >= 2,
 // GEMM wants its bias already [M, N], the norm nodes want per-channel or per-normalized-shape
@@ -389,4 +389,200 @@ glow_status load_log_softmax(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 glow_status load_hardmax(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 {
     return load_softmax_kind(cx, np, opset, NK_HARDMAX);
+}
+
+/* --- Einsum --- */
+
+/* One operand's (or the result's) subscripts. */
+typedef struct einsum_term {
+    int n;
+    char l[GLOW_MAX_DIMS];
+} einsum_term;
+
+static glow_status einsum_parse_term(onnx_ctx *cx, const Onnx__NodeProto *np, const char **p,
+                                     einsum_term *t)
+{
+    t->n = 0;
+    for (;; (*p)++) {
+        char c = **p;
+        if (c == ' ')
+            continue;
+        if (c == '.')
+            return onnx_unsupported(cx, np, "Einsum ellipsis '...'");
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+            return GLOW_OK;
+        if (t->n == GLOW_MAX_DIMS)
+            return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "a term has more than %d subscripts",
+                             GLOW_MAX_DIMS);
+        for (int i = 0; i < t->n; i++)
+            if (t->l[i] == c)
+                return onnx_unsupported(cx, np, "repeated subscript '%c' in one term "
+                                        "(diagonals)", c);
+        t->l[t->n++] = c;
+    }
+}
+
+static int term_find(const einsum_term *t, char c)
+{
+    for (int i = 0; i < t->n; i++)
+        if (t->l[i] == c)
+            return i;
+    return -1;
+}
+
+/* Transposes v (subscripts *t) so that its subscripts read `want`; nothing when equal. */
+static glow_status einsum_permute(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value *v,
+                                  einsum_term *t, const einsum_term *want)
+{
+    int64_t perm[GLOW_MAX_DIMS];
+    bool same = true;
+    for (int i = 0; i < want->n; i++) {
+        perm[i] = term_find(t, want->l[i]);
+        same = same && perm[i] == i;
+    }
+    if (same)
+        return GLOW_OK;
+    glow_attr a = GLOW_AINTS(PERM, perm, want->n);
+    GLOW_TRY(onnx_build(cx, np, NK_TRANSPOSE, v, 1, &a, 1, NULL, 0, v));
+    *t = *want;
+    return GLOW_OK;
+}
+
+/* The product of v's dims for the subscripts in `sel` (in t's layout). */
+static int64_t einsum_size(glow_value v, const einsum_term *t, const einsum_term *sel)
+{
+    int64_t p = 1;
+    for (int i = 0; i < sel->n; i++)
+        p *= glow_value_type(v)->dims[term_find(t, sel->l[i])];
+    return p;
+}
+
+/* Einsum without ellipsis or diagonals, on one or two operands: subscripts used nowhere else
+ * are summed away first; two operands then become one batched MATMUL between transposes and
+ * reshapes ([batch, M, K] x [batch, K, N]). */
+glow_status load_einsum(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    const char *eq = onnx_attr_str(cx, np, "equation", NULL);
+    if (!eq)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "missing required 'equation'");
+    int nin = onnx_num_inputs(np);
+    if (nin < 1 || nin > 2)
+        return onnx_unsupported(cx, np, "Einsum with %d operands (1 or 2)", nin);
+    glow_value v[2];
+    einsum_term t[2], out;
+    const char *p = eq;
+    for (int k = 0; k < nin; k++) {
+        GLOW_TRY(onnx_input(cx, np, k, &v[k]));
+        GLOW_TRY(einsum_parse_term(cx, np, &p, &t[k]));
+        if (*p == ',' && k + 1 < nin)
+            p++;
+        if (t[k].n != glow_value_type(v[k])->rank)
+            return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "term %d has %d subscripts for a "
+                             "rank-%d operand", k, t[k].n, glow_value_type(v[k])->rank);
+    }
+    if (p[0] == '-' && p[1] == '>') {
+        p += 2;
+        GLOW_TRY(einsum_parse_term(cx, np, &p, &out));
+    } else {
+        /* Implicit output: subscripts seen exactly once, in alphabetical order. */
+        out.n = 0;
+        for (int c = 'A'; c <= 'z'; c++) {
+            int seen = 0;
+            for (int k = 0; k < nin; k++)
+                seen += term_find(&t[k], (char)c) >= 0;
+            if (seen == 1 && out.n < GLOW_MAX_DIMS)
+                out.l[out.n++] = (char)c;
+        }
+    }
+    if (*p != '\0')
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "cannot parse equation '%s'", eq);
+    for (int i = 0; i < out.n; i++) {
+        int where = 0;
+        for (int k = 0; k < nin; k++)
+            where += term_find(&t[k], out.l[i]) >= 0;
+        if (!where)
+            return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "output subscript '%c' is in no "
+                             "input", out.l[i]);
+    }
+    if (nin == 2) {
+        for (int i = 0; i < t[0].n; i++) {
+            int j = term_find(&t[1], t[0].l[i]);
+            if (j >= 0 && glow_value_type(v[0])->dims[i] != glow_value_type(v[1])->dims[j])
+                return onnx_unsupported(cx, np, "subscript '%c' has sizes %lld and %lld "
+                                        "(broadcasting)", t[0].l[i],
+                                        (long long)glow_value_type(v[0])->dims[i],
+                                        (long long)glow_value_type(v[1])->dims[j]);
+        }
+    }
+
+    /* Sum away the subscripts only one operand has and the result lacks. */
+    for (int k = 0; k < nin; k++) {
+        int64_t axes[GLOW_MAX_DIMS];
+        int na = 0;
+        einsum_term kept = { 0 };
+        for (int i = 0; i < t[k].n; i++) {
+            char c = t[k].l[i];
+            if (term_find(&out, c) < 0 && (nin == 1 || term_find(&t[1 - k], c) < 0))
+                axes[na++] = i;
+            else
+                kept.l[kept.n++] = c;
+        }
+        if (na == 0)
+            continue;
+        glow_attr ra[2] = { GLOW_AINTS(AXES, axes, na), GLOW_AI(KEEPDIMS, 0) };
+        GLOW_TRY(onnx_build(cx, np, NK_REDUCE_SUM, &v[k], 1, ra, 2, NULL, 0, &v[k]));
+        t[k] = kept;
+    }
+    if (nin == 1) {
+        GLOW_TRY(einsum_permute(cx, np, &v[0], &t[0], &out));
+        return onnx_set_output(cx, np, 0, v[0]);
+    }
+
+    einsum_term batch = { 0 }, con = { 0 }, aonly = { 0 }, bonly = { 0 };
+    for (int i = 0; i < t[0].n; i++) {
+        char c = t[0].l[i];
+        einsum_term *dst = term_find(&t[1], c) < 0 ? &aonly
+                           : term_find(&out, c) >= 0 ? &batch : &con;
+        dst->l[dst->n++] = c;
+    }
+    for (int i = 0; i < t[1].n; i++)
+        if (term_find(&t[0], t[1].l[i]) < 0)
+            bonly.l[bonly.n++] = t[1].l[i];
+    int64_t nb = einsum_size(v[0], &t[0], &batch), m = einsum_size(v[0], &t[0], &aonly);
+    int64_t kk = einsum_size(v[0], &t[0], &con), n = einsum_size(v[1], &t[1], &bonly);
+    /* The result, before its final transpose: batch, then A's, then B's free subscripts. */
+    einsum_term res = batch;
+    int64_t res_dims[GLOW_MAX_DIMS];
+    for (int i = 0; i < batch.n; i++)
+        res_dims[i] = glow_value_type(v[0])->dims[term_find(&t[0], batch.l[i])];
+    for (int i = 0; i < aonly.n; i++) {
+        res_dims[res.n] = glow_value_type(v[0])->dims[term_find(&t[0], aonly.l[i])];
+        res.l[res.n++] = aonly.l[i];
+    }
+    for (int i = 0; i < bonly.n; i++) {
+        if (res.n == GLOW_MAX_DIMS)
+            return onnx_unsupported(cx, np, "result rank above %d", GLOW_MAX_DIMS);
+        res_dims[res.n] = glow_value_type(v[1])->dims[term_find(&t[1], bonly.l[i])];
+        res.l[res.n++] = bonly.l[i];
+    }
+
+    einsum_term wa = batch, wb = batch;
+    for (int i = 0; i < aonly.n; i++)
+        wa.l[wa.n++] = aonly.l[i];
+    for (int i = 0; i < con.n; i++) {
+        wa.l[wa.n++] = con.l[i];
+        wb.l[wb.n++] = con.l[i];
+    }
+    for (int i = 0; i < bonly.n; i++)
+        wb.l[wb.n++] = bonly.l[i];
+    GLOW_TRY(einsum_permute(cx, np, &v[0], &t[0], &wa));
+    GLOW_TRY(einsum_permute(cx, np, &v[1], &t[1], &wb));
+    int64_t da[3] = { nb, m, kk }, db[3] = { nb, kk, n };
+    GLOW_TRY(onnx_reshape(cx, np, v[0], 3, da, &v[0]));
+    GLOW_TRY(onnx_reshape(cx, np, v[1], 3, db, &v[1]));
+    glow_value y;
+    GLOW_TRY(onnx_build(cx, np, NK_MATMUL, v, 2, NULL, 0, NULL, 0, &y));
+    GLOW_TRY(onnx_reshape(cx, np, y, res.n, res_dims, &y));
+    GLOW_TRY(einsum_permute(cx, np, &y, &res, &out));
+    return onnx_set_output(cx, np, 0, y);
 }

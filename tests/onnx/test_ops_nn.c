@@ -443,6 +443,37 @@ static void test_linalg(void)
     if (m)
         glow_module_destroy(m);
 
+    /* Einsum: a batched product is one MatMul; an inner product is reshaped around one. */
+    m = load("node", "test_einsum_batch_matmul", &d);
+    CHECK(m != NULL);
+    if (m) {
+        CHECK_EQ(count(m, NK_MATMUL), 1);
+        CHECK_STR_EQ(res_str(find(m, NK_MATMUL, 0), 0), "f64[5, 2, 4]");
+        glow_module_destroy(m);
+    }
+    m = load("node", "test_einsum_inner_prod", &d);
+    CHECK(m != NULL);
+    if (m) {
+        CHECK_STR_EQ(res_str(find(m, NK_MATMUL, 0), 0), "f64[1, 1, 1]");
+        glow_node *last = glow_module_function(m, "main")->nodes.last;
+        CHECK_STR_EQ(val_str(last->ins[0]), "f64[]");
+        glow_module_destroy(m);
+    }
+    m = load("node", "test_einsum_transpose", &d);
+    n = m ? find(m, NK_TRANSPOSE, 0) : NULL;
+    CHECK(n != NULL);
+    if (n)
+        CHECK_STR_EQ(ints_str(n, GA_PERM), "[1, 0]");
+    if (m)
+        glow_module_destroy(m);
+    m = load("node", "test_einsum_batch_diagonal", &d);
+    CHECK(m == NULL);
+    CHECK_EQ(d.status, GLOW_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(d.msg, "Einsum 'Einsum#0' (opset 12)");
+    CHECK_CONTAINS(d.msg, "ellipsis");
+    if (m)
+        glow_module_destroy(m);
+
     /* Two vectors give a scalar. */
     m = load("node", "test_matmul_1d_1d", &d);
     CHECK(m != NULL);
