@@ -248,13 +248,8 @@ static glow_status infer_elemwise(infer_cx *cx)
     case NK_GELU:
         GLOW_TRY(want_str_in(cx, GA_APPROXIMATE, "none tanh"));
         break;
-    case NK_CLIP:
-        if (attr_f(cx, GA_MIN, 0) > attr_f(cx, GA_MAX, 0))
-            return ifail(cx, GLOW_ERR_BAD_ATTR, "min %g is greater than max %g",
-                         attr_f(cx, GA_MIN, 0), attr_f(cx, GA_MAX, 0));
-        break;
     default:
-        break;
+        break;   /* CLIP with min > max is valid: ONNX then gives max everywhere */
     }
     if (fl & NF_CMP) {
         glow_type r = glow_type_make(GLOW_BOOL, a->rank, a->dims);
