@@ -147,7 +147,9 @@ glow_status load_resize(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     if (opset < 11) {
         GLOW_TRY(opt_floats(cx, np, 1, "scales", &scales, &nscales));
     } else {
-        GLOW_TRY(opt_floats(cx, np, 1, "roi", &roi, &nroi));
+        /* roi matters only to tf_crop_and_resize; elsewhere it may even be computed. */
+        if (!strcmp(s.coord, "tf_crop_and_resize"))
+            GLOW_TRY(opt_floats(cx, np, 1, "roi", &roi, &nroi));
         GLOW_TRY(opt_floats(cx, np, 2, "scales", &scales, &nscales));
         GLOW_TRY(opt_floats(cx, np, 3, "sizes", &sizes_f, &nsizes));
     }
