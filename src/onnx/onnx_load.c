@@ -221,6 +221,19 @@ static void name_node(Onnx__NodeProto *np, size_t index)
     np->name = s;
 }
 
+/* When a loader built only helpers (say, onnx_cast for Cast), the node computing its first
+ * output takes the ONNX node's name, so dumps read like the model. */
+static void name_result(onnx_ctx *cx, const Onnx__NodeProto *np, uint32_t first_id)
+{
+    const onnx_binding *b = onnx_has_output(np, 0) ? glow_strmap_get(&cx->values, np->output[0])
+                                                   : NULL;
+    if (!b || !b->v.node || b->v.node->id < first_id)
+        return;
+    if (glow_node_kind_flags(b->v.node->kind) & NF_STORAGE)
+        return;
+    b->v.node->name = glow_arena_strdup(cx->arena, onnx_node_name(np));
+}
+
 static void load_nodes(load_state *ls, const Onnx__ModelProto *mp, const Onnx__GraphProto *g)
 {
     onnx_ctx *cx = &ls->cx;
@@ -249,7 +262,10 @@ static void load_nodes(load_state *ls, const Onnx__ModelProto *mp, const Onnx__G
         }
         glow_diag d = { 0 };
         cx->d = &d;
+        uint32_t first_id = cx->m->next_id;
         glow_status s = onnx_find_loader(np->op_type, cx->opset)(cx, np, cx->opset);
+        if (s == GLOW_OK && !cx->main_built)
+            name_result(cx, np, first_id);
         if (s == GLOW_OK) {
             for (size_t k = 0; k < np->n_output; k++) {
                 if (!onnx_has_output(np, (int)k) || glow_strmap_get(&cx->values, np->output[k]))

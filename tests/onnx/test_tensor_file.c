@@ -23,8 +23,10 @@ static glow_tensor make_tensor(glow_dtype dt, int rank, const int64_t *dims)
     glow_tensor t;
     glow_diag d = { 0 };
     CHECK_EQ(glow_tensor_alloc(&t, &ty, &d), GLOW_OK);
-    for (size_t i = 0; i < (size_t)glow_type_numel(&ty); i++)
-        glow_store_f64(dt, t.data, i, dt == GLOW_BOOL ? (double)(i % 2) : (double)i - 2.0 * (i % 3));
+    for (size_t i = 0; i < (size_t)glow_type_numel(&ty); i++) {
+        double v = dt == GLOW_BOOL ? (double)(i % 2) : (double)i - 2.0 * (double)(i % 3);
+        glow_store_f64(dt, t.data, i, v);
+    }
     return t;
 }
 
