@@ -27,6 +27,14 @@ glow_status glow_tensor_read_pb(const uint8_t *data, size_t size, glow_tensor *t
     Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, size, data);
     if (!tp)
         return glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX TensorProto (%zu bytes)", size);
+    /* SequenceProto and OptionalProto share field numbers with TensorProto: their element
+     * values (field 3) parse as TensorProto's segment, which real tensor files never use. */
+    if (tp->segment) {
+        onnx__tensor_proto__free_unpacked(tp, NULL);
+        return glow_fail(d, GLOW_ERR_UNSUPPORTED, "the file holds a sequence or optional value "
+                         "(SequenceProto / OptionalProto) or a tensor segment; glowc reads "
+                         "whole tensors only");
+    }
     glow_arena scratch = { 0 };
     glow_tensor tmp;
     const char *what = tp->name && *tp->name ? tp->name : "(unnamed)";

@@ -125,6 +125,15 @@ static void test_node_suite_file(void)
     CHECK_STR_EQ(name, "x");
     free(name);
     glow_tensor_free(&t);
+
+    /* A SequenceProto is not a tensor: refused with a message saying so. */
+    snprintf(path, sizeof(path), "%s/onnx-node-tests/node/test_sequence_insert_at_back/"
+             "test_data_set_0/input_0.pb", shared);
+    if (access(path, R_OK) == 0) {
+        CHECK_EQ(glow_tensor_read_file(path, &t, NULL, &d), GLOW_ERR_UNSUPPORTED);
+        CHECK_CONTAINS(d.msg, "SequenceProto");
+        glow_diag_clear(&d);
+    }
 }
 
 /* Packs a hand-made TensorProto and reads it back through glow_tensor_read_pb. */
