@@ -247,6 +247,14 @@ void glow_node_erase(glow_node *n)
      * must unlink storage through the module lists itself. */
 }
 
+void glow_node_move_before(glow_node *n, glow_node *pos)
+{
+    if (!n->fn || n == pos || (pos && pos->fn != n->fn))
+        return;
+    list_remove(&n->fn->nodes, n);
+    list_insert_before(&n->fn->nodes, pos, n);
+}
+
 void glow_replace_all_uses(glow_function *f, glow_value from, glow_value to)
 {
     for (glow_node *n = f->nodes.first; n; n = n->next) {

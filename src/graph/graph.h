@@ -206,6 +206,9 @@ glow_node *glow_node_create(glow_function *f, glow_node_kind kind, const char *n
 /* Adds `SAVE(v, placeholder)` at the end of f. */
 glow_node *glow_save_create(glow_function *f, const char *name, glow_value v, glow_node *ph);
 void glow_node_erase(glow_node *n);                 /* unlinks from the function */
+/* Moves function node n to just before `pos` (NULL: to the end) in n's function; passes that
+ * build replacement nodes (appended by glow_build) use it to put them where they belong. */
+void glow_node_move_before(glow_node *n, glow_node *pos);
 /* Replaces every use of `from` in f (and in SAVE operands) by `to`. */
 void glow_replace_all_uses(glow_function *f, glow_value from, glow_value to);
 void glow_function_count_users(glow_function *f);  /* sets nusers on every node */

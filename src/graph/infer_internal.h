@@ -76,5 +76,6 @@ void set_out_dims(infer_cx *cx, int i, glow_dtype dt, int rank, const int64_t *d
 glow_status infer_nn(infer_cx *cx, bool *handled);      /* infer_nn.c */
 glow_status infer_shape(infer_cx *cx, bool *handled);   /* infer_shape.c */
 glow_status infer_reduce(infer_cx *cx, bool *handled);  /* infer_reduce.c */
+glow_status infer_prim(infer_cx *cx, bool *handled);    /* infer_prim.c */
 
 #endif
