@@ -84,6 +84,8 @@ static const char *typed_field_name(glow_dtype dt)
 /* Stores the typed field values into dst (numel elements of dt). */
 static void copy_typed(const Onnx__TensorProto *tp, glow_dtype dt, void *dst, size_t numel)
 {
+    if (numel == 0)
+        return;   /* the field's pointer is NULL then, which memcpy must not see */
     switch (dt) {
     case GLOW_F32: memcpy(dst, tp->float_data, numel * 4); return;
     case GLOW_F64: memcpy(dst, tp->double_data, numel * 8); return;
@@ -158,7 +160,7 @@ glow_status onnx_tensor_from_proto(const Onnx__TensorProto *tp, glow_arena *a, g
     if (!data)
         return glow_fail(d, GLOW_ERR_TOO_LARGE, "tensor '%s' (%zu bytes) does not fit in memory",
                          what, bytes);
-    if (tp->has_raw_data)
+    if (tp->has_raw_data && bytes)
         memcpy(data, tp->raw_data.data, bytes);
     else
         copy_typed(tp, dt, data, (size_t)numel);

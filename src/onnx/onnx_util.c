@@ -62,6 +62,56 @@ bool onnx_has_input(const Onnx__NodeProto *np, int i)
     return i >= 0 && (size_t)i < np->n_input && np->input[i] && *np->input[i];
 }
 
+/* --- input specialization (glow_onnx_options.input_values) --- */
+
+/* Node inputs ONNX defines as shape-like (shapes, axes, pads, scales, counts) whose loaders
+ * test for a constant before reading it: a graph input feeding one of them is specialized to
+ * its known value. Bit k of `inputs` marks node input k. Loaders reading through
+ * onnx_input_const/ints/floats need no entry. */
+static const struct {
+    const char *op;
+    unsigned inputs;
+} shape_inputs[] = {
+    { "Reshape", 1u << 1 }, { "Expand", 1u << 1 }, { "Tile", 1u << 1 },
+    { "Squeeze", 1u << 1 }, { "Unsqueeze", 1u << 1 }, { "Split", 1u << 1 },
+    { "Slice", 0xfu << 1 }, { "Pad", 0x7u << 1 }, { "Trilu", 1u << 1 },
+    { "Resize", 0x7u << 1 }, { "Upsample", 1u << 1 }, { "OneHot", 1u << 1 },
+    { "Compress", 1u << 1 },
+};
+
+static bool is_shape_input(const Onnx__NodeProto *np, int i)
+{
+    for (size_t k = 0; k < sizeof(shape_inputs) / sizeof(shape_inputs[0]); k++)
+        if (np->op_type && strcmp(np->op_type, shape_inputs[k].op) == 0)
+            return i < 32 && (shape_inputs[k].inputs >> i & 1u);
+    return false;
+}
+
+/* The constant "<input>/value" standing for graph input placeholder ph when the options give
+ * its value (with ph's exact type), created on first use; NULL when the value is unknown.
+ * Fed inputs become placeholders in order, so ph's rank among the input placeholders is its
+ * position in input_values. */
+static glow_node *input_value_const(onnx_ctx *cx, glow_node *ph)
+{
+    const glow_onnx_options *o = cx->opt;
+    if (!o || !o->input_values || ph->kind != NK_PLACEHOLDER || !ph->is_input)
+        return NULL;
+    int pos = 0;
+    for (glow_node *n = cx->m->placeholders.first; n && n != ph; n = n->next)
+        pos += n->is_input;
+    if (pos >= o->ninput_values || !o->input_values[pos])
+        return NULL;
+    const glow_tensor *t = o->input_values[pos];
+    if (!glow_type_equal(&t->type, &ph->outs[0]) || (!t->data && glow_type_bytes(&t->type)))
+        return NULL;
+    char name[512];
+    snprintf(name, sizeof(name), "%s/value", ph->name);
+    for (glow_node *c = cx->m->constants.first; c; c = c->next)
+        if (strcmp(c->name, name) == 0 && glow_type_equal(&c->outs[0], &t->type))
+            return c;
+    return glow_constant_create(cx->m, glow_arena_strdup(cx->arena, name), &t->type, t->data);
+}
+
 glow_status onnx_input(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glow_value *v)
 {
     if (!onnx_has_input(np, i))
@@ -75,6 +125,10 @@ glow_status onnx_input(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glow_valu
         return onnx_fail(cx, np, GLOW_ERR_UNSUPPORTED, "input %d '%s' comes from a node that "
                          "failed to import", i, np->input[i]);
     *v = b->v;
+    glow_node *c = v->node->kind == NK_PLACEHOLDER && is_shape_input(np, i)
+                       ? input_value_const(cx, v->node) : NULL;
+    if (c)
+        *v = glow_val(c, 0);
     return GLOW_OK;
 }
 
@@ -83,6 +137,9 @@ glow_status onnx_input_const(onnx_ctx *cx, const Onnx__NodeProto *np, int i,
 {
     glow_value v;
     GLOW_TRY(onnx_input(cx, np, i, &v));
+    glow_node *c = v.node->kind == NK_PLACEHOLDER ? input_value_const(cx, v.node) : NULL;
+    if (c)
+        v = glow_val(c, 0);
     if (v.node->kind != NK_CONSTANT)
         return onnx_unsupported(cx, np, "input %d '%s' must be a constant (glowc needs it at "
                                 "compile time), but it is computed by %s '%s'", i, np->input[i],
@@ -343,7 +400,8 @@ glow_status onnx_reshape(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, 
     glow_type t = glow_type_make(vt->dtype, rank, dims);
     t.scale = vt->scale;
     t.offset = vt->offset;
-    if (vt->rank == rank && memcmp(vt->dims, dims, sizeof(int64_t) * (size_t)rank) == 0) {
+    if (vt->rank == rank &&
+        (rank == 0 || memcmp(vt->dims, dims, sizeof(int64_t) * (size_t)rank) == 0)) {
         *out = v;
         return GLOW_OK;
     }

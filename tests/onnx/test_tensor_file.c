@@ -163,6 +163,14 @@ static void test_typed_fields(void)
     CHECK_NEAR(((float *)t.data)[1], -2, 0);
     glow_tensor_free(&t);
 
+    /* Empty tensors have no data at all. */
+    int64_t zero[2] = { 0, 3 };
+    tp.dims = zero, tp.n_float_data = 0, tp.float_data = NULL;
+    CHECK_EQ(read_proto(&tp, &t, &d), GLOW_OK);
+    CHECK_EQ(glow_type_numel(&t.type), 0);
+    glow_tensor_free(&t);
+    tp.dims = dims, tp.n_float_data = 4, tp.float_data = f;
+
     /* Count mismatch: 3 values for 4 elements. */
     tp.n_float_data = 3;
     CHECK_EQ(read_proto(&tp, &t, &d), GLOW_ERR_PARSE);
