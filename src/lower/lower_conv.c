@@ -1,0 +1,77 @@
+// lower_conv.c - Splits a grouped (not depthwise) Conv into one Conv per group: slices of the
+// input channels, weights and bias, and a Concat of the results on the channel axis.
+//
+// Only backends that cannot run grouped convolutions ask for this (their keep function says
+// no for such a node); ordinary (group 1) and depthwise (group == channels) convolutions are
+// never split, because a per-channel split would only multiply nodes.
+#include <stdio.h>
+#include <string.h>
+
+#include "lower/lower_internal.h"
+
+#define MAX_CONV_ATTRS 16
+#define CONCAT_MAX 64   /* CONCAT's operand limit (nodes.def) */
+
+/* Concatenates vals[0..count) on axis 1, in chunks when there are more than CONCAT allows. */
+static glow_value concat_all(lower_cx *cx, glow_value *vals, int count, int level)
+{
+    glow_attr axis1 = GLOW_AI(AXIS, 1);
+    char what[64];
+    if (count <= CONCAT_MAX) {
+        snprintf(what, sizeof what, level ? "concat_%d" : "concat", level);
+        return lw_build(cx, NK_CONCAT, what, vals, count, &axis1, 1, NULL);
+    }
+    int chunks = (count + CONCAT_MAX - 1) / CONCAT_MAX;
+    for (int c = 0; c < chunks; c++) {
+        int lo = c * CONCAT_MAX, cnt = count - lo < CONCAT_MAX ? count - lo : CONCAT_MAX;
+        snprintf(what, sizeof what, "concat_%d_%d", level, c);
+        vals[c] = lw_build(cx, NK_CONCAT, what, vals + lo, cnt, &axis1, 1, NULL);
+    }
+    return concat_all(cx, vals, chunks, level + 1);
+}
+
+void lower_conv(lower_cx *cx, bool *applied)
+{
+    glow_node *n = cx->n;
+    const glow_type *xt = lw_type(lw_in(cx, 0)), *wt = lw_type(lw_in(cx, 1));
+    const glow_type *yt = &n->outs[0];
+    int64_t g = glow_node_int(n, GA_GROUP, 1), c = xt->dims[1], m = wt->dims[0];
+    if (g <= 1 || g >= c || c % g != 0 || m % g != 0 || n->nattr > MAX_CONV_ATTRS ||
+        g > (1 << 16))
+        return;
+    *applied = true;
+    /* The same attributes, with group 1. */
+    glow_attr attrs[MAX_CONV_ATTRS];
+    int nattr = 0;
+    for (uint32_t i = 0; i < n->nattr; i++)
+        attrs[nattr++] = n->attrs[i].id == GA_GROUP ? GLOW_AI(GROUP, 1) : n->attrs[i];
+    int64_t cg = c / g, mg = m / g;
+    glow_value *parts = GLOW_NEW_ARRAY(&cx->f->module->arena, glow_value, (size_t)g);
+    glow_type part_t = *yt;
+    part_t.dims[1] = mg;
+    for (int64_t i = 0; i < g && lw_ok(cx); i++) {
+        int64_t xs[GLOW_MAX_DIMS] = { 0 }, xe[GLOW_MAX_DIMS];
+        int64_t ws[GLOW_MAX_DIMS] = { 0 }, we[GLOW_MAX_DIMS];
+        memcpy(xe, xt->dims, sizeof xe);
+        memcpy(we, wt->dims, sizeof we);
+        xs[1] = i * cg;
+        xe[1] = (i + 1) * cg;
+        ws[0] = i * mg;
+        we[0] = (i + 1) * mg;
+        char w[4][64];
+        snprintf(w[0], sizeof w[0], "input_%lld", (long long)i);
+        snprintf(w[1], sizeof w[1], "weight_%lld", (long long)i);
+        snprintf(w[2], sizeof w[2], "bias_%lld", (long long)i);
+        snprintf(w[3], sizeof w[3], "conv_%lld", (long long)i);
+        glow_value ins[3];
+        ins[0] = lw_slice(cx, w[0], lw_in(cx, 0), xs, xe);
+        ins[1] = lw_slice(cx, w[1], lw_in(cx, 1), ws, we);
+        if (n->nin > 2) {
+            int64_t bs = i * mg, be = (i + 1) * mg;
+            ins[2] = lw_slice(cx, w[2], lw_in(cx, 2), &bs, &be);
+        }
+        parts[i] = lw_build(cx, NK_CONV, w[3], ins, (int)n->nin, attrs, nattr, &part_t);
+    }
+    if (lw_ok(cx))
+        cx->out[0] = concat_all(cx, parts, (int)g, 0);
+}
