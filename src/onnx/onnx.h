@@ -14,6 +14,12 @@ typedef struct glow_onnx_options {
      * entry or a position past ninput_types keeps the model's declared type. */
     const glow_type *const *input_types;
     int ninput_types;
+    /* Optional values of the fed graph inputs, by position (NULL entries: unknown). When a
+     * loader needs an input to be constant (Reshape's shape, axes, pads, scales, ...) and it
+     * is a graph input with a value here of the input's type, the importer uses a constant
+     * holding that value; the input stays an input of the program. */
+    const glow_tensor *const *input_values;
+    int ninput_values;
 } glow_onnx_options;
 
 /* Loads the model at `path` into `m` as function "main": graph inputs become input
