@@ -160,15 +160,23 @@ static bool policy_ok(ev_policy p, int nin, const glow_type *const *in, int nout
     return false;
 }
 
+bool glow_eval_supported_types(glow_node_kind k, const glow_type *const *ins, int nin,
+                               const glow_type *outs, int nout)
+{
+    ev_entry e = entry_of(k);
+    if (!e.fn || nin < 1 || nin > 64 || nout < 1 || nout > 3)
+        return false;
+    return policy_ok(e.policy, nin, ins, nout, outs);
+}
+
 bool glow_eval_supported(const glow_node *n)
 {
-    ev_entry e = entry_of(n->kind);
-    if (!e.fn || n->nin < 1 || n->nin > 64 || n->nout < 1)
+    if (n->nin > 64)
         return false;
     const glow_type *in[64];
     for (uint32_t i = 0; i < n->nin; i++)
         in[i] = glow_value_type(n->ins[i]);
-    return policy_ok(e.policy, (int)n->nin, in, (int)n->nout, n->outs);
+    return glow_eval_supported_types(n->kind, in, (int)n->nin, n->outs, (int)n->nout);
 }
 
 const char *glow_ev_kind(const glow_node *n) { return glow_node_kind_name(n->kind); }
@@ -201,8 +209,8 @@ glow_status glow_ev_axis(const glow_node *n, int64_t axis, int rank, int *out, g
     return GLOW_OK;
 }
 
-glow_status glow_eval_node(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
-                           glow_diag *d)
+glow_status glow_eval_node_into(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                                glow_diag *d)
 {
     ev_entry e = entry_of(n->kind);
     if (!e.fn)
@@ -213,7 +221,7 @@ glow_status glow_eval_node(const glow_node *n, const glow_tensor *ins, glow_tens
                          glow_ev_kind(n), n->name, n->nin, n->nout);
     /* The policy is checked on the tensors actually supplied: the routines read their
      * types, not the node's operand types. */
-    const glow_type *in[64];
+    const glow_type *in[64] = { NULL };
     for (uint32_t i = 0; i < n->nin; i++) {
         in[i] = &ins[i].type;
         if (ins[i].type.rank > GLOW_MAX_DIMS || glow_type_numel(&ins[i].type) < 0 ||
@@ -222,20 +230,45 @@ glow_status glow_eval_node(const glow_node *n, const glow_tensor *ins, glow_tens
                              glow_ev_kind(n), n->name, i);
     }
     if (!policy_ok(e.policy, (int)n->nin, in, (int)n->nout, n->outs)) {
-        char a[96], b[96];
-        glow_type_str(in[0], a, sizeof a);
+        char a[96] = "none", b[96];
+        if (n->nin > 0)
+            glow_type_str(in[0], a, sizeof a);
         glow_type_str(&n->outs[0], b, sizeof b);
         return glow_fail(d, GLOW_ERR_UNSUPPORTED,
                          "%s '%s': no evaluator for operand %s with result %s (or other operand "
                          "kinds)", glow_ev_kind(n), n->name, a, b);
     }
+    for (uint32_t i = 0; i < n->nout; i++) {
+        if (!glow_type_equal(&outs[i].type, &n->outs[i]) ||
+            (!outs[i].data && ev_numel(&outs[i].type) != 0)) {
+            char a[96], b[96];
+            return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': result %u buffer is %s, the node "
+                             "declares %s", glow_ev_kind(n), n->name, i,
+                             glow_type_str(&outs[i].type, a, sizeof a),
+                             glow_type_str(&n->outs[i], b, sizeof b));
+        }
+    }
+    /* f32 elementwise ops and MatMul take plain float loops when their shapes allow. */
+    if (glow_ev_fast(n, ins, outs))
+        return GLOW_OK;
+    return e.fn(n, ins, outs, d);
+}
+
+glow_status glow_eval_node(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                           glow_diag *d)
+{
+    if (n->nout < 1 || n->nout > 3)
+        return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': %u results", glow_ev_kind(n), n->name,
+                         n->nout);
     for (uint32_t i = 0; i < n->nout; i++)
         outs[i] = (glow_tensor){ 0 };
     glow_status s = GLOW_OK;
+    if (!entry_of(n->kind).fn)
+        return glow_eval_node_into(n, ins, outs, d); /* fails naming the kind */
     for (uint32_t i = 0; i < n->nout && s == GLOW_OK; i++)
         s = glow_tensor_alloc(&outs[i], &n->outs[i], d);
     if (s == GLOW_OK)
-        s = e.fn(n, ins, outs, d);
+        s = glow_eval_node_into(n, ins, outs, d);
     if (s != GLOW_OK) {
         for (uint32_t i = 0; i < n->nout; i++)
             glow_tensor_free(&outs[i]);

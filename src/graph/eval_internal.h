@@ -69,6 +69,12 @@ glow_status glow_ev_softmax(const glow_node *n, const glow_tensor *ins, glow_ten
                             glow_diag *d);
 glow_status glow_ev_matmul(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                            glow_diag *d);
+/* eval_nn.c: y[m, nn] = a[m, k] b[k, nn] (b_trans: b is [nn, k]), plain f32 loops. */
+void glow_ev_mm_f32(int64_t m, int64_t nn, int64_t k, const float *a, const float *b,
+                    bool b_trans, float *y);
+/* eval_fast.c: runs n with plain f32 loops when it is an f32 elementwise op or MatMul of the
+ * usual shapes; false (nothing written) when the generic routine must run instead. */
+bool glow_ev_fast(const glow_node *n, const glow_tensor *ins, glow_tensor *outs);
 
 /* --- eval.c helpers --- */
 

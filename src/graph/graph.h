@@ -295,5 +295,13 @@ void glow_function_dump_dot(FILE *out, const glow_function *f);
 glow_status glow_eval_node(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                            glow_diag *d);
 bool glow_eval_supported(const glow_node *n);
+/* Like glow_eval_node, but writes into caller-provided result tensors (types equal to
+ * n->outs; storage may be anyone's) and allocates nothing. Operand types are read from the
+ * tensors, so n->ins may be NULL (the interpreter passes a stand-in node). */
+glow_status glow_eval_node_into(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                                glow_diag *d);
+/* Whether the evaluator handles kind k with these operand and result types. */
+bool glow_eval_supported_types(glow_node_kind k, const glow_type *const *ins, int nin,
+                               const glow_type *outs, int nout);
 
 #endif

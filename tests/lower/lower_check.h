@@ -31,6 +31,8 @@ static void end(void)
     F = NULL;
 }
 
+static inline glow_value no_value(void) { return (glow_value){ NULL, 0 }; }
+
 /* Uniform in [lo, hi), deterministic across runs. */
 static double urand(double lo, double hi)
 {
