@@ -43,7 +43,11 @@ glow_status ir_function_verify(const ir_function *f, glow_diag *d)
         for (uint32_t i = 0; i < in->nops && s == GLOW_OK; i++) {
             const ir_operand *op = &in->ops[i];
             ir_value *r = ir_root(op->v);
-            if (!role_ok(roles, i, op->role)) {
+            /* Node-mirroring kinds may have fewer results than max_out (MaxPool without
+             * its indices): nout says where the @in operands start. */
+            bool ok = ir_kind_is_node(in->kind) ? op->role == (i < in->nout ? 'o' : 'i')
+                                                : role_ok(roles, i, op->role);
+            if (!ok) {
                 s = glow_fail(d, GLOW_ERR_INTERNAL, "IR %s '%s': operand %u has role '%c'",
                               kname, in->name, i, op->role);
                 break;
