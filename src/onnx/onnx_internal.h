@@ -138,4 +138,22 @@ void onnx_tensor_to_proto(const glow_tensor *t, const char *name, Onnx__TensorPr
 glow_status onnx_value_info_type(const Onnx__ValueInfoProto *vi, const glow_onnx_options *opt,
                                  glow_type *t, glow_diag *d);
 
+/* --- onnx_ops_control.c: subgraphs (If branches, Loop and Scan bodies) and shared helpers --- */
+
+/* Imports subgraph g inline into cx->f on behalf of node `owner`: g's inputs are bound to
+ * ins[0..nin), its initializers become constants, its nodes are loaded with the outer scope's
+ * names visible, and outs[0..nout) receive the values of its outputs. Names g defines are
+ * unbound again afterwards (they shadow outer names only inside). `scope` prefixes the names
+ * of the nodes built. Any failure inside fails the whole import (message names the inner
+ * node). */
+glow_status onnx_import_graph(onnx_ctx *cx, const Onnx__NodeProto *owner, const char *scope,
+                              const Onnx__GraphProto *g, const glow_value *ins, int nin,
+                              glow_value *outs, int nout);
+/* Concatenates n values on `axis`, in chunks when n exceeds CONCAT's operand limit. */
+glow_status onnx_concat_many(onnx_ctx *cx, const Onnx__NodeProto *np, const glow_value *vs,
+                             int n, int axis, glow_value *out);
+/* v[..., start:end, ...] along one axis (0 <= start <= end <= dim); v itself when whole. */
+glow_status onnx_slice_axis(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, int axis,
+                            int64_t start, int64_t end, glow_value *out);
+
 #endif

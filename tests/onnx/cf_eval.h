@@ -1,0 +1,248 @@
+// cf_eval.h - Loads an ONNX node-suite test (chosen inputs frozen into initializers) and checks
+// the imported graph numerically: every node is evaluated in order with glow_eval_node on the
+// test's input_*.pb tensors, and the saved outputs are compared with output_*.pb.
+#ifndef GLOW_TEST_CF_EVAL_H
+#define GLOW_TEST_CF_EVAL_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph.h"
+#include "onnx/onnx.h"
+#include "onnx/onnx.pb-c.h"
+
+#define CF_MAX_IO 16
+
+typedef struct cf_result {
+    glow_status load;          /* the import's status */
+    glow_diag d;               /* its message */
+    int nout;
+    glow_type outs[CF_MAX_IO]; /* result types of the graph outputs, in order */
+    int nnodes;                /* nodes in "main" */
+    bool evaluated;            /* every node had an evaluator */
+    char eval_msg[512];        /* why not (the first node without one) */
+    int compared, mismatches;  /* outputs compared / outside the tolerance */
+    char mismatch_msg[512];
+} cf_result;
+
+static inline const char *cf_suite_dir(const char *suite)
+{
+    static char dir[1024];
+    const char *shared = getenv("GLOWC_SHARED");
+    snprintf(dir, sizeof dir, "%s/onnx-node-tests/%s", shared ? shared : "../shared", suite);
+    return dir;
+}
+
+static inline uint8_t *cf_read(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
+    *size = n > 0 ? fread(buf, 1, (size_t)n, f) : 0;
+    fclose(f);
+    return buf;
+}
+
+/* ONNX's tolerance for the node tests: |got - want| <= atol + rtol * |want|. */
+static inline bool cf_close(double got, double want)
+{
+    if (isnan(want))
+        return isnan(got);
+    if (isinf(want))
+        return got == want;
+    return fabs(got - want) <= 1e-7 + 1e-3 * fabs(want);
+}
+
+static inline void cf_compare(cf_result *r, const char *name, const glow_tensor *got,
+                              const glow_tensor *want)
+{
+    r->compared++;
+    char a[128], b[128];
+    if (!glow_type_same_shape(&got->type, &want->type) || got->type.dtype != want->type.dtype) {
+        r->mismatches++;
+        snprintf(r->mismatch_msg, sizeof r->mismatch_msg, "%s: got %s, expected %s", name,
+                 glow_type_str(&got->type, a, sizeof a), glow_type_str(&want->type, b, sizeof b));
+        return;
+    }
+    glow_dtype dt = got->type.dtype;
+    int64_t n = glow_type_numel(&got->type);
+    for (int64_t i = 0; i < n; i++) {
+        bool ok;
+        double x = 0, y = 0;
+        if (glow_dtype_is_float(dt)) {
+            x = glow_load_f64(dt, got->data, (size_t)i);
+            y = glow_load_f64(dt, want->data, (size_t)i);
+            ok = cf_close(x, y);
+        } else {
+            x = (double)glow_load_i64(dt, got->data, (size_t)i);
+            y = (double)glow_load_i64(dt, want->data, (size_t)i);
+            ok = x == y;
+        }
+        if (!ok) {
+            r->mismatches++;
+            snprintf(r->mismatch_msg, sizeof r->mismatch_msg, "%s[%lld] = %.9g, expected %.9g",
+                     name, (long long)i, x, y);
+            return;
+        }
+    }
+}
+
+/* Evaluates "main" in order (node->aux holds each node's result tensors) with the input
+ * placeholders fed by name, and compares graph output k with want[k]. */
+static inline void cf_eval(cf_result *r, glow_module *m, const glow_tensor *ins,
+                           char *const *in_names, int nin, const glow_tensor *want, int nwant)
+{
+    for (glow_node *p = m->placeholders.first; p; p = p->next) {
+        p->aux = NULL;
+        for (int i = 0; p->is_input && i < nin; i++)
+            if (strcmp(in_names[i], p->name) == 0)
+                p->aux = (void *)&ins[i];
+    }
+    glow_function *f = glow_module_function(m, "main");
+    r->nnodes = (int)f->nodes.count;
+    r->evaluated = true;
+    GLOW_FOR_EACH_NODE(f, n) {
+        n->aux = NULL;
+        glow_tensor args[64];
+        for (uint32_t i = 0; i < n->nin && i < 64; i++) {
+            glow_node *src = n->ins[i].node;
+            if (src->kind == NK_CONSTANT)
+                args[i] = glow_tensor_borrow(&src->outs[0], src->payload.data);
+            else if (src->aux)
+                args[i] = ((glow_tensor *)src->aux)[n->ins[i].res];
+            else
+                args[i] = glow_tensor_borrow(&src->outs[n->ins[i].res], NULL);
+        }
+        if (n->kind == NK_SAVE) {
+            int k = 0;
+            for (glow_node *p = m->placeholders.first; p && p != n->ins[1].node; p = p->next)
+                k += !p->is_input;
+            if (!args[0].data && glow_type_numel(&args[0].type) != 0) {
+                r->evaluated = false;
+                snprintf(r->eval_msg, sizeof r->eval_msg, "output %d has no value", k);
+            } else if (k < nwant) {
+                cf_compare(r, n->ins[1].node->name, &args[0], &want[k]);
+            }
+            continue;
+        }
+        glow_tensor *outs = calloc(n->nout + 1, sizeof(glow_tensor));
+        glow_diag d = { 0 };
+        if (glow_eval_node(n, args, outs, &d) != GLOW_OK) {
+            free(outs);
+            r->evaluated = false;
+            snprintf(r->eval_msg, sizeof r->eval_msg, "%.400s", d.msg);
+            break;
+        }
+        n->aux = outs;
+    }
+    GLOW_FOR_EACH_NODE(f, n) {
+        for (uint32_t i = 0; n->aux && i < n->nout; i++)
+            glow_tensor_free(&((glow_tensor *)n->aux)[i]);
+        free(n->aux);
+        n->aux = NULL;
+    }
+}
+
+/* Loads a serialized model and evaluates it (see cf_eval). */
+static inline cf_result cf_run_bytes(const uint8_t *data, size_t size, const glow_tensor *ins,
+                                     char *const *in_names, int nin, const glow_tensor *want,
+                                     int nwant)
+{
+    cf_result r;
+    memset(&r, 0, sizeof r);
+    glow_module *m = glow_module_create();
+    r.load = glow_onnx_load_bytes(m, data, size, NULL, &r.d);
+    if (r.load == GLOW_OK) {
+        for (glow_node *p = m->placeholders.first; p; p = p->next)
+            if (!p->is_input && r.nout < CF_MAX_IO)
+                r.outs[r.nout++] = p->outs[0];
+        cf_eval(&r, m, ins, in_names, nin, want, nwant);
+    }
+    glow_module_destroy(m);
+    return r;
+}
+
+/* Loads <suite>/<test>: inputs whose bit is set in `freeze` become initializers holding their
+ * test_data_set_0 value; the others are fed when evaluating. */
+static inline cf_result cf_run(const char *suite, const char *test, unsigned freeze)
+{
+    cf_result r;
+    memset(&r, 0, sizeof r);
+    char dir[1400], path[2048];
+    snprintf(dir, sizeof dir, "%s/%s", cf_suite_dir(suite), test);
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    size_t size;
+    uint8_t *data = cf_read(path, &size);
+    Onnx__ModelProto *mp = data ? onnx__model_proto__unpack(NULL, size, data) : NULL;
+    free(data);
+    if (!mp || !mp->graph) {
+        r.load = GLOW_ERR_IO;
+        snprintf(r.d.msg, sizeof r.d.msg, "cannot read %s", path);
+        if (mp)
+            onnx__model_proto__free_unpacked(mp, NULL);
+        return r;
+    }
+    Onnx__GraphProto *g = mp->graph;
+    glow_tensor ins[CF_MAX_IO];
+    char *in_names[CF_MAX_IO];
+    int nin = 0;
+    for (size_t i = 0; i < g->n_input && i < CF_MAX_IO; i++) {
+        snprintf(path, sizeof path, "%s/test_data_set_0/input_%zu.pb", dir, i);
+        if (!(freeze & (1u << i))) {
+            glow_diag d = { 0 };
+            if (glow_tensor_read_file(path, &ins[nin], NULL, &d) == GLOW_OK)
+                in_names[nin++] = strdup(g->input[i]->name);
+            continue;
+        }
+        uint8_t *td = cf_read(path, &size);
+        Onnx__TensorProto *tp = td ? onnx__tensor_proto__unpack(NULL, size, td) : NULL;
+        free(td);
+        if (!tp)
+            continue;
+        if (tp->name != protobuf_c_empty_string)
+            free(tp->name);
+        tp->name = strdup(g->input[i]->name);
+        g->initializer = realloc(g->initializer, (g->n_initializer + 1) * sizeof(void *));
+        g->initializer[g->n_initializer++] = tp;
+    }
+    size = onnx__model_proto__get_packed_size(mp);
+    data = malloc(size ? size : 1);
+    onnx__model_proto__pack(mp, data);
+    onnx__model_proto__free_unpacked(mp, NULL);
+    glow_tensor want[CF_MAX_IO];
+    int nwant = 0;
+    for (; nwant < CF_MAX_IO; nwant++) {
+        snprintf(path, sizeof path, "%s/test_data_set_0/output_%d.pb", dir, nwant);
+        glow_diag d = { 0 };
+        if (glow_tensor_read_file(path, &want[nwant], NULL, &d) != GLOW_OK)
+            break;
+    }
+    r = cf_run_bytes(data, size, ins, in_names, nin, want, nwant);
+    free(data);
+    for (int i = 0; i < nin; i++) {
+        glow_tensor_free(&ins[i]);
+        free(in_names[i]);
+    }
+    for (int i = 0; i < nwant; i++)
+        glow_tensor_free(&want[i]);
+    return r;
+}
+
+/* "f32[1, 3, 4]" of output i, for CHECK_STR_EQ. */
+static inline const char *cf_out_type(const cf_result *r, int i)
+{
+    static char buf[4][128];
+    static int k;
+    k = (k + 1) % 4;
+    if (i >= r->nout)
+        return "(none)";
+    return glow_type_str(&r->outs[i], buf[k], sizeof buf[k]);
+}
+
+#endif
