@@ -1,0 +1,132 @@
+// test_ops_quant.c - Quantization loaders: node-suite models imported and evaluated node by node
+// against ONNX's outputs (integers exactly), the graph they become, and the refusals.
+#include "check.h"
+#include "node_eval.h"
+#include "ops_test_util.h"
+
+static const char *const passing[] = {
+    "test_dequantizelinear",
+    "test_dequantizelinear_axis",
+    "test_dequantizelinear_blocked",
+    "test_dequantizelinear_int16",
+    "test_dequantizelinear_uint16",
+    "test_quantizelinear",
+    "test_quantizelinear_axis",
+    "test_quantizelinear_blocked_asymmetric",
+    "test_quantizelinear_blocked_symmetric",
+    "test_quantizelinear_int16",
+    "test_quantizelinear_uint16",
+    "test_dynamicquantizelinear",
+    "test_dynamicquantizelinear_max_adjusted",
+    "test_dynamicquantizelinear_min_adjusted",
+    "test_dynamicquantizelinear_expanded",
+    "test_dynamicquantizelinear_max_adjusted_expanded",
+    "test_dynamicquantizelinear_min_adjusted_expanded",
+    "test_matmulinteger",
+    "test_convinteger_with_padding",
+    "test_convinteger_without_padding",
+    "test_qlinearconv",
+    "test_qlinearmatmul_2D_int8_float16",
+    "test_qlinearmatmul_2D_int8_float32",
+    "test_qlinearmatmul_2D_uint8_float16",
+    "test_qlinearmatmul_2D_uint8_float32",
+    "test_qlinearmatmul_3D_int8_float16",
+    "test_qlinearmatmul_3D_int8_float32",
+    "test_qlinearmatmul_3D_uint8_float16",
+    "test_qlinearmatmul_3D_uint8_float32",
+};
+
+/* Element kinds glowc lacks are refused at import, naming the kind. */
+static void test_refused_kinds(void)
+{
+    static const struct { const char *test, *needle; } cases[] = {
+        { "test_dequantizelinear_e4m3fn", "float8" },
+        { "test_quantizelinear_e5m2", "float8" },
+        { "test_dequantizelinear_int4", "code 22" },
+        { "test_quantizelinear_uint2", "code 25" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        loaded r = load_node_test(cases[i].test, 0, NULL);
+        CHECK_EQ(r.st, GLOW_ERR_UNSUPPORTED);
+        CHECK_CONTAINS(loaded_text(&r), cases[i].needle);
+        loaded_free(&r);
+    }
+}
+
+static void int4_output(Onnx__ModelProto *mp)
+{
+    set_int_attr(mp->graph->node[0], "output_dtype", 22);
+}
+
+static void float8_output(Onnx__ModelProto *mp)
+{
+    set_int_attr(mp->graph->node[0], "output_dtype", 17);
+}
+
+static void f32_output(Onnx__ModelProto *mp)
+{
+    set_int_attr(mp->graph->node[0], "output_dtype", 1);
+}
+
+static void bad_block(Onnx__ModelProto *mp)
+{
+    set_int_attr(mp->graph->node[0], "block_size", 1);
+}
+
+/* output_dtype naming a kind glowc lacks (or one that is not quantized) is refused by name. */
+static void test_output_dtype(void)
+{
+    loaded r = load_node_test("test_quantizelinear_blocked_symmetric", 0, int4_output);
+    CHECK_EQ(r.st, GLOW_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(loaded_text(&r), "int4");
+    CHECK_CONTAINS(loaded_text(&r), "QuantizeLinear");
+    loaded_free(&r);
+    r = load_node_test("test_quantizelinear_blocked_symmetric", 0, float8_output);
+    CHECK_EQ(r.st, GLOW_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(loaded_text(&r), "float8e4m3fn");
+    loaded_free(&r);
+    r = load_node_test("test_quantizelinear_blocked_symmetric", 0, f32_output);
+    CHECK_EQ(r.st, GLOW_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(loaded_text(&r), "f32");
+    loaded_free(&r);
+    /* A blocked scale that does not match the input's blocks is a shape error. */
+    r = load_node_test("test_quantizelinear_blocked_asymmetric", 0, bad_block);
+    CHECK_EQ(r.st, GLOW_ERR_BAD_SHAPE);
+    CHECK_CONTAINS(loaded_text(&r), "blocks of 1");
+    loaded_free(&r);
+}
+
+/* The ops become ordinary kinds: rounding, saturation and a cast; integer conv through f64. */
+static void test_graph_form(void)
+{
+    loaded r = load_node_test("test_quantizelinear", 0, NULL);
+    CHECK_EQ(r.st, GLOW_OK);
+    CHECK_CONTAINS(loaded_text(&r), "= Div(");
+    CHECK_CONTAINS(loaded_text(&r), "= Round(");
+    CHECK_CONTAINS(loaded_text(&r), "min=0, max=255");
+    CHECK_CONTAINS(loaded_text(&r), ": u8[6]");
+    loaded_free(&r);
+    r = load_node_test("test_convinteger_with_padding", 0, NULL);
+    CHECK_EQ(r.st, GLOW_OK);
+    CHECK_CONTAINS(loaded_text(&r), "= Conv(");
+    CHECK_CONTAINS(loaded_text(&r), ": f64[1, 2, 4, 4]");
+    CHECK_CONTAINS(loaded_text(&r), ": i32[1, 2, 4, 4]");
+    loaded_free(&r);
+    /* With every input constant, the whole computation folds at import. */
+    r = load_node_test("test_qlinearmatmul_2D_uint8_float32", 0xff, NULL);
+    CHECK_EQ(r.st, GLOW_OK);
+    CHECK(!strstr(loaded_text(&r), "MatMul("));
+    loaded_free(&r);
+}
+
+int main(void)
+{
+    int failed = 0, n = (int)(sizeof passing / sizeof passing[0]);
+    int pass = node_eval_all(passing, n, &failed);
+    CHECK_EQ(failed, 0);
+    printf("quantization node tests: %d/%d evaluate correctly\n", pass, n);
+    test_refused_kinds();
+    test_output_dtype();
+    test_graph_form();
+    return CHECK_DONE();
+}
