@@ -2,10 +2,10 @@
 //
 // glow_eval_node evaluates one node on constant operands (import-time and optimizer folding,
 // later the reference interpreter). Each kind maps to one routine of an op family
-// (eval_elem.c, eval_move.c, eval_index.c, eval_reduce.c) and to a dtype policy that
-// glow_eval_supported checks, so the routines themselves can assume their operand kinds.
-// Shapes are still checked by the routines: a malformed node must fail, never read out of
-// bounds.
+// (eval_elem.c, eval_move.c, eval_index.c, eval_reduce.c, eval_nn.c, eval_norm.c,
+// eval_resize.c, eval_prim.c) and to a dtype policy that glow_eval_supported checks, so the
+// routines themselves can assume their operand kinds. Shapes are still checked by the
+// routines: a malformed node must fail, never read out of bounds.
 #include <stdlib.h>
 
 #include "graph/eval_internal.h"
@@ -31,8 +31,10 @@ typedef enum {
     EP_ONE_HOT,     /* indices numeric, depth any, values non-quantized -> values' kind */
     EP_REDUCE,      /* x numeric -> same */
     EP_ARG,         /* x numeric -> i64 */
-    EP_TOPK,        /* x numeric -> same, i64 */
+    EP_TOPK,        /* x numeric -> same, i64 (TopK, MaxPool) */
     EP_FLOAT,       /* x float -> same (softmax family) */
+    EP_SPLAT,       /* no operands -> any non-quantized kind */
+    EP_FLOAT_ALL,   /* every operand of x's float kind -> same, extra results float */
 } ev_policy;
 
 typedef struct {
@@ -98,6 +100,19 @@ static ev_entry entry_of(glow_node_kind k)
     case NK_TOPK: return (ev_entry){ glow_ev_topk, EP_TOPK };
     case NK_SOFTMAX: case NK_LOG_SOFTMAX: case NK_HARDMAX:
         return (ev_entry){ glow_ev_softmax, EP_FLOAT };
+    case NK_CONV: return (ev_entry){ glow_ev_conv, EP_FLOAT_ALL };
+    case NK_CONV_TRANSPOSE: return (ev_entry){ glow_ev_conv_transpose, EP_FLOAT_ALL };
+    case NK_MAX_POOL: return (ev_entry){ glow_ev_pool, EP_TOPK };
+    case NK_AVG_POOL: case NK_LP_POOL: return (ev_entry){ glow_ev_pool, EP_FLOAT_ALL };
+    case NK_GEMM: case NK_FULLY_CONNECTED: return (ev_entry){ glow_ev_gemm, EP_FLOAT_ALL };
+    case NK_BATCH_NORM: case NK_INSTANCE_NORM: case NK_GROUP_NORM:
+        return (ev_entry){ glow_ev_channel_norm, EP_FLOAT_ALL };
+    case NK_LAYER_NORM: case NK_RMS_NORM: return (ev_entry){ glow_ev_axis_norm, EP_FLOAT_ALL };
+    case NK_LRN: return (ev_entry){ glow_ev_lrn, EP_FLOAT_ALL };
+    case NK_LP_NORM: return (ev_entry){ glow_ev_lp_norm, EP_FLOAT_ALL };
+    case NK_RESIZE: return (ev_entry){ glow_ev_resize, EP_UN_NUM };
+    case NK_SPLAT: return (ev_entry){ glow_ev_splat, EP_SPLAT };
+    case NK_INSERT_TENSOR: return (ev_entry){ glow_ev_insert_tensor, EP_MOVE };
     default: return (ev_entry){ NULL, EP_NONE };
     }
 }
@@ -114,11 +129,13 @@ static bool same_quant(const glow_type *a, const glow_type *b)
 static bool policy_ok(ev_policy p, int nin, const glow_type *const *in, int nout,
                       const glow_type *out)
 {
+    if (p == EP_SPLAT)
+        return nin == 0 && nout == 1 && ev_class(out[0].dtype) != DC_QUANT;
     if (nin < 1 || nout < 1)
         return false;
     glow_dtype x = in[0]->dtype, y = out[0].dtype;
     switch (p) {
-    case EP_NONE: return false;
+    case EP_NONE: case EP_SPLAT: return false;
     case EP_UN_FLOAT: case EP_FLOAT: return ev_is_float(x) && y == x;
     case EP_UN_NUM: case EP_REDUCE: return ev_is_num(x) && y == x;
     case EP_UN_INT: return ev_is_int(x) && y == x;
@@ -156,6 +173,14 @@ static bool policy_ok(ev_policy p, int nin, const glow_type *const *in, int nout
                y == in[2]->dtype;
     case EP_ARG: return ev_is_num(x) && y == GLOW_I64;
     case EP_TOPK: return ev_is_num(x) && y == x && (nout < 2 || out[1].dtype == GLOW_I64);
+    case EP_FLOAT_ALL:
+        for (int i = 0; i < nin; i++)
+            if (in[i]->dtype != x)
+                return false;
+        for (int i = 1; i < nout; i++)
+            if (!ev_is_float(out[i].dtype))
+                return false;
+        return ev_is_float(x) && y == x;
     }
     return false;
 }
@@ -164,7 +189,7 @@ bool glow_eval_supported_types(glow_node_kind k, const glow_type *const *ins, in
                                const glow_type *outs, int nout)
 {
     ev_entry e = entry_of(k);
-    if (!e.fn || nin < 1 || nin > 64 || nout < 1 || nout > 3)
+    if (!e.fn || (nin < 1 && e.policy != EP_SPLAT) || nin > 64 || nout < 1 || nout > 3)
         return false;
     return policy_ok(e.policy, nin, ins, nout, outs);
 }
@@ -216,7 +241,7 @@ glow_status glow_eval_node_into(const glow_node *n, const glow_tensor *ins, glow
     if (!e.fn)
         return glow_fail(d, GLOW_ERR_UNSUPPORTED, "%s '%s': no evaluator for this kind",
                          glow_ev_kind(n), n->name);
-    if (n->nin < 1 || n->nin > 64 || n->nout < 1 || n->nout > 2)
+    if ((n->nin < 1 && e.policy != EP_SPLAT) || n->nin > 64 || n->nout < 1 || n->nout > 3)
         return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': %u operands and %u results",
                          glow_ev_kind(n), n->name, n->nin, n->nout);
     /* The policy is checked on the tensors actually supplied: the routines read their

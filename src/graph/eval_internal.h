@@ -14,7 +14,8 @@
 typedef glow_status (*ev_fn)(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                              glow_diag *d);
 
-/* Per-family entry points (eval_elem.c, eval_move.c, eval_index.c, eval_reduce.c). */
+/* Per-family entry points (eval_elem.c, eval_move.c, eval_index.c, eval_reduce.c, eval_nn.c,
+ * eval_norm.c, eval_resize.c, eval_prim.c). */
 glow_status glow_ev_unary(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                           glow_diag *d);
 glow_status glow_ev_binary(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
@@ -68,6 +69,29 @@ glow_status glow_ev_cumulative(const glow_node *n, const glow_tensor *ins, glow_
 glow_status glow_ev_softmax(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                             glow_diag *d);
 glow_status glow_ev_matmul(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                           glow_diag *d);
+/* eval_prim.c */
+glow_status glow_ev_splat(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                          glow_diag *d);
+glow_status glow_ev_insert_tensor(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                                  glow_diag *d);
+glow_status glow_ev_conv(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                         glow_diag *d);
+glow_status glow_ev_conv_transpose(const glow_node *n, const glow_tensor *ins,
+                                   glow_tensor *outs, glow_diag *d);
+glow_status glow_ev_pool(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                         glow_diag *d);
+glow_status glow_ev_gemm(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                         glow_diag *d);
+glow_status glow_ev_channel_norm(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                                 glow_diag *d);
+glow_status glow_ev_axis_norm(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                              glow_diag *d);
+glow_status glow_ev_lrn(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                        glow_diag *d);
+glow_status glow_ev_lp_norm(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                            glow_diag *d);
+glow_status glow_ev_resize(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                            glow_diag *d);
 /* eval_nn.c: y[m, nn] = a[m, k] b[k, nn] (b_trans: b is [nn, k]), plain f32 loops. */
 void glow_ev_mm_f32(int64_t m, int64_t nn, int64_t k, const float *a, const float *b,

@@ -56,8 +56,15 @@ static inline glow_status run(const glow_node *n, glow_tensor *outs)
     return glow_eval_node(n, ins, outs, &D);
 }
 
-static inline double F64(const glow_tensor *t, size_t i) { return glow_load_f64(t->type.dtype, t->data, i); }
-static inline int64_t I64(const glow_tensor *t, size_t i) { return glow_load_i64(t->type.dtype, t->data, i); }
+static inline double F64(const glow_tensor *t, size_t i)
+{
+    return glow_load_f64(t->type.dtype, t->data, i);
+}
+
+static inline int64_t I64(const glow_tensor *t, size_t i)
+{
+    return glow_load_i64(t->type.dtype, t->data, i);
+}
 
 /* Runs a one-result node and compares its values (as f64) and shape. */
 static inline void expect_f(const glow_node *n, int count, const double *want, double tol, int line)
