@@ -1,0 +1,61 @@
+// test_ops_attn.c - Attention and RotaryEmbedding: every node-suite test of both ops is
+// imported and evaluated node by node against ONNX's outputs; the expanded (function body)
+// variants are run too for comparison; bad head counts and modes fail naming the node.
+#include "check.h"
+#include "node_eval_prefix.h"
+#include "ops_test_util.h"
+
+static void odd_heads(Onnx__ModelProto *mp)
+{
+    set_int_attr(mp->graph->node[0], "q_num_heads", 5);
+    set_node_name(mp->graph->node[0], "attn0");
+}
+
+static void bad_mode(Onnx__ModelProto *mp)
+{
+    set_int_attr(mp->graph->node[0], "qk_matmul_output_mode", 7);
+}
+
+static void odd_rotary_dim(Onnx__ModelProto *mp)
+{
+    set_int_attr(mp->graph->node[0], "rotary_embedding_dim", 3);
+}
+
+int main(void)
+{
+    if (!opendir(node_eval_dir())) {
+        printf("no ONNX node tests: skipped\n");
+        return 0;
+    }
+    static const char *const attn[] = { "test_attention_", NULL };
+    ne_totals t = ne_run_prefixes(attn, false);
+    ne_print_totals("Attention node tests", t);
+    CHECK_EQ(t.total, 64);
+    CHECK_EQ(t.mismatch, 0);
+    CHECK(t.pass >= 60);
+    ne_totals e = ne_run_prefixes(attn, true);
+    ne_print_totals("Attention node tests, expanded", e);
+
+    static const char *const rope[] = { "test_rotary_embedding", NULL };
+    t = ne_run_prefixes(rope, false);
+    ne_print_totals("RotaryEmbedding node tests", t);
+    CHECK_EQ(t.total, 8);
+    CHECK_EQ(t.pass, 8);
+    e = ne_run_prefixes(rope, true);
+    ne_print_totals("RotaryEmbedding node tests, expanded", e);
+
+    loaded r = load_node_test("test_attention_3d_gqa", 0, odd_heads);
+    CHECK_EQ(r.st, GLOW_ERR_BAD_SHAPE);
+    CHECK_CONTAINS(r.d.msg, "Attention 'attn0'");
+    CHECK_CONTAINS(r.d.msg, "not a multiple of 5 heads");
+    loaded_free(&r);
+    r = load_node_test("test_attention_4d_with_qk_matmul", 0, bad_mode);
+    CHECK_EQ(r.st, GLOW_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(r.d.msg, "qk_matmul_output_mode = 7");
+    loaded_free(&r);
+    r = load_node_test("test_rotary_embedding_with_rotary_dim", 0, odd_rotary_dim);
+    CHECK_EQ(r.st, GLOW_ERR_BAD_ATTR);
+    CHECK_CONTAINS(r.d.msg, "rotary_embedding_dim = 3");
+    loaded_free(&r);
+    return CHECK_DONE();
+}
