@@ -39,4 +39,8 @@ void cmd_info_help(void);
 int cmd_dump(int argc, char **argv);
 void cmd_dump_help(void);
 
+/* --- cmd_bench.c --- */
+int cmd_bench(int argc, char **argv);
+void cmd_bench_help(void);
+
 #endif

@@ -18,6 +18,8 @@ static const command commands[] = {
       cmd_info, cmd_info_help },
     { "dump", "load an ONNX model and print its graph (text or Graphviz dot)",
       cmd_dump, cmd_dump_help },
+    { "bench", "compile a model and time repeated runs: latency, throughput, memory",
+      cmd_bench, cmd_bench_help },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -1,0 +1,167 @@
+// test_bench_smoke.c - Keeps the benchmark from rotting without running it: `glowc bench` on
+// the small LeNet (JSON keys, reference check, time budget, usage errors) and a syntax check
+// of the bench scripts with whatever interpreters the machine has (no torch or ORT needed).
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static const char *glowc_bin;
+
+/* Runs a shell command, returns its exit status and (if out) its stdout, malloc'd. */
+static int sh(const char *cmd, char **out)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while (buf && (n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += n;
+        if (cap - len < 2) {
+            char *grown = realloc(buf, cap * 2);
+            if (!grown)
+                break;
+            buf = grown;
+            cap *= 2;
+        }
+    }
+    if (buf)
+        buf[len] = '\0';
+    int st = pclose(p);
+    if (out)
+        *out = buf;
+    else
+        free(buf);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static int glowc(const char *args, char **out)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>/dev/null", glowc_bin, args);
+    return sh(cmd, out);
+}
+
+static bool have(const char *prog)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", prog);
+    return sh(cmd, NULL) == 0;
+}
+
+/* The number after "key": in a flat-enough JSON text, or -1 when the key is missing. */
+static double json_number(const char *json, const char *key)
+{
+    char pat[128];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *p = json ? strstr(json, pat) : NULL;
+    return p ? strtod(p + strlen(pat), NULL) : -1;
+}
+
+static void test_json(void)
+{
+    char *out = NULL;
+    CHECK_EQ(glowc("bench models/lenet.onnx --iterations 2 --json", &out), 0);
+    const char *keys[] = { "\"model\"", "\"backend\"", "\"threads\"", "\"batch\"",
+                           "\"iterations\"", "\"load_ms\"", "\"compile_ms\"", "\"latency_ms\"",
+                           "\"min\"", "\"median\"", "\"max\"", "\"throughput_per_s\"",
+                           "\"constant_bytes\"", "\"mutable_bytes\"", "\"activation_bytes\"",
+                           "\"peak_rss_bytes\"" };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        CHECK_CONTAINS(out, keys[i]);
+    CHECK_EQ(json_number(out, "iterations"), 2);
+    CHECK_EQ(json_number(out, "batch"), 1);
+    CHECK(json_number(out, "constant_bytes") > 0);
+    CHECK(json_number(out, "activation_bytes") > 0);
+    CHECK(json_number(out, "peak_rss_bytes") > 0);
+    CHECK(json_number(out, "median") > 0);
+    if (have("python3") && out) {
+        /* The runner parses it with a real JSON parser, so this one must accept it too. */
+        char tmp[] = "/tmp/glowc_bench_XXXXXX";
+        int fd = mkstemp(tmp);
+        if (fd >= 0) {
+            CHECK(write(fd, out, strlen(out)) == (ssize_t)strlen(out));
+            close(fd);
+            char cmd[512];
+            snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; json.load(open(sys.argv[1]))'"
+                     " %s", tmp);
+            CHECK_EQ(sh(cmd, NULL), 0);
+            unlink(tmp);
+        }
+    }
+    free(out);
+}
+
+static void test_reference_and_budget(void)
+{
+    char *out = NULL;
+    CHECK_EQ(glowc("bench models/lenet.onnx --iterations 1 --warmup 0 --json "
+                   "--input models/lenet_input.pb --reference models/lenet_output.pb", &out), 0);
+    CHECK_CONTAINS(out, "\"max_abs_err\"");
+    CHECK_CONTAINS(out, "\"max_rel_err\"");
+    double e = json_number(out, "max_abs_err");
+    CHECK(e >= 0 && e < 1e-3);
+    free(out);
+    /* A tiny budget stops a long request early and says so. */
+    CHECK_EQ(glowc("bench models/lenet.onnx --iterations 100000 --max-seconds 0.000001 --json",
+                   &out), 0);
+    CHECK_CONTAINS(out, "\"budget_hit\": true");
+    CHECK(json_number(out, "iterations") >= 1 && json_number(out, "iterations") < 100000);
+    free(out);
+    CHECK_EQ(glowc("bench models/lenet.onnx --iterations 2", &out), 0);
+    CHECK_CONTAINS(out, "latency");
+    CHECK_CONTAINS(out, "activations");
+    free(out);
+}
+
+static void test_errors(void)
+{
+    CHECK_EQ(glowc("bench", NULL), 1);
+    CHECK_EQ(glowc("bench models/lenet.onnx --iterations 0", NULL), 1);
+    CHECK_EQ(glowc("bench models/lenet.onnx --threads x", NULL), 1);
+    CHECK_EQ(glowc("bench models/lenet.onnx --backend nope", NULL), 1);
+    CHECK_EQ(glowc("bench models/lenet.onnx --bogus", NULL), 1);
+    CHECK_EQ(glowc("bench models/no_such_model.onnx", NULL), 2);
+    CHECK_EQ(glowc("bench models/lenet.onnx --reference models/no_such.pb", NULL), 2);
+    CHECK_EQ(glowc("bench --help", NULL), 0);
+    char *out = NULL;
+    CHECK_EQ(glowc("--help", &out), 0);
+    CHECK_CONTAINS(out, "bench");
+    free(out);
+}
+
+/* Syntax only: the scripts import torch/onnx/onnxruntime lazily, so no peer is needed. */
+static void test_scripts(void)
+{
+    if (have("python3")) {
+        CHECK_EQ(sh("PYTHONPYCACHEPREFIX=/tmp/glowc_bench_pycache python3 -m py_compile "
+                    "bench/models.py bench/export_models.py bench/torch_run.py bench/flops.py "
+                    "bench/run", NULL), 0);
+    } else {
+        printf("python3 not found: bench script syntax not checked\n");
+    }
+    if (have("node"))
+        CHECK_EQ(sh("node --check bench/ort_run.js", NULL), 0);
+    if (have("bash"))
+        CHECK_EQ(sh("bash -n bench/setup", NULL), 0);
+}
+
+int main(void)
+{
+    glowc_bin = getenv("GLOWC_BIN");
+    if (!glowc_bin) {
+        fprintf(stderr, "GLOWC_BIN is not set (run through ctest)\n");
+        return 1;
+    }
+    test_json();
+    test_reference_and_budget();
+    test_errors();
+    test_scripts();
+    return CHECK_DONE();
+}

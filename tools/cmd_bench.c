@@ -1,0 +1,447 @@
+// cmd_bench.c - `glowc bench MODEL`: compile time, latency over repeated runs, throughput,
+// planned memory and peak RSS of a model on one backend, as text or JSON.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "cli.h"
+#include "runtime/runtime.h"
+
+void cmd_bench_help(void)
+{
+    printf("usage: glowc bench MODEL [--backend B] [--threads N] [--iterations K]\n"
+           "                         [--warmup W] [--max-seconds S] [--input FILE]...\n"
+           "                         [--reference FILE] [--json]\n"
+           "\n"
+           "Compiles the ONNX model MODEL for a backend and runs it repeatedly, reporting\n"
+           "load and compile time, latency (min/median/max over the timed runs, after the\n"
+           "warm-up runs), throughput, the planned memory regions and the peak RSS.\n"
+           "\n"
+           "options:\n"
+           "  --backend B        the backend: %s (default interpreter)\n"
+           "  --threads N        threads for the backend (default: the backend's choice)\n"
+           "  --iterations K     timed runs (default 10)\n"
+           "  --warmup W         untimed runs first (default 1)\n"
+           "  --max-seconds S    stop timing once S seconds of runs are spent (at least one\n"
+           "                     timed run is always made); the report says how many ran\n"
+           "  --input FILE       an input tensor (.pb or .npy), in model input order;\n"
+           "                     repeatable. Without it, inputs are filled with fixed\n"
+           "                     pseudo-random values in [-1, 1]\n"
+           "  --reference FILE   compare output 0 of the last run with this tensor and report\n"
+           "                     the max absolute and max relative error\n"
+           "  --json             print one JSON object instead of text\n"
+           "  -h, --help         show this help\n"
+           "\n"
+           "exit status: 0 ok, 1 usage error, 2 bad or unsupported model or input,\n"
+           "             3 failure while running.\n",
+           glow_backend_names());
+}
+
+typedef struct bench_args {
+    const char *path;
+    const char *backend;
+    int threads, iterations, warmup;
+    double max_seconds;
+    const char **inputs;
+    int ninputs;
+    const char *reference;
+    bool json;
+} bench_args;
+
+typedef struct bench_result {
+    double load_ms, compile_ms;
+    double *lat_ms;         /* timed runs, in run order */
+    double *sorted;         /* the same, ascending */
+    int nruns;
+    bool budget_hit;
+    bool checked;
+    double max_abs, max_rel;
+    uint64_t constant, mutable_, activation; /* planned region sizes, bytes */
+    long long peak_rss;     /* bytes */
+    int64_t batch;
+} bench_result;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static bool parse_int(const char *val, int lo, int hi, int *out)
+{
+    char *end = NULL;
+    long n = val && val[0] ? strtol(val, &end, 10) : lo - 1L;
+    if (!val || !val[0] || *end || n < lo || n > hi)
+        return false;
+    *out = (int)n;
+    return true;
+}
+
+/* Returns -1 when parsing succeeded, otherwise the exit code to return at once. */
+static int parse_args(int argc, char **argv, bench_args *a)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *val = NULL;
+        if (arg[0] != '-' || arg[1] == '\0') {
+            if (a->path)
+                return cli_usage_error("bench", "bench: more than one MODEL ('%s' and '%s'); "
+                                       "inputs go after --input", a->path, arg);
+            a->path = arg;
+        } else if (cli_is_help(arg)) {
+            cmd_bench_help();
+            return CLI_EXIT_OK;
+        } else if (!strcmp(arg, "--json")) {
+            a->json = true;
+        } else if (cli_match_value(arg, "--backend", &i, argc, argv, &val)) {
+            if (!val || !val[0])
+                return cli_usage_error("bench", "bench: --backend needs a value");
+            a->backend = val;
+        } else if (cli_match_value(arg, "--threads", &i, argc, argv, &val)) {
+            if (!parse_int(val, 1, 1024, &a->threads))
+                return cli_usage_error("bench", "bench: --threads wants a number from 1 to "
+                                       "1024, got '%s'", val ? val : "");
+        } else if (cli_match_value(arg, "--iterations", &i, argc, argv, &val)) {
+            if (!parse_int(val, 1, 1000000, &a->iterations))
+                return cli_usage_error("bench", "bench: --iterations wants a number from 1 "
+                                       "to 1000000, got '%s'", val ? val : "");
+        } else if (cli_match_value(arg, "--warmup", &i, argc, argv, &val)) {
+            if (!parse_int(val, 0, 1000000, &a->warmup))
+                return cli_usage_error("bench", "bench: --warmup wants a number from 0 to "
+                                       "1000000, got '%s'", val ? val : "");
+        } else if (cli_match_value(arg, "--max-seconds", &i, argc, argv, &val)) {
+            char *end = NULL;
+            double s = val && val[0] ? strtod(val, &end) : -1;
+            if (!val || !val[0] || *end || !(s > 0))
+                return cli_usage_error("bench", "bench: --max-seconds wants a positive number, "
+                                       "got '%s'", val ? val : "");
+            a->max_seconds = s;
+        } else if (cli_match_value(arg, "--input", &i, argc, argv, &val)) {
+            if (!val || !val[0])
+                return cli_usage_error("bench", "bench: --input needs a file");
+            a->inputs[a->ninputs++] = val;
+        } else if (cli_match_value(arg, "--reference", &i, argc, argv, &val)) {
+            if (!val || !val[0])
+                return cli_usage_error("bench", "bench: --reference needs a file");
+            a->reference = val;
+        } else {
+            return cli_usage_error("bench", "bench: unknown option '%s'", arg);
+        }
+    }
+    if (!a->path)
+        return cli_usage_error("bench", "bench: missing MODEL");
+    if (!glow_backend_find(a->backend))
+        return cli_usage_error("bench", "bench: unknown backend '%s' (known: %s)", a->backend,
+                               glow_backend_names());
+    return -1;
+}
+
+/* Fixed pseudo-random fill so runs without --input are repeatable and not all zeros (zeros
+ * would let a backend skip work or hide NaN paths). */
+static void fill_pseudo_random(glow_tensor *t, uint64_t seed)
+{
+    int64_t n = glow_type_numel(&t->type);
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+    bool is_float = glow_dtype_is_float(t->type.dtype);
+    for (int64_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double u = (double)(x >> 11) / 9007199254740992.0; /* [0, 1) */
+        glow_store_f64(t->type.dtype, t->data, (size_t)i, is_float ? 2 * u - 1 : 0);
+    }
+}
+
+/* Reads the --input files; returns -1 on success or the exit code. */
+static int read_inputs(const bench_args *a, glow_tensor *tensors)
+{
+    for (int i = 0; i < a->ninputs; i++) {
+        glow_diag d = { 0 };
+        if (glow_tensor_read_file(a->inputs[i], &tensors[i], NULL, &d) != GLOW_OK) {
+            cli_error("bench: input %d: %s", i, d.msg);
+            return CLI_EXIT_BAD_MODEL;
+        }
+    }
+    return -1;
+}
+
+static int compare_reference(const bench_args *a, const glow_program *p, bench_result *r)
+{
+    glow_tensor ref = { 0 };
+    glow_diag d = { 0 };
+    if (glow_tensor_read_file(a->reference, &ref, NULL, &d) != GLOW_OK) {
+        cli_error("bench: reference: %s", d.msg);
+        return CLI_EXIT_BAD_MODEL;
+    }
+    int rc = -1;
+    glow_tensor out = p->noutputs > 0 ? glow_program_output(p, 0) : ref;
+    if (p->noutputs < 1 || glow_type_numel(&out.type) != glow_type_numel(&ref.type)) {
+        char a1[128], b1[128];
+        cli_error("bench: reference '%s' is %s, output 0 is %s", a->reference,
+                  glow_type_str(&ref.type, a1, sizeof a1),
+                  p->noutputs > 0 ? glow_type_str(&out.type, b1, sizeof b1) : "missing");
+        rc = CLI_EXIT_BAD_MODEL;
+    } else {
+        int64_t n = glow_type_numel(&ref.type);
+        double max_abs = 0, max_ref = 0;
+        for (int64_t i = 0; i < n; i++) {
+            double x = glow_load_f64(out.type.dtype, out.data, (size_t)i);
+            double y = glow_load_f64(ref.type.dtype, ref.data, (size_t)i);
+            double e = fabs(x - y);
+            if (e != e || e > max_abs)
+                max_abs = e == e ? e : INFINITY;
+            if (fabs(y) > max_ref)
+                max_ref = fabs(y);
+        }
+        /* Relative to the reference's largest magnitude: elementwise relative error explodes
+         * on logits near zero and says nothing about the model. */
+        r->checked = true;
+        r->max_abs = max_abs;
+        r->max_rel = max_ref > 0 ? max_abs / max_ref : max_abs;
+    }
+    glow_tensor_free(&ref);
+    return rc;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Loads, compiles, runs warm-up and timed iterations. */
+static int bench_model(const bench_args *a, glow_tensor *tensors, bench_result *r)
+{
+    const glow_type **types = calloc((size_t)a->ninputs + 1, sizeof *types);
+    const glow_tensor **values = calloc((size_t)a->ninputs + 1, sizeof *values);
+    for (int i = 0; i < a->ninputs; i++) {
+        types[i] = &tensors[i].type;
+        values[i] = &tensors[i];
+    }
+    glow_onnx_options opt = { .input_types = types, .ninput_types = a->ninputs,
+                              .input_values = values, .ninput_values = a->ninputs };
+    glow_diag d = { 0 };
+    glow_module *m = glow_module_create();
+    glow_program *p = NULL;
+    glow_tensor *fed = NULL;
+    int rc = -1;
+    double t0 = now_ms();
+    if (glow_onnx_load(m, a->path, &opt, &d) != GLOW_OK) {
+        glow_module_destroy(m);
+        rc = cli_model_error(a->path, &d);
+    }
+    double t1 = now_ms();
+    glow_compile_options copt = { .backend = a->backend, .threads = a->threads,
+                                  .stop_after = GLOW_STAGE_COMPILED };
+    if (rc < 0 && glow_program_create(m, &copt, &p, &d) != GLOW_OK)
+        rc = cli_model_error(a->path, &d);
+    r->load_ms = t1 - t0;
+    r->compile_ms = now_ms() - t1;
+    if (rc < 0 && a->ninputs && a->ninputs != p->ninputs) {
+        cli_error("bench: %s has %d input%s, %d given", a->path, p->ninputs,
+                  p->ninputs == 1 ? "" : "s", a->ninputs);
+        rc = CLI_EXIT_BAD_MODEL;
+    }
+    if (rc < 0 && !a->ninputs) {
+        fed = calloc((size_t)p->ninputs + 1, sizeof *fed);
+        if (!fed)
+            rc = CLI_EXIT_RUN_FAILED;
+        for (int i = 0; fed && i < p->ninputs && rc < 0; i++) {
+            if (glow_tensor_alloc(&fed[i], &p->inputs[i]->outs[0], &d) != GLOW_OK)
+                rc = cli_model_error(a->path, &d);
+            else
+                fill_pseudo_random(&fed[i], (uint64_t)i + 1);
+        }
+    }
+    const glow_tensor *ins = fed ? fed : tensors;
+    if (rc < 0 && p->ninputs > 0 && p->inputs[0]->outs[0].rank > 0)
+        r->batch = p->inputs[0]->outs[0].dims[0];
+    r->lat_ms = calloc((size_t)a->iterations + 1, sizeof *r->lat_ms);
+    if (rc < 0 && !r->lat_ms) {
+        cli_error("bench: cannot allocate %d latency samples", a->iterations);
+        rc = CLI_EXIT_RUN_FAILED;
+    }
+    double spent = 0;
+    for (int k = 0; rc < 0 && k < a->warmup + a->iterations; k++) {
+        double s = now_ms();
+        if (glow_program_run(p, ins, p->ninputs, &d) != GLOW_OK) {
+            cli_error("bench: %s: %s", a->path, d.len ? d.msg : glow_status_name(d.status));
+            rc = CLI_EXIT_RUN_FAILED;
+            break;
+        }
+        double ms = now_ms() - s;
+        if (k >= a->warmup)
+            r->lat_ms[r->nruns++] = ms;
+        spent += ms;
+        /* Warm-up past the budget: go straight to the one timed run still owed. */
+        if (a->max_seconds > 0 && spent >= a->max_seconds * 1e3 && k + 1 < a->warmup)
+            k = a->warmup - 1;
+        /* The budget covers the warm-up too: a slow backend must not hold a sweep hostage. */
+        if (a->max_seconds > 0 && spent >= a->max_seconds * 1e3 && r->nruns > 0 &&
+            k + 1 < a->warmup + a->iterations) {
+            r->budget_hit = true;
+            break;
+        }
+    }
+    if (rc < 0 && a->reference)
+        rc = compare_reference(a, p, r);
+    if (rc < 0) {
+        r->constant = p->ir ? p->ir->constant_bytes : 0;
+        r->mutable_ = p->ir ? p->ir->mutable_bytes : 0;
+        r->activation = p->ir ? p->ir->activation_bytes : 0;
+    }
+    r->sorted = calloc((size_t)a->iterations + 1, sizeof *r->sorted);
+    if (r->sorted && r->nruns)
+        memcpy(r->sorted, r->lat_ms, (size_t)r->nruns * sizeof *r->sorted);
+    if (r->sorted)
+        qsort(r->sorted, (size_t)r->nruns, sizeof *r->sorted, cmp_double);
+    else if (rc < 0)
+        rc = CLI_EXIT_RUN_FAILED;
+    for (int i = 0; fed && i < p->ninputs; i++)
+        glow_tensor_free(&fed[i]);
+    free(fed);
+    glow_program_destroy(p);
+    free(types);
+    free(values);
+    return rc;
+}
+
+static double median(const double *v, int n)
+{
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* JSON numbers: NaN and infinity are not JSON, so they become null. */
+static void json_num(const char *key, double v, const char *sep)
+{
+    if (isfinite(v))
+        printf("  \"%s\": %.6g%s\n", key, v, sep);
+    else
+        printf("  \"%s\": null%s\n", key, sep);
+}
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+static void print_json(const bench_args *a, const bench_result *r)
+{
+    int n = r->nruns;
+    double med = median(r->sorted, n);
+    printf("{\n  \"model\": ");
+    json_string(a->path);
+    printf(",\n  \"backend\": ");
+    json_string(a->backend);
+    printf(",\n  \"threads\": %d,\n  \"batch\": %lld,\n", a->threads,
+           (long long)r->batch);
+    printf("  \"warmup\": %d,\n  \"iterations\": %d,\n  \"budget_hit\": %s,\n", a->warmup,
+           n, r->budget_hit ? "true" : "false");
+    json_num("load_ms", r->load_ms, ",");
+    json_num("compile_ms", r->compile_ms, ",");
+    printf("  \"latency_ms\": {\"min\": %.6g, \"median\": %.6g, \"max\": %.6g},\n",
+           r->sorted[0], med, r->sorted[n - 1]);
+    printf("  \"latencies_ms\": [");
+    for (int i = 0; i < n; i++)
+        printf("%s%.6g", i ? ", " : "", r->lat_ms[i]);
+    printf("],\n");
+    json_num("throughput_per_s", med > 0 ? (double)(r->batch > 0 ? r->batch : 1) * 1e3 / med
+                                         : NAN, ",");
+    printf("  \"memory\": {\"constant_bytes\": %llu, \"mutable_bytes\": %llu, "
+           "\"activation_bytes\": %llu},\n", (unsigned long long)r->constant,
+           (unsigned long long)r->mutable_, (unsigned long long)r->activation);
+    printf("  \"peak_rss_bytes\": %lld", r->peak_rss);
+    if (r->checked) {
+        printf(",\n  \"check\": {\"max_abs_err\": ");
+        isfinite(r->max_abs) ? printf("%.6g", r->max_abs) : printf("null");
+        printf(", \"max_rel_err\": ");
+        isfinite(r->max_rel) ? printf("%.6g", r->max_rel) : printf("null");
+        printf("}");
+    }
+    printf("\n}\n");
+}
+
+static void print_text(const bench_args *a, const bench_result *r)
+{
+    int n = r->nruns;
+    double med = median(r->sorted, n);
+    printf("model       %s\n", a->path);
+    printf("backend     %s, threads %d, batch %lld\n", a->backend, a->threads,
+           (long long)r->batch);
+    printf("load        %.3f ms\ncompile     %.3f ms\n", r->load_ms, r->compile_ms);
+    printf("latency     min %.3f  median %.3f  max %.3f ms over %d run%s after %d warm-up%s\n",
+           r->sorted[0], med, r->sorted[n - 1], n, n == 1 ? "" : "s", a->warmup,
+           r->budget_hit ? " (time budget reached)" : "");
+    printf("throughput  %.3f inferences/s\n",
+           med > 0 ? (double)(r->batch > 0 ? r->batch : 1) * 1e3 / med : 0.0);
+    printf("memory      constant %.3f MiB, mutable %.3f MiB, activations %.3f MiB\n",
+           (double)r->constant / 1048576, (double)r->mutable_ / 1048576,
+           (double)r->activation / 1048576);
+    printf("peak RSS    %.3f MiB\n", (double)r->peak_rss / 1048576);
+    if (r->checked)
+        printf("vs reference  max abs error %.3g, max rel error %.3g\n", r->max_abs, r->max_rel);
+}
+
+/* Peak RSS of this process in bytes. VmHWM belongs to this program's address space, while
+ * getrusage's ru_maxrss keeps the high-water mark of whatever process exec'd us (a Python
+ * harness would add its own tens of MiB), so it is only the fallback. */
+static long long peak_rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long long kib = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "VmHWM:", 6)) {
+            kib = strtoll(line + 6, NULL, 10);
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    if (kib < 0) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        kib = ru.ru_maxrss; /* Linux reports KiB */
+    }
+    return kib * 1024;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    bench_args a = { .backend = "interpreter", .iterations = 10, .warmup = 1 };
+    bench_result r = { 0 };
+    a.inputs = calloc((size_t)argc + 1, sizeof *a.inputs);
+    int rc = a.inputs ? parse_args(argc, argv, &a) : CLI_EXIT_RUN_FAILED;
+    glow_tensor *tensors = rc < 0 ? calloc((size_t)a.ninputs + 1, sizeof *tensors) : NULL;
+    if (rc < 0)
+        rc = read_inputs(&a, tensors);
+    if (rc < 0)
+        rc = bench_model(&a, tensors, &r);
+    if (rc < 0) {
+        r.peak_rss = peak_rss_bytes();
+        a.json ? print_json(&a, &r) : print_text(&a, &r);
+        rc = fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_RUN_FAILED;
+        if (rc != CLI_EXIT_OK)
+            cli_error("bench: cannot write the report");
+    }
+    for (int i = 0; tensors && i < a.ninputs; i++)
+        glow_tensor_free(&tensors[i]);
+    free(tensors);
+    free(r.lat_ms);
+    free(r.sorted);
+    free(a.inputs);
+    return rc;
+}
