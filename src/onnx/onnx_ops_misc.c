@@ -1,0 +1,484 @@
+// onnx_ops_misc.c - Signal windows, MelWeightMatrix, CenterCropPad, AffineGrid, Col2Im, MaxUnpool
+// and Det, built from constants computed at import and existing node kinds.
+//
+// Ops whose result depends only on constant inputs (the windows, MelWeightMatrix) become
+// constants. The others get their value-independent structure (base grids, scatter indices)
+// as constants and do the data-dependent part with MatMul, ScatterElements, Pad and
+// elementwise nodes, so no node kind is needed for them.
+#include <math.h>
+#include <string.h>
+
+#include "onnx/onnx_internal.h"
+
+static const char *sub_name(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what)
+{
+    return glow_arena_printf(cx->arena, "%s/%s", onnx_node_name(np), what);
+}
+
+/* Scratch for a computed constant of `count` values of `size` bytes, bounded like folding. */
+static glow_status const_buffer(onnx_ctx *cx, const Onnx__NodeProto *np, int64_t count,
+                                size_t size, void **out)
+{
+    if (count < 0 || count > (int64_t)(ONNX_FOLD_MAX_BYTES / size))
+        return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "computed constant of %lld values is too "
+                         "large", (long long)count);
+    *out = glow_arena_try_alloc(&cx->scratch, (size_t)(count ? count : 1) * size);
+    if (!*out)
+        return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "out of memory for a computed constant");
+    memset(*out, 0, (size_t)(count ? count : 1) * size);
+    return GLOW_OK;
+}
+
+/* A constant of dtype t from f64 values. */
+static glow_value f64_constant(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what,
+                               glow_dtype t, int rank, const int64_t *dims, const double *vals,
+                               void *buf)
+{
+    glow_type ty = glow_type_make(t, rank, dims);
+    int64_t n = glow_type_numel(&ty);
+    for (int64_t i = 0; i < n; i++)
+        glow_store_f64(t, buf, (size_t)i, vals[i]);
+    return onnx_constant(cx, sub_name(cx, np, what), &ty, buf);
+}
+
+/* The output kind from attribute `name` (a TensorProto code), default f32; floats only. */
+static glow_status float_dtype_attr(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name,
+                                    glow_dtype *out)
+{
+    GLOW_TRY(onnx_attr_check(cx, np, name, 2));
+    int64_t code = onnx_attr_int(np, name, 1);
+    if (code < 0 || code > 64 || !glow_dtype_from_onnx((int)code, out))
+        return onnx_unsupported(cx, np, "'%s' = %lld, an element type glowc lacks", name,
+                                (long long)code);
+    if (glow_dtype_class_of(*out) == DC_QUANT)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "'%s' = %lld", name, (long long)code);
+    return GLOW_OK;
+}
+
+/* A constant scalar input read as f64. */
+static glow_status scalar_input(onnx_ctx *cx, const Onnx__NodeProto *np, int i, double *v)
+{
+    double *vals;
+    int n;
+    GLOW_TRY(onnx_input_floats(cx, np, i, &vals, &n));
+    if (n != 1)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "input %d must hold one value, not %d", i,
+                         n);
+    *v = vals[0];
+    return GLOW_OK;
+}
+
+/* --- windows: w[n] = a0 - a1 cos(2 pi n / D) + a2 cos(4 pi n / D), D = N (periodic) or N-1 */
+
+static glow_status load_window(onnx_ctx *cx, const Onnx__NodeProto *np, double a0, double a1,
+                               double a2)
+{
+    double size;
+    GLOW_TRY(scalar_input(cx, np, 0, &size));
+    glow_dtype t;
+    GLOW_TRY(float_dtype_attr(cx, np, "output_datatype", &t));
+    if (!(size >= 0 && size <= (double)(1 << 24)))
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "window size %g", size);
+    int64_t n = (int64_t)size;
+    double den = onnx_attr_int(np, "periodic", 1) ? (double)n : (double)n - 1;
+    double *vals;
+    void *buf;
+    GLOW_TRY(const_buffer(cx, np, n, sizeof(double), (void **)&vals));
+    GLOW_TRY(const_buffer(cx, np, n, glow_dtype_size(t), &buf));
+    const double tau = 6.283185307179586;
+    for (int64_t i = 0; i < n; i++) {
+        double ang = tau * (double)i / den;
+        vals[i] = a0 - a1 * cos(ang) + a2 * cos(2 * ang);
+    }
+    return onnx_set_output(cx, np, 0, f64_constant(cx, np, "window", t, 1, &n, vals, buf));
+}
+
+glow_status load_hann_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    return load_window(cx, np, 0.5, 0.5, 0.0);
+}
+
+glow_status load_hamming_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    return load_window(cx, np, 25.0 / 46.0, 21.0 / 46.0, 0.0);
+}
+
+glow_status load_blackman_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    return load_window(cx, np, 0.42, 0.5, 0.08);
+}
+
+/* Triangular filters on the mel scale, [dft_length / 2 + 1, num_mel_bins], following ONNX's
+ * reference (edges snapped to integer bins by floor division). */
+glow_status load_mel_weight_matrix(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    double nmel, dft, rate, lo_hz, hi_hz;
+    GLOW_TRY(scalar_input(cx, np, 0, &nmel));
+    GLOW_TRY(scalar_input(cx, np, 1, &dft));
+    GLOW_TRY(scalar_input(cx, np, 2, &rate));
+    GLOW_TRY(scalar_input(cx, np, 3, &lo_hz));
+    GLOW_TRY(scalar_input(cx, np, 4, &hi_hz));
+    glow_dtype t;
+    GLOW_TRY(float_dtype_attr(cx, np, "output_datatype", &t));
+    if (!(nmel >= 1 && nmel <= 65536 && dft >= 1 && dft <= (double)(1 << 24) && rate > 0))
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "num_mel_bins %g, dft_length %g, "
+                         "sample_rate %g", nmel, dft, rate);
+    int64_t nm = (int64_t)nmel, dl = (int64_t)dft, sr = (int64_t)rate;
+    int64_t nspec = dl / 2 + 1, dims[2] = { nspec, nm };
+    int64_t *bins = GLOW_NEW_ARRAY(&cx->scratch, int64_t, nm + 2);
+    double lo_mel = 2595.0 * log10(1.0 + lo_hz / 700.0);
+    double hi_mel = 2595.0 * log10(1.0 + hi_hz / 700.0);
+    double step = (hi_mel - lo_mel) / (double)(nm + 2);
+    for (int64_t i = 0; i < nm + 2; i++) {
+        double hz = 700.0 * (pow(10.0, ((double)i * step + lo_mel) / 2595.0) - 1.0);
+        double b = floor((double)(dl + 1) * hz / (double)sr);
+        if (!(b >= 0 && b < (double)nspec))
+            return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "mel edge %lld falls outside the %lld "
+                             "spectrogram bins", (long long)i, (long long)nspec);
+        bins[i] = (int64_t)b;
+    }
+    double *w;
+    void *buf;
+    GLOW_TRY(const_buffer(cx, np, nspec * nm, sizeof(double), (void **)&w));
+    GLOW_TRY(const_buffer(cx, np, nspec * nm, glow_dtype_size(t), &buf));
+    for (int64_t i = 0; i < nm; i++) {
+        int64_t l = bins[i], c = bins[i + 1], h = bins[i + 2];
+        if (c == l)
+            w[c * nm + i] = 1.0;
+        else
+            for (int64_t j = l; j <= c; j++)
+                w[j * nm + i] = (double)(j - l) / (double)(c - l);
+        for (int64_t j = c; j < h; j++)
+            w[j * nm + i] = (double)(h - j) / (double)(h - c);
+    }
+    return onnx_set_output(cx, np, 0, f64_constant(cx, np, "mel", t, 2, dims, w, buf));
+}
+
+/* --- shape-changing ops --- */
+
+/* Crops (centered, the extra element taken from the end) or zero-pads each listed axis to
+ * `shape`: one Pad with negative pads where cropping. */
+glow_status load_center_crop_pad(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value x, y;
+    GLOW_TRY(onnx_input(cx, np, 0, &x));
+    const glow_type *xt = glow_value_type(x);
+    int64_t *shape;
+    int n;
+    GLOW_TRY(onnx_input_ints(cx, np, 1, &shape, &n));
+    GLOW_TRY(onnx_attr_check(cx, np, "axes", 7));
+    const int64_t *axes_in = NULL;
+    int naxes = onnx_attr_ints(np, "axes", &axes_in);
+    bool has_axes = naxes >= 0;
+    if (!has_axes)
+        naxes = xt->rank;
+    if (naxes != n)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "'shape' has %d values for %d axes", n,
+                         naxes);
+    int64_t pads[2 * GLOW_MAX_DIMS] = { 0 };
+    bool seen[GLOW_MAX_DIMS] = { false };
+    for (int i = 0; i < n; i++) {
+        int ax = i;
+        if (has_axes)
+            GLOW_TRY(onnx_axis(cx, np, axes_in[i], xt->rank, &ax));
+        if (seen[ax])
+            return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "axis %d is listed twice", ax);
+        seen[ax] = true;
+        if (shape[i] < 0 || shape[i] > ((int64_t)1 << 40))
+            return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "shape[%d] = %lld", i,
+                             (long long)shape[i]);
+        int64_t d = shape[i] - xt->dims[ax], mag = d < 0 ? -d : d, sign = d < 0 ? -1 : 1;
+        pads[ax] = sign * (mag / 2);
+        pads[xt->rank + ax] = sign * (mag - mag / 2);
+    }
+    glow_attr a[3] = { GLOW_AINTS(PADS, pads, 2 * xt->rank), GLOW_ASTR(MODE, "constant"),
+                       GLOW_AF(VALUE, 0.0) };
+    GLOW_TRY(onnx_build(cx, np, NK_PAD, &x, 1, a, 3, NULL, 0, &y));
+    return onnx_set_output(cx, np, 0, y);
+}
+
+/* grid[n, spatial..., :] = theta[n] @ (x, y[, z], 1): the base coordinates are a constant
+ * [P, r+1] (P spatial points), broadcast over N and multiplied by theta transposed. */
+glow_status load_affine_grid(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value theta, y;
+    GLOW_TRY(onnx_input(cx, np, 0, &theta));
+    int64_t *size;
+    int ns;
+    GLOW_TRY(onnx_input_ints(cx, np, 1, &size, &ns));
+    const glow_type *tt = glow_value_type(theta);
+    int r = ns - 2;   /* 2 or 3 spatial dims */
+    if ((r != 2 && r != 3) || tt->rank != 3 || tt->dims[1] != r || tt->dims[2] != r + 1 ||
+        tt->dims[0] != size[0] || !glow_dtype_is_float(tt->dtype))
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "theta must be [N, %d, %d] floats and size "
+                         "[N, C, (D,) H, W]", r, r + 1);
+    bool align = onnx_attr_int(np, "align_corners", 0) != 0;
+    int64_t npts = 1;
+    for (int i = 2; i < ns; i++) {
+        if (size[i] < 1 || size[i] > (1 << 20) || npts > (int64_t)(1 << 24) / size[i])
+            return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "size[%d] = %lld", i,
+                             (long long)size[i]);
+        npts *= size[i];
+    }
+    double *base;
+    void *buf;
+    GLOW_TRY(const_buffer(cx, np, npts * (r + 1), sizeof(double), (void **)&base));
+    GLOW_TRY(const_buffer(cx, np, npts * (r + 1), glow_dtype_size(tt->dtype), &buf));
+    for (int64_t p = 0; p < npts; p++) {
+        int64_t rest = p;
+        /* Coordinates in (x, y, z) order: the innermost spatial dim is x. */
+        for (int k = 0; k < r; k++) {
+            int64_t len = size[ns - 1 - k], idx = rest % len;
+            rest /= len;
+            base[p * (r + 1) + k] = align ? (len > 1 ? -1.0 + 2.0 * (double)idx / (double)(len - 1)
+                                                     : -1.0)
+                                          : (2.0 * (double)idx + 1.0) / (double)len - 1.0;
+        }
+        base[p * (r + 1) + r] = 1.0;
+    }
+    int64_t bdims[3] = { size[0], npts, r + 1 };
+    glow_value b = f64_constant(cx, np, "base_grid", tt->dtype, 2, &bdims[1], base, buf);
+    GLOW_TRY(onnx_broadcast_to(cx, np, b, 3, bdims, &b));
+    static const int64_t perm[3] = { 0, 2, 1 };
+    glow_attr pa = GLOW_AINTS(PERM, perm, 3);
+    glow_value tht;
+    GLOW_TRY(onnx_build(cx, np, NK_TRANSPOSE, &theta, 1, &pa, 1, NULL, 0, &tht));
+    GLOW_TRY(onnx_build(cx, np, NK_MATMUL, (glow_value[]){ b, tht }, 2, NULL, 0, NULL, 0, &y));
+    int64_t odims[GLOW_MAX_DIMS];
+    odims[0] = size[0];
+    for (int i = 0; i < r; i++)
+        odims[1 + i] = size[2 + i];
+    odims[1 + r] = r;
+    GLOW_TRY(onnx_reshape(cx, np, y, r + 2, odims, &y));
+    return onnx_set_output(cx, np, 0, y);
+}
+
+/* Reads an optional ints attribute of `n` values >= lo (dflt when absent). */
+static glow_status ints_attr(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name, int n,
+                             int64_t lo, int64_t dflt, int64_t *out)
+{
+    GLOW_TRY(onnx_attr_check(cx, np, name, 7));
+    const int64_t *v;
+    int c = onnx_attr_ints(np, name, &v);
+    for (int i = 0; i < n; i++)
+        out[i] = c < 0 ? dflt : 0;
+    if (c < 0)
+        return GLOW_OK;
+    if (c != n)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "'%s' has %d values, expected %d", name, c, n);
+    for (int i = 0; i < n; i++) {
+        if (v[i] < lo || v[i] > (1 << 20))
+            return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "'%s'[%d] = %lld", name, i,
+                             (long long)v[i]);
+        out[i] = v[i];
+    }
+    return GLOW_OK;
+}
+
+/* Scatters v (any shape, flattened to [lead, count]) into zeros [lead, size + 1] along axis 1
+ * at constant positions idx[count] (size = dropped), summing or overwriting, and returns the
+ * first `size` columns. */
+static glow_status scatter_flat(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v,
+                                glow_value idx, int64_t lead, int64_t count, int64_t size,
+                                const char *reduction, glow_value *out)
+{
+    const glow_type *vt = glow_value_type(v);
+    int64_t vd[2] = { lead, count }, zd[2] = { lead, size + 1 };
+    if (size + 1 > (int64_t)(ONNX_FOLD_MAX_BYTES / 8) / (lead ? lead : 1))
+        return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "result of %lld x %lld values is too large",
+                         (long long)lead, (long long)size);
+    glow_type zt = glow_type_make(vt->dtype, 2, zd);
+    glow_value zeros = onnx_constant(cx, sub_name(cx, np, "zeros"), &zt, NULL);
+    if (!zeros.node)
+        return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "out of memory for the result");
+    GLOW_TRY(onnx_reshape(cx, np, v, 2, vd, &v));
+    if (glow_value_type(idx)->rank == 1) {
+        int64_t one[2] = { 1, count };
+        GLOW_TRY(onnx_reshape(cx, np, idx, 2, one, &idx));
+        GLOW_TRY(onnx_broadcast_to(cx, np, idx, 2, vd, &idx));
+    }
+    glow_attr a[2] = { GLOW_AI(AXIS, 1), GLOW_ASTR(REDUCTION, reduction) };
+    glow_value y;
+    GLOW_TRY(onnx_build(cx, np, NK_SCATTER_ELEMENTS, (glow_value[]){ zeros, idx, v }, 3, a, 2,
+                        NULL, 0, &y));
+    return onnx_slice_axis(cx, np, y, 1, 0, size, out);
+}
+
+/* input [N, C * prod(block), L] -> [N, C, image...]: every column element is added to the
+ * image position it came from (a constant index per element; padding positions dropped). */
+glow_status load_col2im(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value x, y;
+    GLOW_TRY(onnx_input(cx, np, 0, &x));
+    int64_t *img, *blk;
+    int ni, nb;
+    GLOW_TRY(onnx_input_ints(cx, np, 1, &img, &ni));
+    GLOW_TRY(onnx_input_ints(cx, np, 2, &blk, &nb));
+    const glow_type *xt = glow_value_type(x);
+    if (ni != nb || ni < 1 || ni + 2 > GLOW_MAX_DIMS || xt->rank != 3)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "input must be [N, C*K, L] with matching "
+                         "image_shape and block_shape");
+    int64_t dil[GLOW_MAX_DIMS], str[GLOW_MAX_DIMS], pads[2 * GLOW_MAX_DIMS];
+    GLOW_TRY(ints_attr(cx, np, "dilations", ni, 1, 1, dil));
+    GLOW_TRY(ints_attr(cx, np, "strides", ni, 1, 1, str));
+    GLOW_TRY(ints_attr(cx, np, "pads", 2 * ni, 0, 0, pads));
+    int64_t k = 1, l = 1, hw = 1, cols[GLOW_MAX_DIMS];
+    for (int i = 0; i < ni; i++) {
+        if (img[i] < 1 || img[i] > (1 << 20) || blk[i] < 1 || blk[i] > (1 << 20))
+            return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "image or block dim %d out of range", i);
+        cols[i] = (img[i] + pads[i] + pads[ni + i] - dil[i] * (blk[i] - 1) - 1) / str[i] + 1;
+        if (cols[i] < 1)
+            return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "no sliding blocks along dim %d", i);
+        k *= blk[i];
+        l *= cols[i];
+        hw *= img[i];
+        if (k > (1 << 24) || l > (1 << 24) || hw > (1 << 24))
+            return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "image or blocks too large");
+    }
+    if (xt->dims[1] % k != 0 || xt->dims[2] != l)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "input dims must be [N, C*%lld, %lld]",
+                         (long long)k, (long long)l);
+    int64_t c = xt->dims[1] / k, n = xt->dims[0];
+    if (k * l > (int64_t)(ONNX_FOLD_MAX_BYTES / 8))
+        return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "too many column elements");
+    int64_t *idx;
+    GLOW_TRY(const_buffer(cx, np, k * l, sizeof(int64_t), (void **)&idx));
+    for (int64_t kk = 0; kk < k; kk++)
+        for (int64_t ll = 0; ll < l; ll++) {
+            int64_t kr = kk, lr = ll, pos = 0, scale = 1;
+            bool inside = true;
+            for (int i = ni - 1; i >= 0; i--) {
+                int64_t off = kr % blk[i], cl = lr % cols[i];
+                kr /= blk[i];
+                lr /= cols[i];
+                int64_t p = cl * str[i] - pads[i] + off * dil[i];
+                inside = inside && p >= 0 && p < img[i];
+                pos += p * scale;
+                scale *= img[i];
+            }
+            idx[kk * l + ll] = inside ? pos : hw;
+        }
+    int64_t kl = k * l;
+    glow_type it = glow_type_make(GLOW_I64, 1, &kl);
+    glow_value iv = onnx_constant(cx, sub_name(cx, np, "indices"), &it, idx);
+    GLOW_TRY(scatter_flat(cx, np, x, iv, n * c, kl, hw, "add", &y));
+    int64_t od[GLOW_MAX_DIMS] = { n, c };
+    memcpy(&od[2], img, sizeof(int64_t) * (size_t)ni);
+    GLOW_TRY(onnx_reshape(cx, np, y, ni + 2, od, &y));
+    return onnx_set_output(cx, np, 0, y);
+}
+
+/* Y = zeros of the pooled input's original shape with X written at the flat positions I, then
+ * zero-padded at the end to output_shape when given. */
+glow_status load_max_unpool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value x, ind, y;
+    GLOW_TRY(onnx_input(cx, np, 0, &x));
+    GLOW_TRY(onnx_input(cx, np, 1, &ind));
+    const glow_type *xt = glow_value_type(x), *it = glow_value_type(ind);
+    int nsp = xt->rank - 2;
+    if (nsp < 1 || nsp > 3 || !glow_type_same_shape(xt, it) ||
+        (it->dtype != GLOW_I64 && it->dtype != GLOW_I32))
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "X must be [N, C, 1-3 spatial dims] and I "
+                         "integer indices of the same shape");
+    if (!onnx_attr(np, "kernel_shape"))
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "missing required 'kernel_shape'");
+    int64_t ks[3], st[3], pads[6];
+    GLOW_TRY(ints_attr(cx, np, "kernel_shape", nsp, 1, 1, ks));
+    GLOW_TRY(ints_attr(cx, np, "strides", nsp, 1, 1, st));
+    GLOW_TRY(ints_attr(cx, np, "pads", 2 * nsp, 0, 0, pads));
+    int64_t inf[GLOW_MAX_DIMS] = { xt->dims[0], xt->dims[1] }, total = xt->dims[0] * xt->dims[1];
+    for (int i = 0; i < nsp; i++) {
+        inf[2 + i] = (xt->dims[2 + i] - 1) * st[i] - (pads[i] + pads[nsp + i]) + ks[i];
+        if (inf[2 + i] < 1 || inf[2 + i] > (1 << 24) || total > (int64_t)(1 << 26) / inf[2 + i])
+            return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "unpooled dim %d is %lld", i,
+                             (long long)inf[2 + i]);
+        total *= inf[2 + i];
+    }
+    int64_t count = glow_type_numel(xt);
+    GLOW_TRY(onnx_cast(cx, np, ind, GLOW_I64, &ind));
+    int64_t id2[2] = { 1, count };
+    GLOW_TRY(onnx_reshape(cx, np, ind, 2, id2, &ind));
+    GLOW_TRY(scatter_flat(cx, np, x, ind, 1, count, total, "none", &y));
+    GLOW_TRY(onnx_reshape(cx, np, y, xt->rank, inf, &y));
+    if (onnx_has_input(np, 2)) {
+        int64_t *shape;
+        int n;
+        GLOW_TRY(onnx_input_ints(cx, np, 2, &shape, &n));
+        if (n != xt->rank)
+            return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "output_shape has %d values for rank "
+                             "%d", n, xt->rank);
+        int64_t p[2 * GLOW_MAX_DIMS] = { 0 };
+        bool any = false;
+        for (int i = 0; i < n; i++) {
+            if (shape[i] < inf[i] || shape[i] > (1 << 24))
+                return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "output_shape[%d] = %lld is below "
+                                 "the unpooled size %lld", i, (long long)shape[i],
+                                 (long long)inf[i]);
+            p[n + i] = shape[i] - inf[i];
+            any = any || p[n + i] != 0;
+        }
+        glow_attr a[3] = { GLOW_AINTS(PADS, p, 2 * n), GLOW_ASTR(MODE, "constant"),
+                           GLOW_AF(VALUE, 0.0) };
+        if (any)
+            GLOW_TRY(onnx_build(cx, np, NK_PAD, &y, 1, a, 3, NULL, 0, &y));
+    }
+    return onnx_set_output(cx, np, 0, y);
+}
+
+/* Determinants of [..., M, M] for M <= 3 by cofactor expansion (no LU without a node kind). */
+glow_status load_det(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value x, y;
+    GLOW_TRY(onnx_input(cx, np, 0, &x));
+    const glow_type *xt = glow_value_type(x);
+    if (xt->rank < 2 || xt->dims[xt->rank - 1] != xt->dims[xt->rank - 2] ||
+        !glow_dtype_is_float(xt->dtype))
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "input must be float [..., M, M]");
+    int64_t m = xt->dims[xt->rank - 1];
+    if (m < 1 || m > 3)
+        return onnx_unsupported(cx, np, "determinant of %lldx%lld matrices (glowc expands "
+                                "only up to 3x3)", (long long)m, (long long)m);
+    int64_t flat[GLOW_MAX_DIMS];
+    memcpy(flat, xt->dims, sizeof(int64_t) * (size_t)(xt->rank - 2));
+    flat[xt->rank - 2] = m * m;
+    GLOW_TRY(onnx_reshape(cx, np, x, xt->rank - 1, flat, &x));
+    glow_value e[9];
+    for (int i = 0; i < m * m; i++) {
+        int64_t one = i;
+        glow_type st = glow_type_scalar(GLOW_I64);
+        glow_value iv = onnx_constant(cx, sub_name(cx, np, "index"), &st, &one);
+        glow_attr a = GLOW_AI(AXIS, xt->rank - 2);
+        GLOW_TRY(onnx_build(cx, np, NK_GATHER, (glow_value[]){ x, iv }, 2, &a, 1, NULL, 0,
+                            &e[i]));
+    }
+    if (m == 1) {
+        y = e[0];
+    } else if (m == 2) {
+        glow_value ad, bc;
+        GLOW_TRY(onnx_build(cx, np, NK_MUL, (glow_value[]){ e[0], e[3] }, 2, NULL, 0, NULL, 0,
+                            &ad));
+        GLOW_TRY(onnx_build(cx, np, NK_MUL, (glow_value[]){ e[1], e[2] }, 2, NULL, 0, NULL, 0,
+                            &bc));
+        GLOW_TRY(onnx_build(cx, np, NK_SUB, (glow_value[]){ ad, bc }, 2, NULL, 0, NULL, 0, &y));
+    } else {
+        /* a(ei - fh) - b(di - fg) + c(dh - eg) */
+        static const int t[3][5] = { { 0, 4, 8, 5, 7 }, { 1, 3, 8, 5, 6 }, { 2, 3, 7, 4, 6 } };
+        glow_value term[3];
+        for (int i = 0; i < 3; i++) {
+            glow_value p, q, minor;
+            GLOW_TRY(onnx_build(cx, np, NK_MUL, (glow_value[]){ e[t[i][1]], e[t[i][2]] }, 2,
+                                NULL, 0, NULL, 0, &p));
+            GLOW_TRY(onnx_build(cx, np, NK_MUL, (glow_value[]){ e[t[i][3]], e[t[i][4]] }, 2,
+                                NULL, 0, NULL, 0, &q));
+            GLOW_TRY(onnx_build(cx, np, NK_SUB, (glow_value[]){ p, q }, 2, NULL, 0, NULL, 0,
+                                &minor));
+            GLOW_TRY(onnx_build(cx, np, NK_MUL, (glow_value[]){ e[t[i][0]], minor }, 2, NULL, 0,
+                                NULL, 0, &term[i]));
+        }
+        GLOW_TRY(onnx_build(cx, np, NK_SUB, term, 2, NULL, 0, NULL, 0, &y));
+        GLOW_TRY(onnx_build(cx, np, NK_ADD, (glow_value[]){ y, term[2] }, 2, NULL, 0, NULL, 0,
+                            &y));
+    }
+    return onnx_set_output(cx, np, 0, y);
+}

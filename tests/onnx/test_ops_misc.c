@@ -1,0 +1,96 @@
+// test_ops_misc.c - Window, mel, crop/pad, grid, Col2Im, MaxUnpool and Det loaders: node-suite
+// models (shape-like inputs specialized from the test data) evaluated node by node against
+// ONNX's outputs, plus the refusals.
+#include "check.h"
+#include "node_eval.h"
+#include "ops_test_util.h"
+
+static const char *const passing[] = {
+    "test_hannwindow",
+    "test_hannwindow_symmetric",
+    "test_hammingwindow",
+    "test_hammingwindow_symmetric",
+    "test_blackmanwindow",
+    "test_blackmanwindow_symmetric",
+    "test_melweightmatrix",
+    "test_center_crop_pad_crop",
+    "test_center_crop_pad_crop_and_pad",
+    "test_center_crop_pad_crop_axes_chw",
+    "test_center_crop_pad_crop_axes_hwc",
+    "test_center_crop_pad_crop_negative_axes_hwc",
+    "test_center_crop_pad_pad",
+    "test_affine_grid_2d",
+    "test_affine_grid_2d_align_corners",
+    "test_affine_grid_3d",
+    "test_affine_grid_3d_align_corners",
+    "test_col2im",
+    "test_col2im_5d",
+    "test_col2im_dilations",
+    "test_col2im_pads",
+    "test_col2im_strides",
+    "test_maxunpool_export_with_output_shape",
+    "test_maxunpool_export_without_output_shape",
+    "test_det_2d",
+    "test_det_nd",
+};
+
+/* Shape-like inputs must be known at compile time: without values they are refused by name. */
+static void test_needs_constants(void)
+{
+    loaded r = load_node_test("test_col2im", 0, NULL);
+    CHECK_EQ(r.st, GLOW_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(loaded_text(&r), "'image_shape' must be a constant");
+    loaded_free(&r);
+    /* With them frozen, the window is a constant computed at import. */
+    r = load_node_test("test_hannwindow", 1, NULL);
+    CHECK_EQ(r.st, GLOW_OK);
+    CHECK_CONTAINS(loaded_text(&r), "Save(%HannWindow#0/window, %y)");
+    loaded_free(&r);
+    /* MaxUnpool writes through ScatterElements; Col2Im sums with reduction add. */
+    r = load_node_test("test_maxunpool_export_without_output_shape", 0, NULL);
+    CHECK_EQ(r.st, GLOW_OK);
+    CHECK_CONTAINS(loaded_text(&r), "ScatterElements(");
+    loaded_free(&r);
+    r = load_node_test("test_col2im_pads", 6, NULL);
+    CHECK_EQ(r.st, GLOW_OK);
+    CHECK_CONTAINS(loaded_text(&r), "reduction=\"add\"");
+    loaded_free(&r);
+}
+
+static void det4(Onnx__ModelProto *mp)
+{
+    Onnx__TensorShapeProto *s = mp->graph->input[0]->type->tensor_type->shape;
+    s->dim[0]->dim_value = 4;
+    s->dim[1]->dim_value = 4;
+}
+
+static void crop_bad_axes(Onnx__ModelProto *mp)
+{
+    static const int64_t axes[2] = { 0, 0 };
+    for (size_t i = 0; i < mp->graph->node[0]->n_attribute; i++)
+        if (!strcmp(mp->graph->node[0]->attribute[i]->name, "axes"))
+            memcpy(mp->graph->node[0]->attribute[i]->ints, axes, sizeof axes);
+}
+
+static void test_refusals(void)
+{
+    loaded r = load_node_test("test_det_2d", 0, det4);
+    CHECK_EQ(r.st, GLOW_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(loaded_text(&r), "4x4");
+    loaded_free(&r);
+    r = load_node_test("test_center_crop_pad_crop_axes_hwc", 2, crop_bad_axes);
+    CHECK_EQ(r.st, GLOW_ERR_BAD_ATTR);
+    CHECK_CONTAINS(loaded_text(&r), "listed twice");
+    loaded_free(&r);
+}
+
+int main(void)
+{
+    int failed = 0, n = (int)(sizeof passing / sizeof passing[0]);
+    int pass = node_eval_all(passing, n, &failed);
+    CHECK_EQ(failed, 0);
+    printf("misc node tests: %d/%d evaluate correctly\n", pass, n);
+    test_needs_constants();
+    test_refusals();
+    return CHECK_DONE();
+}
