@@ -444,3 +444,77 @@ glow_status load_rotary_embedding(onnx_ctx *cx, const Onnx__NodeProto *np, int o
         GLOW_TRY(onnx_reshape(cx, np, y, 3, xt.dims, &y));
     return onnx_set_output(cx, np, 0, y);
 }
+
+/* --- CausalConvWithState --- */
+
+/* Depthwise causal 1-D convolution with a carried state (ONNX's function body): the input
+ * [B, C, L] is prefixed with past_state [B, C, K-1] (zeros when absent), convolved per
+ * channel without padding, optionally followed by SiLU; present_state is the last K-1
+ * positions of the prefixed input. */
+glow_status load_causal_conv_with_state(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value x, w, y;
+    GLOW_TRY(onnx_input(cx, np, 0, &x));
+    GLOW_TRY(onnx_input(cx, np, 1, &w));
+    const glow_type xt = *glow_value_type(x), wt = *glow_value_type(w);
+    if (xt.rank != 3 || wt.rank != 3 || wt.dims[0] != xt.dims[1] || wt.dims[1] != 1 ||
+        wt.dims[2] < 1) {
+        char a[128], b[128];
+        return onnx_unsupported(cx, np, "input %s with weight %s (glowc handles 1-D input "
+                                "[B, C, L] with depthwise weight [C, 1, K])",
+                                glow_type_str(&xt, a, sizeof a), glow_type_str(&wt, b, sizeof b));
+    }
+    const char *act = onnx_attr_str(cx, np, "activation", "none");
+    bool silu = strcmp(act, "silu") == 0 || strcmp(act, "swish") == 0;
+    if (!silu && strcmp(act, "none") != 0)
+        return onnx_unsupported(cx, np, "activation '%s' (none, silu or swish)", act);
+    int64_t c = xt.dims[1], k = wt.dims[2], l = xt.dims[2];
+    glow_value padded = x;
+    if (onnx_has_input(np, 3)) {
+        glow_value past;
+        GLOW_TRY(onnx_input(cx, np, 3, &past));
+        const glow_type *pt = glow_value_type(past);
+        if (pt->rank != 3 || pt->dims[0] != xt.dims[0] || pt->dims[1] != c ||
+            pt->dims[2] != k - 1 || pt->dtype != xt.dtype)
+            return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "past_state must be %s[%lld, %lld, "
+                             "%lld]", glow_dtype_name(xt.dtype), (long long)xt.dims[0],
+                             (long long)c, (long long)(k - 1));
+        if (k > 1)
+            GLOW_TRY(concat2(cx, np, past, x, 2, &padded));
+    } else if (k > 1) {
+        int64_t pads[6] = { 0, 0, k - 1, 0, 0, 0 };
+        glow_attr pa[3] = { GLOW_AINTS(PADS, pads, 6), GLOW_ASTR(MODE, "constant"),
+                            GLOW_AF(VALUE, 0.0) };
+        GLOW_TRY(onnx_build(cx, np, NK_PAD, &x, 1, pa, 3, NULL, 0, &padded));
+    }
+    glow_value ins[3] = { padded, w };
+    int nin = 2;
+    if (onnx_has_input(np, 2)) {
+        GLOW_TRY(onnx_input(cx, np, 2, &ins[2]));
+        nin = 3;
+    }
+    int64_t one = 1, zero2[2] = { 0, 0 };
+    glow_attr ca[5] = { GLOW_AINTS(KERNEL, &k, 1), GLOW_AINTS(STRIDES, &one, 1),
+                        GLOW_AINTS(PADS, zero2, 2), GLOW_AINTS(DILATIONS, &one, 1),
+                        GLOW_AI(GROUP, c) };
+    GLOW_TRY(onnx_build(cx, np, NK_CONV, ins, nin, ca, 5, NULL, 0, &y));
+    if (silu) {
+        glow_value sg;
+        GLOW_TRY(onnx_build(cx, np, NK_SIGMOID, &y, 1, NULL, 0, NULL, 0, &sg));
+        GLOW_TRY(onnx_build_elemwise(cx, np, NK_MUL, (glow_value[]){ y, sg }, 2, NULL, 0, &y));
+    }
+    GLOW_TRY(onnx_set_output(cx, np, 0, y));
+    if (onnx_has_output(np, 1)) {
+        glow_value state;
+        if (k > 1) {
+            GLOW_TRY(slice_step(cx, np, padded, 2, l, l + k - 1, 1, &state));
+        } else {
+            /* K = 1 carries no state: an empty [B, C, 0] tensor. */
+            glow_type st = glow_type_make(xt.dtype, 3, (int64_t[]){ xt.dims[0], c, 0 });
+            state = onnx_constant(cx, glow_arena_printf(cx->arena, "%s/empty_state",
+                                                        onnx_node_name(np)), &st, NULL);
+        }
+        GLOW_TRY(onnx_set_output(cx, np, 1, state));
+    }
+    return GLOW_OK;
+}

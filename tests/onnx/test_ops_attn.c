@@ -1,4 +1,4 @@
-// test_ops_attn.c - Attention and RotaryEmbedding: every node-suite test of both ops is
+// test_ops_attn.c - Attention, RotaryEmbedding and CausalConvWithState: every node-suite test of both ops is
 // imported and evaluated node by node against ONNX's outputs; the expanded (function body)
 // variants are run too for comparison; bad head counts and modes fail naming the node.
 #include "check.h"
@@ -43,6 +43,15 @@ int main(void)
     CHECK_EQ(t.pass, 8);
     e = ne_run_prefixes(rope, true);
     ne_print_totals("RotaryEmbedding node tests, expanded", e);
+
+    static const char *const conv[] = { "test_causal_conv_with_state", NULL };
+    t = ne_run_prefixes(conv, false);
+    ne_print_totals("CausalConvWithState node tests", t);
+    CHECK_EQ(t.total, 13);
+    CHECK_EQ(t.mismatch, 0);
+    CHECK(t.pass >= 12);
+    e = ne_run_prefixes(conv, true);
+    ne_print_totals("CausalConvWithState node tests, expanded", e);
 
     loaded r = load_node_test("test_attention_3d_gqa", 0, odd_heads);
     CHECK_EQ(r.st, GLOW_ERR_BAD_SHAPE);
