@@ -1,11 +1,9 @@
-// onnx_ops_misc.c - Signal windows, MelWeightMatrix, CenterCropPad, AffineGrid, Col2Im, MaxUnpool
-// and Det, built from constants computed at import and existing node kinds.
+// onnx_ops_misc.c - CenterCropPad, AffineGrid, Col2Im, MaxUnpool and Det, built from constants
+// computed at import and existing node kinds.
 //
-// Ops whose result depends only on constant inputs (the windows, MelWeightMatrix) become
-// constants. The others get their value-independent structure (base grids, scatter indices)
-// as constants and do the data-dependent part with MatMul, ScatterElements, Pad and
-// elementwise nodes, so no node kind is needed for them.
-#include <math.h>
+// The value-independent structure of each op (base grids, scatter indices) becomes a constant
+// and the data-dependent part runs as MatMul, ScatterElements, Pad and elementwise nodes, so
+// no node kind is needed for them.
 #include <string.h>
 
 #include "onnx/onnx_internal.h"
@@ -42,118 +40,6 @@ static glow_value f64_constant(onnx_ctx *cx, const Onnx__NodeProto *np, const ch
 }
 
 /* The output kind from attribute `name` (a TensorProto code), default f32; floats only. */
-static glow_status float_dtype_attr(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name,
-                                    glow_dtype *out)
-{
-    GLOW_TRY(onnx_attr_check(cx, np, name, 2));
-    int64_t code = onnx_attr_int(np, name, 1);
-    if (code < 0 || code > 64 || !glow_dtype_from_onnx((int)code, out))
-        return onnx_unsupported(cx, np, "'%s' = %lld, an element type glowc lacks", name,
-                                (long long)code);
-    if (glow_dtype_class_of(*out) == DC_QUANT)
-        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "'%s' = %lld", name, (long long)code);
-    return GLOW_OK;
-}
-
-/* A constant scalar input read as f64. */
-static glow_status scalar_input(onnx_ctx *cx, const Onnx__NodeProto *np, int i, double *v)
-{
-    double *vals;
-    int n;
-    GLOW_TRY(onnx_input_floats(cx, np, i, &vals, &n));
-    if (n != 1)
-        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "input %d must hold one value, not %d", i,
-                         n);
-    *v = vals[0];
-    return GLOW_OK;
-}
-
-/* --- windows: w[n] = a0 - a1 cos(2 pi n / D) + a2 cos(4 pi n / D), D = N (periodic) or N-1 */
-
-static glow_status load_window(onnx_ctx *cx, const Onnx__NodeProto *np, double a0, double a1,
-                               double a2)
-{
-    double size;
-    GLOW_TRY(scalar_input(cx, np, 0, &size));
-    glow_dtype t;
-    GLOW_TRY(float_dtype_attr(cx, np, "output_datatype", &t));
-    if (!(size >= 0 && size <= (double)(1 << 24)))
-        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "window size %g", size);
-    int64_t n = (int64_t)size;
-    double den = onnx_attr_int(np, "periodic", 1) ? (double)n : (double)n - 1;
-    double *vals;
-    void *buf;
-    GLOW_TRY(const_buffer(cx, np, n, sizeof(double), (void **)&vals));
-    GLOW_TRY(const_buffer(cx, np, n, glow_dtype_size(t), &buf));
-    const double tau = 6.283185307179586;
-    for (int64_t i = 0; i < n; i++) {
-        double ang = tau * (double)i / den;
-        vals[i] = a0 - a1 * cos(ang) + a2 * cos(2 * ang);
-    }
-    return onnx_set_output(cx, np, 0, f64_constant(cx, np, "window", t, 1, &n, vals, buf));
-}
-
-glow_status load_hann_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return load_window(cx, np, 0.5, 0.5, 0.0);
-}
-
-glow_status load_hamming_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return load_window(cx, np, 25.0 / 46.0, 21.0 / 46.0, 0.0);
-}
-
-glow_status load_blackman_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return load_window(cx, np, 0.42, 0.5, 0.08);
-}
-
-/* Triangular filters on the mel scale, [dft_length / 2 + 1, num_mel_bins], following ONNX's
- * reference (edges snapped to integer bins by floor division). */
-glow_status load_mel_weight_matrix(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    double nmel, dft, rate, lo_hz, hi_hz;
-    GLOW_TRY(scalar_input(cx, np, 0, &nmel));
-    GLOW_TRY(scalar_input(cx, np, 1, &dft));
-    GLOW_TRY(scalar_input(cx, np, 2, &rate));
-    GLOW_TRY(scalar_input(cx, np, 3, &lo_hz));
-    GLOW_TRY(scalar_input(cx, np, 4, &hi_hz));
-    glow_dtype t;
-    GLOW_TRY(float_dtype_attr(cx, np, "output_datatype", &t));
-    if (!(nmel >= 1 && nmel <= 65536 && dft >= 1 && dft <= (double)(1 << 24) && rate > 0))
-        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "num_mel_bins %g, dft_length %g, "
-                         "sample_rate %g", nmel, dft, rate);
-    int64_t nm = (int64_t)nmel, dl = (int64_t)dft, sr = (int64_t)rate;
-    int64_t nspec = dl / 2 + 1, dims[2] = { nspec, nm };
-    int64_t *bins = GLOW_NEW_ARRAY(&cx->scratch, int64_t, nm + 2);
-    double lo_mel = 2595.0 * log10(1.0 + lo_hz / 700.0);
-    double hi_mel = 2595.0 * log10(1.0 + hi_hz / 700.0);
-    double step = (hi_mel - lo_mel) / (double)(nm + 2);
-    for (int64_t i = 0; i < nm + 2; i++) {
-        double hz = 700.0 * (pow(10.0, ((double)i * step + lo_mel) / 2595.0) - 1.0);
-        double b = floor((double)(dl + 1) * hz / (double)sr);
-        if (!(b >= 0 && b < (double)nspec))
-            return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "mel edge %lld falls outside the %lld "
-                             "spectrogram bins", (long long)i, (long long)nspec);
-        bins[i] = (int64_t)b;
-    }
-    double *w;
-    void *buf;
-    GLOW_TRY(const_buffer(cx, np, nspec * nm, sizeof(double), (void **)&w));
-    GLOW_TRY(const_buffer(cx, np, nspec * nm, glow_dtype_size(t), &buf));
-    for (int64_t i = 0; i < nm; i++) {
-        int64_t l = bins[i], c = bins[i + 1], h = bins[i + 2];
-        if (c == l)
-            w[c * nm + i] = 1.0;
-        else
-            for (int64_t j = l; j <= c; j++)
-                w[j * nm + i] = (double)(j - l) / (double)(c - l);
-        for (int64_t j = c; j < h; j++)
-            w[j * nm + i] = (double)(h - j) / (double)(h - c);
-    }
-    return onnx_set_output(cx, np, 0, f64_constant(cx, np, "mel", t, 2, dims, w, buf));
-}
-
 /* --- shape-changing ops --- */
 
 /* Crops (centered, the extra element taken from the end) or zero-pads each listed axis to

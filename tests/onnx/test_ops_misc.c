@@ -1,4 +1,5 @@
-// test_ops_misc.c - Window, mel, crop/pad, grid, Col2Im, MaxUnpool and Det loaders: node-suite
+// test_ops_misc.c - Misc and signal loaders (crop/pad, grid, Col2Im, MaxUnpool, Det, windows,
+// mel filters, DFT): node-suite
 // models (shape-like inputs specialized from the test data) evaluated node by node against
 // ONNX's outputs, plus the refusals.
 #include "check.h"
@@ -32,6 +33,16 @@ static const char *const passing[] = {
     "test_maxunpool_export_without_output_shape",
     "test_det_2d",
     "test_det_nd",
+    "test_dft",
+    "test_dft_axis",
+    "test_dft_axis_opset19",
+    "test_dft_inverse",
+    "test_dft_inverse_opset19",
+    "test_dft_irfft",
+    "test_dft_irfft_opset19",
+    "test_dft_opset19",
+    "test_dft_rfft",
+    "test_dft_rfft_opset19",
 };
 
 /* Shape-like inputs must be known at compile time: without values they are refused by name. */
@@ -72,11 +83,26 @@ static void crop_bad_axes(Onnx__ModelProto *mp)
             memcpy(mp->graph->node[0]->attribute[i]->ints, axes, sizeof axes);
 }
 
+static void dft_last_axis(Onnx__ModelProto *mp)
+{
+    Onnx__TensorProto *t = mp->graph->initializer[mp->graph->n_initializer - 1];
+    int64_t v = 3;
+    if (t->raw_data.len == sizeof v)
+        memcpy(t->raw_data.data, &v, sizeof v);
+    else if (t->n_int64_data == 1)
+        t->int64_data[0] = v;
+}
+
 static void test_refusals(void)
 {
     loaded r = load_node_test("test_det_2d", 0, det4);
     CHECK_EQ(r.st, GLOW_ERR_UNSUPPORTED);
     CHECK_CONTAINS(loaded_text(&r), "4x4");
+    loaded_free(&r);
+    /* DFT's axis may not name the trailing real/imaginary dim. */
+    r = load_node_test("test_dft_axis", 2, dft_last_axis);
+    CHECK_EQ(r.st, GLOW_ERR_BAD_ATTR);
+    CHECK_CONTAINS(loaded_text(&r), "axis is out of range");
     loaded_free(&r);
     r = load_node_test("test_center_crop_pad_crop_axes_hwc", 2, crop_bad_axes);
     CHECK_EQ(r.st, GLOW_ERR_BAD_ATTR);
