@@ -19,8 +19,36 @@ ZOO = {
 }
 
 
-def build(name):
-    """The PyTorch module for `name` in eval mode, weights drawn from SEED."""
+def calibrate_batchnorm(net, in_shape):
+    """Sets every BatchNorm's running statistics from a few seeded random batches.
+
+    Fresh BatchNorms (mean 0, variance 1) leave activations at whatever scale the random
+    convolutions produce: googlenet's outputs then shrink to its classifier's bias, the same
+    for every input, and mobilenet_v2's to about 1e-9, so a wrong compiler would still match
+    the reference. Calibrated statistics keep activations near unit scale, as in a trained
+    network."""
+    import torch
+    from torch import nn
+
+    bns = [m for m in net.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    if not bns:
+        return
+    for m in bns:
+        m.reset_running_stats()
+        m.momentum = None  # cumulative average over the calibration batches
+    g = torch.Generator().manual_seed(SEED + 1000)
+    net.train()
+    with torch.no_grad():
+        for _ in range(2):
+            net(torch.randn((8,) + tuple(in_shape), generator=g))
+    for m in bns:
+        m.momentum = 0.1
+    net.eval()
+
+
+def build(name, calibrate=False):
+    """The PyTorch module for `name` in eval mode, weights drawn from SEED (BatchNorm
+    statistics calibrated when asked; the exporter saves them, the runner loads them)."""
     import torch
     import torchvision.models as tvm
     from torch import nn
@@ -46,6 +74,8 @@ def build(name):
                           nn.Linear(84, 10))
     else:
         raise KeyError(name)
+    if calibrate:
+        calibrate_batchnorm(m, ZOO[name][0])
     return m.eval()
 
 
