@@ -11,20 +11,24 @@ static glow_module *M;
 static glow_function *F;
 static glow_diag D;
 static int counter;
+/* Values of the input placeholders, in module order (inputs come first), for eval_function. */
+static const glow_tensor *FEED;
+static int NFEED;
+static bool QUIET;   /* no message when a node has no evaluator */
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 
 #define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
 #define ATTRS(...) ((const glow_attr[]){ __VA_ARGS__ })
 #define NATTRS(...) ((int)(sizeof((const glow_attr[]){ __VA_ARGS__ }) / sizeof(glow_attr)))
 
-static void begin(void)
+static inline void begin(void)
 {
     M = glow_module_create();
     F = glow_function_create(M, "main");
     counter = 0;
 }
 
-static void end(void)
+static inline void end(void)
 {
     glow_module_destroy(M);
     M = NULL;
@@ -34,7 +38,7 @@ static void end(void)
 static inline glow_value no_value(void) { return (glow_value){ NULL, 0 }; }
 
 /* Uniform in [lo, hi), deterministic across runs. */
-static double urand(double lo, double hi)
+static inline double urand(double lo, double hi)
 {
     rng_state ^= rng_state << 13;
     rng_state ^= rng_state >> 7;
@@ -43,7 +47,7 @@ static double urand(double lo, double hi)
 }
 
 /* A constant of random values in [lo, hi) (integers: rounded). */
-static glow_value rnd(glow_dtype dt, int rank, const int64_t *dims, double lo, double hi)
+static inline glow_value rnd(glow_dtype dt, int rank, const int64_t *dims, double lo, double hi)
 {
     char name[32];
     snprintf(name, sizeof name, "in%d", counter++);
@@ -57,7 +61,7 @@ static glow_value rnd(glow_dtype dt, int rank, const int64_t *dims, double lo, d
 }
 
 /* glow_build with a check that it worked (declared may be NULL). */
-static glow_value build(glow_node_kind k, const char *name, const glow_value *ins, int nin,
+static inline glow_value build(glow_node_kind k, const char *name, const glow_value *ins, int nin,
                         const glow_attr *attrs, int nattr, const glow_type *declared, int ndecl)
 {
     glow_diag_clear(&D);
@@ -69,7 +73,7 @@ static glow_value build(glow_node_kind k, const char *name, const glow_value *in
 }
 
 /* Saves v to a new output placeholder named `name`. */
-static void save(const char *name, glow_value v)
+static inline void save(const char *name, glow_value v)
 {
     if (!v.node)
         return;
@@ -77,9 +81,24 @@ static void save(const char *name, glow_value v)
     glow_save_create(F, name, v, ph);
 }
 
+/* The fed value of input placeholder ph; -1 when there is none of its type. */
+static inline int feed_of(const glow_node *ph, glow_tensor *out)
+{
+    int i = 0;
+    for (const glow_node *p = M->placeholders.first; p && p->is_input; p = p->next, i++) {
+        if (p != ph)
+            continue;
+        if (i >= NFEED || !glow_type_equal(&FEED[i].type, &ph->outs[0]))
+            return -1;
+        *out = FEED[i];
+        return 0;
+    }
+    return -1;
+}
+
 /* Evaluates F in order with glow_eval_node and copies the value of each SAVE (in function
  * order) to outs; returns the number of outputs, or -1 when a node cannot be evaluated. */
-static int eval_function(glow_tensor *outs, int max)
+static inline int eval_function(glow_tensor *outs, int max)
 {
     int nout = 0, result = 0;
     for (glow_node *n = F->nodes.first; n; n = n->next)
@@ -90,6 +109,8 @@ static int eval_function(glow_tensor *outs, int max)
             glow_value v = n->ins[i];
             if (v.node->kind == NK_CONSTANT)
                 ins[i] = v.node->payload;
+            else if (v.node->kind == NK_PLACEHOLDER && v.node->is_input)
+                result = feed_of(v.node, &ins[i]) ? -1 : result;
             else if (v.node->aux)
                 ins[i] = ((glow_tensor *)v.node->aux)[v.res];
             else if (!(n->kind == NK_SAVE && i == 1))
@@ -109,7 +130,9 @@ static int eval_function(glow_tensor *outs, int max)
         glow_tensor *res = calloc(n->nout ? n->nout : 1, sizeof(glow_tensor));
         glow_diag_clear(&D);
         if (glow_eval_node(n, ins, res, &D) != GLOW_OK) {
-            fprintf(stderr, "eval %s '%s': %s\n", glow_node_kind_name(n->kind), n->name, D.msg);
+            if (!QUIET)
+                fprintf(stderr, "eval %s '%s': %s\n", glow_node_kind_name(n->kind), n->name,
+                        D.msg);
             free(res);
             result = -1;
             break;
@@ -126,7 +149,7 @@ static int eval_function(glow_tensor *outs, int max)
     return result ? -1 : nout;
 }
 
-static int count_kind(glow_node_kind k)
+static inline int count_kind(glow_node_kind k)
 {
     int c = 0;
     for (glow_node *n = F->nodes.first; n; n = n->next)
@@ -148,7 +171,7 @@ static char *print_function(void)
 /* Evaluates F, lowers it with `keep`, verifies it, evaluates again and compares every output
  * within `tol` relative (to max(1, |reference|)). Returns the number of nodes lowered away
  * (the node count difference is not useful, so it returns whether anything changed). */
-static bool lower_and_compare(glow_keep_fn keep, double tol, int line)
+static inline bool lower_and_compare(glow_keep_fn keep, double tol, int line)
 {
     glow_tensor before[8], after[8];
     char *text0 = print_function();
@@ -198,7 +221,7 @@ static bool lower_and_compare(glow_keep_fn keep, double tol, int line)
 
 /* Compares the printed function with the expected text; prints the whole text when they
  * differ, so a golden can be updated from the log. */
-static void check_text(const char *want, int line)
+static inline void check_text(const char *want, int line)
 {
     char *got = print_function();
     if (strcmp(got, want) != 0)
