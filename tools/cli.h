@@ -30,6 +30,8 @@ int cli_model_error(const char *path, const glow_diag *d);
 bool cli_match_value(const char *arg, const char *name, int *i, int argc, char **argv,
                      const char **value);
 bool cli_is_help(const char *arg);
+/* True for a well-formed --define value: SYM=VAL with VAL a positive integer. */
+bool cli_valid_define(const char *def);
 
 /* --- cmd_info.c --- */
 int cmd_info(int argc, char **argv);
@@ -38,6 +40,10 @@ void cmd_info_help(void);
 /* --- cmd_dump.c --- */
 int cmd_dump(int argc, char **argv);
 void cmd_dump_help(void);
+
+/* --- cmd_run.c --- */
+int cmd_run(int argc, char **argv);
+void cmd_run_help(void);
 
 /* --- cmd_bench.c --- */
 int cmd_bench(int argc, char **argv);

@@ -1,61 +1,67 @@
-// cmd_dump.c - `glowc dump MODEL`: loads a model and prints its graph as text or Graphviz dot.
+// cmd_dump.c - `glowc dump MODEL`: prints a model's graph (as loaded or lowered) as text or
+// Graphviz dot, or its low-level IR with the memory plan.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "runtime/runtime.h"
 
 /* Stages DESIGN.md names for `dump`; only those with available=true exist in this version.
  * Listing the rest lets the error say why `--stage optimized` is refused. */
 static const struct {
     const char *name;
     bool available;
+    glow_stage stage;
+    bool graph;        /* a graph stage (text or dot); otherwise IR text */
 } stages[] = {
-    { "loaded", true },
-    { "optimized", false },
-    { "lowered", false },
-    { "ir", false },
-    { "ir-optimized", false },
+    { "loaded", true, GLOW_STAGE_LOADED, true },
+    { "optimized", false, GLOW_STAGE_OPTIMIZED, true },
+    { "lowered", true, GLOW_STAGE_LOWERED, true },
+    { "ir", true, GLOW_STAGE_IR, false },
+    { "ir-optimized", false, GLOW_STAGE_IR_OPTIMIZED, false },
 };
 #define NSTAGES (sizeof stages / sizeof stages[0])
 
 void cmd_dump_help(void)
 {
-    printf("usage: glowc dump MODEL [--stage loaded] [--format text|dot]\n"
-           "                        [--define SYM=VAL]... [-o FILE]\n"
+    printf("usage: glowc dump MODEL [--stage loaded|lowered|ir] [--format text|dot]\n"
+           "                        [--backend B] [--define SYM=VAL]... [-o FILE]\n"
            "\n"
-           "Loads the ONNX model MODEL into glowc's typed graph and prints it. Shape\n"
-           "computations are folded at load time, so every type in the dump is static.\n"
+           "Loads the ONNX model MODEL into glowc's typed graph and prints it at a stage of\n"
+           "the compile pipeline. Shape computations are folded at load time, so every type\n"
+           "in the dump is static.\n"
            "\n"
            "options:\n"
-           "  --stage STAGE      the graph to print; 'loaded' (as imported) is the only stage\n"
-           "                     of this version\n"
+           "  --stage STAGE      what to print:\n"
+           "                       loaded   the graph as imported (default)\n"
+           "                       lowered  the graph after lowering for the backend and\n"
+           "                                scheduling (node order = execution order)\n"
+           "                       ir       the low-level IR (weights, instructions with\n"
+           "                                @in/@out operands, activation allocations with\n"
+           "                                their planned offsets); the last line gives the\n"
+           "                                memory plan (constant, mutable and activation\n"
+           "                                region sizes in bytes)\n"
+           "                     'optimized' and 'ir-optimized' come with the optimizers\n"
            "  --format FORMAT    'text' (default): one line per node with attributes and\n"
            "                     result types; 'dot': a Graphviz digraph of the main function\n"
+           "                     (graph stages only)\n"
+           "  --backend B        the backend lowering prepares for: %s\n"
+           "                     (default interpreter)\n"
            "  --define SYM=VAL   fix the symbolic input dim SYM (dim_param) to VAL; repeatable\n"
            "  -o, --output FILE  write to FILE (replaced atomically) instead of stdout\n"
            "  -h, --help         show this help\n"
            "\n"
            "A model that cannot be loaded exits with 2; the message lists every unsupported\n"
-           "op of the model, or names the node at fault.\n");
-}
-
-/* A define must be NAME=VALUE with a positive integer value; checking here turns a typo into
- * a usage error instead of a confusing load failure. */
-static bool valid_define(const char *def)
-{
-    const char *eq = strchr(def, '=');
-    if (!eq || eq == def || eq[1] == '\0')
-        return false;
-    char *end = NULL;
-    long long v = strtoll(eq + 1, &end, 10);
-    return *end == '\0' && v > 0;
+           "op of the model, or names the node at fault.\n", glow_backend_names());
 }
 
 typedef struct dump_args {
     const char *path;
     const char *stage;
+    int stage_index;      /* into stages[] */
     const char *format;
+    const char *backend;
     const char *output;
     const char **defines;
     int ndefines;
@@ -85,8 +91,12 @@ static int parse_args(int argc, char **argv, dump_args *a)
             if (!val)
                 return cli_usage_error("dump", "dump: --format needs a value");
             a->format = val;
+        } else if (cli_match_value(arg, "--backend", &i, argc, argv, &val)) {
+            if (!val || !val[0])
+                return cli_usage_error("dump", "dump: --backend needs a value");
+            a->backend = val;
         } else if (cli_match_value(arg, "--define", &i, argc, argv, &val)) {
-            if (!val || !valid_define(val))
+            if (!val || !cli_valid_define(val))
                 return cli_usage_error("dump", "dump: --define wants SYM=VAL with VAL a positive "
                                        "integer, got '%s'", val ? val : "");
             a->defines[a->ndefines++] = val;
@@ -104,20 +114,34 @@ static int parse_args(int argc, char **argv, dump_args *a)
     if (strcmp(a->format, "text") != 0 && strcmp(a->format, "dot") != 0)
         return cli_usage_error("dump", "dump: unknown format '%s' (expected text or dot)",
                                a->format);
+    if (!glow_backend_find(a->backend))
+        return cli_usage_error("dump", "dump: unknown backend '%s' (known: %s)", a->backend,
+                               glow_backend_names());
     for (size_t k = 0; k < NSTAGES; k++) {
-        if (!strcmp(stages[k].name, a->stage)) {
-            if (stages[k].available)
-                return -1;
+        if (strcmp(stages[k].name, a->stage) != 0)
+            continue;
+        if (!stages[k].available)
             return cli_usage_error("dump", "dump: stage '%s' is not available in this version "
-                                   "(available: loaded)", a->stage);
-        }
+                                   "(available: loaded, lowered, ir)", a->stage);
+        if (!stages[k].graph && strcmp(a->format, "text") != 0)
+            return cli_usage_error("dump", "dump: --format %s is for graph stages; the '%s' "
+                                   "stage prints text only", a->format, a->stage);
+        a->stage_index = (int)k;
+        return -1;
     }
-    return cli_usage_error("dump", "dump: unknown stage '%s' (available: loaded)", a->stage);
+    return cli_usage_error("dump", "dump: unknown stage '%s' (available: loaded, lowered, ir)",
+                           a->stage);
 }
 
-/* Prints the module in the requested format; false when there is no main function. */
-static bool print_graph(FILE *out, glow_module *m, const char *format)
+/* Prints the program at its stage in the requested format; false when there is nothing to
+ * print (no main function, or no IR). */
+static bool print_graph(FILE *out, const glow_program *p, const char *format)
 {
+    glow_module *m = p->m;
+    if (p->ir) {
+        ir_function_print(out, p->ir);
+        return true;
+    }
     if (!strcmp(format, "text")) {
         glow_module_print(out, m);
         return true;
@@ -131,7 +155,7 @@ static bool print_graph(FILE *out, glow_module *m, const char *format)
 
 /* Renders into memory and then writes FILE atomically, so a failed dump never leaves a
  * truncated file behind. */
-static int write_output(const char *path, glow_module *m, const char *format)
+static int write_output(const char *path, const glow_program *p, const char *format)
 {
     char *buf = NULL;
     size_t size = 0;
@@ -140,7 +164,7 @@ static int write_output(const char *path, glow_module *m, const char *format)
         cli_error("dump: out of memory");
         return CLI_EXIT_RUN_FAILED;
     }
-    bool ok = print_graph(mem, m, format);
+    bool ok = print_graph(mem, p, format);
     fclose(mem);
     int rc = CLI_EXIT_OK;
     if (!ok) {
@@ -159,7 +183,7 @@ static int write_output(const char *path, glow_module *m, const char *format)
 
 int cmd_dump(int argc, char **argv)
 {
-    dump_args a = { .stage = "loaded", .format = "text" };
+    dump_args a = { .stage = "loaded", .format = "text", .backend = "interpreter" };
     /* At most one define per argument, so argc bounds the array. */
     a.defines = calloc((size_t)argc + 1, sizeof *a.defines);
     if (!a.defines) {
@@ -174,12 +198,19 @@ int cmd_dump(int argc, char **argv)
 
     glow_onnx_options opt = { .defines = a.defines, .ndefines = a.ndefines };
     glow_diag d = { 0 };
-    glow_module *m = glow_module_create();
-    if (glow_onnx_load(m, a.path, &opt, &d) != GLOW_OK) {
+    glow_module *mod = glow_module_create();
+    glow_program *p = NULL;
+    glow_compile_options copt = { .backend = a.backend,
+                                  .stop_after = stages[a.stage_index].stage };
+    if (glow_onnx_load(mod, a.path, &opt, &d) != GLOW_OK) {
+        glow_module_destroy(mod);
+        rc = cli_model_error(a.path, &d);
+    } else if (glow_program_create(mod, &copt, &p, &d) != GLOW_OK) {
+        /* The program owned the module and destroyed it. */
         rc = cli_model_error(a.path, &d);
     } else if (a.output) {
-        rc = write_output(a.output, m, a.format);
-    } else if (!print_graph(stdout, m, a.format)) {
+        rc = write_output(a.output, p, a.format);
+    } else if (!print_graph(stdout, p, a.format)) {
         cli_error("dump: the model has no function 'main'");
         rc = CLI_EXIT_RUN_FAILED;
     } else if (fflush(stdout) != 0) {
@@ -188,7 +219,7 @@ int cmd_dump(int argc, char **argv)
     } else {
         rc = CLI_EXIT_OK;
     }
-    glow_module_destroy(m);
+    glow_program_destroy(p);
     free(a.defines);
     return rc;
 }

@@ -1,6 +1,7 @@
 // glowc.c - The glowc command line: global options and dispatch to the subcommands.
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -16,8 +17,10 @@ typedef struct command {
 static const command commands[] = {
     { "info", "inputs, outputs, opsets, op histogram and unsupported ops of an ONNX model",
       cmd_info, cmd_info_help },
-    { "dump", "load an ONNX model and print its graph (text or Graphviz dot)",
+    { "dump", "print a model's graph (as loaded or lowered; text or Graphviz dot) or its IR",
       cmd_dump, cmd_dump_help },
+    { "run", "compile a model and run it once on input tensor files",
+      cmd_run, cmd_run_help },
     { "bench", "compile a model and time repeated runs: latency, throughput, memory",
       cmd_bench, cmd_bench_help },
 };
@@ -31,7 +34,8 @@ static void print_help(FILE *out)
             "       glowc --help | --version\n"
             "\n"
             "glowc is an ahead-of-time neural-network compiler following the design of Glow.\n"
-            "This version imports ONNX models into its typed graph and shows the result.\n"
+            "This version imports ONNX models, lowers them, generates the low-level IR and\n"
+            "runs it on the reference interpreter.\n"
             "\n"
             "commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
@@ -110,6 +114,17 @@ bool cli_match_value(const char *arg, const char *name, int *i, int argc, char *
 bool cli_is_help(const char *arg)
 {
     return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
+/* Checking here turns a typo into a usage error instead of a confusing load failure. */
+bool cli_valid_define(const char *def)
+{
+    const char *eq = strchr(def, '=');
+    if (!eq || eq == def || eq[1] == '\0')
+        return false;
+    char *end = NULL;
+    long long v = strtoll(eq + 1, &end, 10);
+    return *end == '\0' && v > 0;
 }
 
 static const command *find_command(const char *name)

@@ -1,0 +1,424 @@
+// cmd_run.c - `glowc run MODEL [INPUT...]`: compiles a model for a backend, runs it once on
+// tensor files and prints the outputs or writes them as TensorProto files.
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "runtime/runtime.h"
+
+#define MAX_SYMS 64
+#define SHOWN_VALUES 10
+
+void cmd_run_help(void)
+{
+    printf("usage: glowc run MODEL [INPUT.pb|INPUT.npy ...] [--input NAME=FILE]...\n"
+           "                       [--backend B] [--threads N] [--define SYM=VAL]...\n"
+           "                       [--output-dir DIR]\n"
+           "\n"
+           "Compiles the ONNX model MODEL for a backend, runs it once on the given input\n"
+           "tensors and shows the outputs.\n"
+           "\n"
+           "Input files are ONNX TensorProto (.pb) or NumPy (.npy) files. Positional files\n"
+           "bind to the model's fed inputs (graph inputs that are not initializers) in order;\n"
+           "--input binds one by name. Each file must have the input's declared element type\n"
+           "and shape; its shape fixes the input's symbolic dims. Inputs that decide shapes\n"
+           "(a Reshape's shape, axes, pads, scales, ...) are specialized to the given values.\n"
+           "\n"
+           "options:\n"
+           "  --input NAME=FILE  the file for the input NAME; repeatable\n"
+           "  --backend B        the backend to run on: %s (default interpreter)\n"
+           "  --threads N        threads for the backend (default: the backend's choice)\n"
+           "  --define SYM=VAL   fix the symbolic input dim SYM (dim_param) to VAL; repeatable\n"
+           "  --output-dir DIR   write output <i> to DIR/output_<i>.pb (TensorProto named after\n"
+           "                     the graph output, graph output order), only when the run\n"
+           "                     succeeds; without it each output's name, type, first values\n"
+           "                     and (for float outputs) its argmax are printed\n"
+           "  -h, --help         show this help\n"
+           "\n"
+           "exit status: 0 ok, 1 usage error, 2 bad or unsupported model or input (missing,\n"
+           "extra, unreadable, wrong element type or shape), 3 failure while running.\n",
+           glow_backend_names());
+}
+
+typedef struct run_args {
+    const char *path;
+    const char **files;     /* positional input files */
+    int nfiles;
+    const char **named;     /* --input NAME=FILE */
+    int nnamed;
+    const char *backend;
+    int threads;
+    const char **defines;
+    int ndefines;
+    const char *outdir;
+} run_args;
+
+/* Returns -1 when parsing succeeded, otherwise the exit code to return at once. */
+static int parse_args(int argc, char **argv, run_args *a)
+{
+    bool only_positional = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *val = NULL;
+        if (only_positional || arg[0] != '-' || arg[1] == '\0') {
+            if (!a->path)
+                a->path = arg;
+            else
+                a->files[a->nfiles++] = arg;
+        } else if (!strcmp(arg, "--")) {
+            only_positional = true;
+        } else if (cli_is_help(arg)) {
+            cmd_run_help();
+            return CLI_EXIT_OK;
+        } else if (cli_match_value(arg, "--input", &i, argc, argv, &val)) {
+            const char *eq = val ? strchr(val, '=') : NULL;
+            if (!eq || eq == val || !eq[1])
+                return cli_usage_error("run", "run: --input wants NAME=FILE, got '%s'",
+                                       val ? val : "");
+            a->named[a->nnamed++] = val;
+        } else if (cli_match_value(arg, "--backend", &i, argc, argv, &val)) {
+            if (!val || !val[0])
+                return cli_usage_error("run", "run: --backend needs a value");
+            a->backend = val;
+        } else if (cli_match_value(arg, "--threads", &i, argc, argv, &val)) {
+            char *end = NULL;
+            long n = val ? strtol(val, &end, 10) : -1;
+            if (!val || !val[0] || *end || n < 1 || n > 1024)
+                return cli_usage_error("run", "run: --threads wants a number from 1 to 1024, "
+                                       "got '%s'", val ? val : "");
+            a->threads = (int)n;
+        } else if (cli_match_value(arg, "--define", &i, argc, argv, &val)) {
+            if (!val || !cli_valid_define(val))
+                return cli_usage_error("run", "run: --define wants SYM=VAL with VAL a positive "
+                                       "integer, got '%s'", val ? val : "");
+            a->defines[a->ndefines++] = val;
+        } else if (cli_match_value(arg, "--output-dir", &i, argc, argv, &val)) {
+            if (!val || !val[0])
+                return cli_usage_error("run", "run: --output-dir needs a directory");
+            a->outdir = val;
+        } else {
+            return cli_usage_error("run", "run: unknown option '%s'", arg);
+        }
+    }
+    if (!a->path)
+        return cli_usage_error("run", "run: missing MODEL");
+    if (!glow_backend_find(a->backend))
+        return cli_usage_error("run", "run: unknown backend '%s' (known: %s)", a->backend,
+                               glow_backend_names());
+    return -1;
+}
+
+/* Symbolic dims seen so far: the same symbol must have the same size in every input. */
+typedef struct sym_table {
+    char name[MAX_SYMS][64];
+    int64_t value[MAX_SYMS];
+    int n;
+} sym_table;
+
+/* The --define value of symbol `sym` (length len), or 0 when not defined. */
+static int64_t define_value(const run_args *a, const char *sym, size_t len)
+{
+    for (int i = 0; i < a->ndefines; i++) {
+        const char *d = a->defines[i];
+        if (strncmp(d, sym, len) == 0 && d[len] == '=')
+            return strtoll(d + len + 1, NULL, 10);
+    }
+    return 0;
+}
+
+/* True when the tensor type t fits the declared type text of the summary ("f32[N, 3]",
+ * "f32[...]" for an unknown rank, "?" or "undefined" for an unknown element type), binding
+ * symbolic dims in st. */
+static bool fits_declared(const run_args *a, const char *decl, const glow_type *t,
+                          sym_table *st)
+{
+    const char *br = strchr(decl, '[');
+    size_t dlen = br ? (size_t)(br - decl) : strlen(decl);
+    const char *dt = glow_dtype_name(t->dtype);
+    bool any_dtype = (dlen == 1 && decl[0] == '?') || (dlen == 9 && !strncmp(decl, "undefined", 9));
+    if (!any_dtype && (strlen(dt) != dlen || strncmp(decl, dt, dlen) != 0))
+        return false;
+    if (!br || !strcmp(br, "[...]"))
+        return true;
+    const char *p = br + 1;
+    int k = 0;
+    while (*p && *p != ']') {
+        size_t n = strcspn(p, ",]");
+        if (k >= t->rank)
+            return false;
+        int64_t have = t->dims[k++];
+        char *end = NULL;
+        long long v = strtoll(p, &end, 10);
+        if (end == p + n) {
+            if (v != have)
+                return false;
+        } else if (!(n == 1 && *p == '?')) {
+            int64_t def = define_value(a, p, n);
+            if (def && def != have)
+                return false;
+            int s = 0;
+            while (s < st->n && (strlen(st->name[s]) != n || strncmp(st->name[s], p, n) != 0))
+                s++;
+            if (s < st->n && st->value[s] != have)
+                return false;
+            if (s == st->n && st->n < MAX_SYMS && n < sizeof st->name[0]) {
+                snprintf(st->name[s], sizeof st->name[s], "%.*s", (int)n, p);
+                st->value[st->n++] = have;
+            }
+        }
+        p += n;
+        while (*p == ',' || *p == ' ')
+            p++;
+    }
+    return k == t->rank;
+}
+
+/* The position of the input called `name`, or -1. */
+static int input_index(const glow_onnx_summary *s, const char *name, size_t len)
+{
+    for (int i = 0; i < s->ninputs; i++)
+        if (strlen(s->inputs[i].name) == len && strncmp(s->inputs[i].name, name, len) == 0)
+            return i;
+    return -1;
+}
+
+static void list_inputs(char *buf, size_t size, const glow_onnx_summary *s)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < s->ninputs && n + 1 < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s'%s' %s", i ? ", " : "", s->inputs[i].name,
+                              s->inputs[i].type_str);
+    if (!s->ninputs)
+        snprintf(buf, size, "none");
+}
+
+/* Assigns a file to every fed input (files[i], NULL-initialized). Returns -1 on success,
+ * else the exit code after reporting every problem it found. */
+static int bind_files(const run_args *a, const glow_onnx_summary *s, const char **files)
+{
+    char inputs[1024];
+    list_inputs(inputs, sizeof inputs, s);
+    int rc = -1;
+    for (int k = 0; k < a->nfiles; k++) {
+        if (k < s->ninputs) {
+            files[k] = a->files[k];
+            continue;
+        }
+        cli_error("run: extra input file '%s': the model has %d input%s (%s)", a->files[k],
+                  s->ninputs, s->ninputs == 1 ? "" : "s", inputs);
+        return CLI_EXIT_BAD_MODEL;
+    }
+    for (int k = 0; k < a->nnamed; k++) {
+        const char *eq = strchr(a->named[k], '=');
+        size_t len = (size_t)(eq - a->named[k]);
+        int i = input_index(s, a->named[k], len);
+        if (i < 0) {
+            cli_error("run: extra input '%.*s': the model has no input of that name (its "
+                      "inputs: %s)", (int)len, a->named[k], inputs);
+            return CLI_EXIT_BAD_MODEL;
+        }
+        if (files[i])
+            return cli_usage_error("run", "run: input '%s' is given twice ('%s' and '%s')",
+                                   s->inputs[i].name, files[i], eq + 1);
+        files[i] = eq + 1;
+    }
+    for (int i = 0; i < s->ninputs; i++) {
+        if (files[i])
+            continue;
+        cli_error("run: missing input %d '%s' (%s): give its file after MODEL in input order, "
+                  "or as --input %s=FILE", i, s->inputs[i].name, s->inputs[i].type_str,
+                  s->inputs[i].name);
+        rc = CLI_EXIT_BAD_MODEL;
+    }
+    return rc;
+}
+
+/* Reads every input file and checks it against the declared input type. */
+static int read_inputs(const run_args *a, const glow_onnx_summary *s, const char **files,
+                       glow_tensor *tensors)
+{
+    sym_table st = { .n = 0 };
+    for (int i = 0; i < s->ninputs; i++) {
+        glow_diag d = { 0 };
+        if (glow_tensor_read_file(files[i], &tensors[i], NULL, &d) != GLOW_OK) {
+            cli_error("run: input '%s': %s", s->inputs[i].name, d.msg);
+            return CLI_EXIT_BAD_MODEL;
+        }
+        const char *decl = s->inputs[i].type_str;
+        char have[128];
+        glow_type_str(&tensors[i].type, have, sizeof have);
+        if (strchr(decl, '(')) {
+            cli_error("run: input '%s' is %s, which glowc cannot feed (only tensors)",
+                      s->inputs[i].name, decl);
+            return CLI_EXIT_BAD_MODEL;
+        }
+        if (!fits_declared(a, decl, &tensors[i].type, &st)) {
+            cli_error("run: input '%s' is %s (file '%s'), the model expects %s",
+                      s->inputs[i].name, have, files[i], decl);
+            return CLI_EXIT_BAD_MODEL;
+        }
+    }
+    return -1;
+}
+
+/* Index of the largest value (first of equals; NaN never wins). */
+static int64_t argmax(const glow_tensor *t, double *best)
+{
+    int64_t n = glow_type_numel(&t->type), k = -1;
+    for (int64_t i = 0; i < n; i++) {
+        double v = glow_load_f64(t->type.dtype, t->data, (size_t)i);
+        if (v == v && (k < 0 || v > *best)) {
+            k = i;
+            *best = v;
+        }
+    }
+    return k;
+}
+
+static void print_outputs(const glow_program *p)
+{
+    for (int i = 0; i < p->noutputs; i++) {
+        glow_tensor t = glow_program_output(p, i);
+        char ty[128];
+        printf("%s %s = ", p->outputs[i]->name, glow_type_str(&t.type, ty, sizeof ty));
+        glow_tensor_print(stdout, &t, SHOWN_VALUES);
+        printf("\n");
+        double best = 0;
+        if (glow_dtype_is_float(t.type.dtype) && glow_type_numel(&t.type) > 1) {
+            int64_t k = argmax(&t, &best);
+            if (k >= 0)
+                printf("  argmax %lld = %g\n", (long long)k, best);
+        }
+    }
+}
+
+/* Serializes every output first, then writes them beside their final names and renames
+ * them all, so a failure leaves no partial set of outputs behind. */
+static int write_outputs(const glow_program *p, const char *dir)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        cli_error("run: cannot create the output directory '%s': %s", dir, strerror(errno));
+        return CLI_EXIT_RUN_FAILED;
+    }
+    int n = p->noutputs, rc = CLI_EXIT_OK, written = 0;
+    uint8_t **bufs = calloc((size_t)n + 1, sizeof *bufs);
+    size_t *sizes = calloc((size_t)n + 1, sizeof *sizes);
+    char tmp[4096], final[4096];
+    for (int i = 0; i < n && rc == CLI_EXIT_OK; i++) {
+        glow_tensor t = glow_program_output(p, i);
+        glow_diag d = { 0 };
+        if (glow_tensor_to_pb(&t, p->outputs[i]->name, &bufs[i], &sizes[i], &d) != GLOW_OK) {
+            cli_error("run: output '%s': %s", p->outputs[i]->name, d.msg);
+            rc = CLI_EXIT_RUN_FAILED;
+        }
+    }
+    for (; written < n && rc == CLI_EXIT_OK; written++) {
+        glow_diag d = { 0 };
+        snprintf(tmp, sizeof tmp, "%s/.output_%d.pb.part", dir, written);
+        if (glow_write_file(tmp, bufs[written], sizes[written], &d) != GLOW_OK) {
+            cli_error("run: %s", d.msg);
+            rc = CLI_EXIT_RUN_FAILED;
+            break;
+        }
+    }
+    for (int i = 0; i < written; i++) {
+        snprintf(tmp, sizeof tmp, "%s/.output_%d.pb.part", dir, i);
+        snprintf(final, sizeof final, "%s/output_%d.pb", dir, i);
+        if (rc != CLI_EXIT_OK) {
+            remove(tmp);
+        } else if (rename(tmp, final) != 0) {
+            cli_error("run: cannot write '%s': %s", final, strerror(errno));
+            rc = CLI_EXIT_RUN_FAILED;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        free(bufs[i]);
+    free(bufs);
+    free(sizes);
+    return rc;
+}
+
+/* Loads, compiles and runs; tensors hold the inputs in model order. */
+static int compile_and_run(const run_args *a, int ninputs, glow_tensor *tensors)
+{
+    const glow_type **types = calloc((size_t)ninputs + 1, sizeof *types);
+    const glow_tensor **values = calloc((size_t)ninputs + 1, sizeof *values);
+    for (int i = 0; i < ninputs; i++) {
+        types[i] = &tensors[i].type;
+        values[i] = &tensors[i];
+    }
+    glow_onnx_options opt = { .defines = a->defines, .ndefines = a->ndefines,
+                              .input_types = types, .ninput_types = ninputs,
+                              .input_values = values, .ninput_values = ninputs };
+    glow_diag d = { 0 };
+    glow_module *m = glow_module_create();
+    glow_program *p = NULL;
+    int rc = CLI_EXIT_OK;
+    if (glow_onnx_load(m, a->path, &opt, &d) != GLOW_OK) {
+        glow_module_destroy(m);
+        rc = cli_model_error(a->path, &d);
+    } else {
+        glow_compile_options copt = { .backend = a->backend, .threads = a->threads,
+                                      .stop_after = GLOW_STAGE_COMPILED };
+        if (glow_program_create(m, &copt, &p, &d) != GLOW_OK)
+            rc = cli_model_error(a->path, &d);
+    }
+    if (p && rc == CLI_EXIT_OK) {
+        if (glow_program_run(p, tensors, ninputs, &d) != GLOW_OK) {
+            cli_error("run: %s: %s", a->path, d.len ? d.msg : glow_status_name(d.status));
+            rc = CLI_EXIT_RUN_FAILED;
+        } else if (a->outdir) {
+            rc = write_outputs(p, a->outdir);
+        } else {
+            print_outputs(p);
+            if (fflush(stdout) != 0) {
+                cli_error("run: cannot write the output");
+                rc = CLI_EXIT_RUN_FAILED;
+            }
+        }
+    }
+    glow_program_destroy(p);
+    free(types);
+    free(values);
+    return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_args a = { .backend = "interpreter" };
+    /* At most one entry per argument, so argc bounds every array. */
+    a.files = calloc((size_t)argc + 1, sizeof *a.files);
+    a.named = calloc((size_t)argc + 1, sizeof *a.named);
+    a.defines = calloc((size_t)argc + 1, sizeof *a.defines);
+    int rc = a.files && a.named && a.defines ? parse_args(argc, argv, &a) : CLI_EXIT_RUN_FAILED;
+    glow_arena arena = { 0 };
+    glow_onnx_summary s = { 0 };
+    const char **files = NULL;
+    glow_tensor *tensors = NULL;
+    if (rc < 0) {
+        glow_diag d = { 0 };
+        if (glow_onnx_summarize(a.path, &arena, &s, &d) != GLOW_OK)
+            rc = cli_model_error(a.path, &d);
+    }
+    if (rc < 0) {
+        files = calloc((size_t)s.ninputs + 1, sizeof *files);
+        tensors = calloc((size_t)s.ninputs + 1, sizeof *tensors);
+        rc = bind_files(&a, &s, files);
+    }
+    if (rc < 0)
+        rc = read_inputs(&a, &s, files, tensors);
+    if (rc < 0)
+        rc = compile_and_run(&a, s.ninputs, tensors);
+    for (int i = 0; tensors && i < s.ninputs; i++)
+        glow_tensor_free(&tensors[i]);
+    free(tensors);
+    free(files);
+    glow_arena_release(&arena);
+    free(a.files);
+    free(a.named);
+    free(a.defines);
+    return rc;
+}
