@@ -1,5 +1,5 @@
 // onnx_ops_signal.c - Signal ops: Hann/Hamming/Blackman windows and MelWeightMatrix (computed
-// constants) and DFT (MatMul with constant cosine and sine matrices).
+// constants), DFT and STFT (MatMul with constant cosine and sine matrices).
 //
 // Window and mel sizes are inputs that must be known at compile time, so those ops fold to
 // constants. DFT has static lengths, so the transform is two real matrix products per part
@@ -208,6 +208,9 @@ static glow_status mm(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value a, glo
     return onnx_build(cx, np, NK_MATMUL, (glow_value[]){ a, b }, 2, NULL, 0, NULL, 0, out);
 }
 
+static glow_status dft_core(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x, int axis,
+                            int64_t len, bool inverse, bool onesided, glow_value *out);
+
 /* Real and imaginary parts as real matrix products: forward
  *   Yr = xr C + xi S,  Yi = xi C - xr S   (C = cos, S = sin of 2 pi t k / L),
  * inverse (scaled by 1/L) with the sine's sign flipped; the one-sided inverse (irfft) weighs
@@ -250,6 +253,18 @@ glow_status load_dft(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
             return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "dft_length must be one positive value");
         len = (int64_t)v[0];
     }
+    glow_value y;
+    GLOW_TRY(dft_core(cx, np, x, axis, len, inverse, onesided, &y));
+    return onnx_set_output(cx, np, 0, y);
+}
+
+/* The transform of x [..., n at axis, ..., 1 or 2] with length len. */
+static glow_status dft_core(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x, int axis,
+                            int64_t len, bool inverse, bool onesided, glow_value *out)
+{
+    const glow_type *xt = glow_value_type(x);
+    int r = xt->rank - 1;
+    int64_t n = xt->dims[axis];
     if (len < 1 || n < 1)
         return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "empty transform");
     bool complex_in = xt->dims[r] == 2;
@@ -325,10 +340,66 @@ glow_status load_dft(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
         }
         GLOW_TRY(onnx_reshape(cx, np, parts[p], r + 1, odims, &parts[p]));
     }
-    glow_value y = parts[0];
-    if (!real_out) {
-        glow_attr a = GLOW_AI(AXIS, r);
-        GLOW_TRY(onnx_build(cx, np, NK_CONCAT, parts, 2, &a, 1, NULL, 0, &y));
+    *out = parts[0];
+    if (real_out)
+        return GLOW_OK;
+    glow_attr a = GLOW_AI(AXIS, r);
+    return onnx_build(cx, np, NK_CONCAT, parts, 2, &a, 1, NULL, 0, out);
+}
+
+/* Frames of the signal [batch, length, 1 or 2] gathered with constant indices into
+ * [batch, frames, frame_length, parts], weighted by the window, then one DFT per frame. */
+glow_status load_stft(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value x, win = { 0 }, y;
+    GLOW_TRY(onnx_input(cx, np, 0, &x));
+    const glow_type *xt = glow_value_type(x);
+    if (xt->rank != 3 || (xt->dims[2] != 1 && xt->dims[2] != 2) ||
+        !glow_dtype_is_float(xt->dtype))
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "signal must be float [batch, length, 1 "
+                         "or 2]");
+    double step;
+    GLOW_TRY(scalar_input(cx, np, 1, &step));
+    int64_t flen = xt->dims[1];
+    if (onnx_has_input(np, 2)) {
+        GLOW_TRY(onnx_input(cx, np, 2, &win));
+        const glow_type *wt = glow_value_type(win);
+        if (wt->rank != 1 || wt->dtype != xt->dtype)
+            return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "window must be 1-D of the signal's "
+                             "type");
+        flen = wt->dims[0];
     }
+    if (onnx_has_input(np, 3)) {
+        double v;
+        GLOW_TRY(scalar_input(cx, np, 3, &v));
+        if (!(v >= 1 && v <= (double)(1 << 24)))
+            return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "frame_length %g", v);
+        if (win.node && (int64_t)v != flen)
+            return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "frame_length %g differs from the "
+                             "window's %lld", v, (long long)flen);
+        flen = (int64_t)v;
+    }
+    if (!(step >= 1 && step <= (double)(1 << 24)) || flen < 1 || flen > xt->dims[1])
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "frame_step %g / frame_length %lld do not "
+                         "fit a signal of %lld samples", step, (long long)flen,
+                         (long long)xt->dims[1]);
+    int64_t hop = (int64_t)step, frames = 1 + (xt->dims[1] - flen) / hop;
+    int64_t *idx;
+    GLOW_TRY(const_buffer(cx, np, frames * flen, sizeof(int64_t), (void **)&idx));
+    for (int64_t f = 0; f < frames; f++)
+        for (int64_t t = 0; t < flen; t++)
+            idx[f * flen + t] = f * hop + t;
+    int64_t idims[2] = { frames, flen };
+    glow_type it = glow_type_make(GLOW_I64, 2, idims);
+    glow_value iv = onnx_constant(cx, sub_name(cx, np, "frames"), &it, idx);
+    glow_attr a = GLOW_AI(AXIS, 1);
+    GLOW_TRY(onnx_build(cx, np, NK_GATHER, (glow_value[]){ x, iv }, 2, &a, 1, NULL, 0, &x));
+    if (win.node) {
+        int64_t wd[2] = { flen, 1 };
+        GLOW_TRY(onnx_reshape(cx, np, win, 2, wd, &win));
+        GLOW_TRY(onnx_build_elemwise(cx, np, NK_MUL, (glow_value[]){ x, win }, 2, NULL, 0, &x));
+    }
+    bool onesided = onnx_attr_int(np, "onesided", 1) != 0;
+    GLOW_TRY(dft_core(cx, np, x, 2, flen, false, onesided, &y));
     return onnx_set_output(cx, np, 0, y);
 }

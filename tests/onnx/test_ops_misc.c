@@ -1,5 +1,5 @@
 // test_ops_misc.c - Misc and signal loaders (crop/pad, grid, Col2Im, MaxUnpool, Det, windows,
-// mel filters, DFT): node-suite
+// mel filters, DFT, STFT): node-suite
 // models (shape-like inputs specialized from the test data) evaluated node by node against
 // ONNX's outputs, plus the refusals.
 #include "check.h"
@@ -43,6 +43,8 @@ static const char *const passing[] = {
     "test_dft_opset19",
     "test_dft_rfft",
     "test_dft_rfft_opset19",
+    "test_stft",
+    "test_stft_with_window",
 };
 
 /* Shape-like inputs must be known at compile time: without values they are refused by name. */
