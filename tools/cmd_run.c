@@ -132,7 +132,7 @@ static int64_t define_value(const run_args *a, const char *sym, size_t len)
  * "f32[...]" for an unknown rank, "?" or "undefined" for an unknown element type), binding
  * symbolic dims in st. */
 static bool fits_declared(const run_args *a, const char *decl, const glow_type *t,
-                          sym_table *st)
+                          sym_table *st, char *why, size_t wsize)
 {
     const char *br = strchr(decl, '[');
     size_t dlen = br ? (size_t)(br - decl) : strlen(decl);
@@ -156,13 +156,18 @@ static bool fits_declared(const run_args *a, const char *decl, const glow_type *
                 return false;
         } else if (!(n == 1 && *p == '?')) {
             int64_t def = define_value(a, p, n);
-            if (def && def != have)
+            if (def && def != have) {
+                snprintf(why, wsize, " with %.*s=%lld (--define)", (int)n, p, (long long)def);
                 return false;
+            }
             int s = 0;
             while (s < st->n && (strlen(st->name[s]) != n || strncmp(st->name[s], p, n) != 0))
                 s++;
-            if (s < st->n && st->value[s] != have)
+            if (s < st->n && st->value[s] != have) {
+                snprintf(why, wsize, " with %.*s=%lld (from an earlier input)", (int)n, p,
+                         (long long)st->value[s]);
                 return false;
+            }
             if (s == st->n && st->n < MAX_SYMS && n < sizeof st->name[0]) {
                 snprintf(st->name[s], sizeof st->name[s], "%.*s", (int)n, p);
                 st->value[st->n++] = have;
@@ -255,9 +260,10 @@ static int read_inputs(const run_args *a, const glow_onnx_summary *s, const char
                       s->inputs[i].name, decl);
             return CLI_EXIT_BAD_MODEL;
         }
-        if (!fits_declared(a, decl, &tensors[i].type, &st)) {
-            cli_error("run: input '%s' is %s (file '%s'), the model expects %s",
-                      s->inputs[i].name, have, files[i], decl);
+        char why[128] = "";
+        if (!fits_declared(a, decl, &tensors[i].type, &st, why, sizeof why)) {
+            cli_error("run: input '%s' is %s (file '%s'), the model expects %s%s",
+                      s->inputs[i].name, have, files[i], decl, why);
             return CLI_EXIT_BAD_MODEL;
         }
     }
