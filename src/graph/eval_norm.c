@@ -150,9 +150,8 @@ glow_status glow_ev_lrn(const glow_node *n, const glow_tensor *ins, glow_tensor 
         for (int64_t c = 0; c < C; c++)
             for (int64_t s = 0; s < S; s++) {
                 double sq = 0;
-                for (int64_t j = c - lo; j <= c + hi; j++) {
-                    if (j < 0 || j >= C)
-                        continue;
+                int64_t j0 = c - lo < 0 ? 0 : c - lo, j1 = c + hi >= C ? C - 1 : c + hi;
+                for (int64_t j = j0; j <= j1; j++) {
                     double v = ev_ldf(t, ins[0].data, (b * C + j) * S + s);
                     sq += v * v;
                 }

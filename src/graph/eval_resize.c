@@ -70,6 +70,10 @@ static void make_taps(const resize_params *p, double x, int64_t in, taps *t)
 {
     /* The tap to the left of x is preferred, so an integral x has ratio 1 to the tap
      * before it (ONNX's reference convention). */
+    /* Extreme scales can map far outside any tensor: bound x so the integer conversion is
+     * defined (every tap then clamps to an edge anyway). */
+    if (!(x > -1e15 && x < 1e15))
+        x = x > 0 ? 1e15 : -1e15;
     double fl = floor(x);
     int64_t x0 = (int64_t)fl;
     double r = x - fl;
