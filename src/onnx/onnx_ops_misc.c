@@ -1,8 +1,8 @@
-// onnx_ops_misc.c - CenterCropPad, AffineGrid, Col2Im, MaxUnpool and Det, built from constants
-// computed at import and existing node kinds.
+// onnx_ops_misc.c - CenterCropPad, AffineGrid, Col2Im, MaxUnpool, Det and GridSample, built from
+// constants computed at import and existing node kinds.
 //
 // The value-independent structure of each op (base grids, scatter indices) becomes a constant
-// and the data-dependent part runs as MatMul, ScatterElements, Pad and elementwise nodes, so
+// and the data-dependent part runs as MatMul, Scatter/GatherElements, Pad and elementwise nodes, so
 // no node kind is needed for them.
 #include <string.h>
 
@@ -366,5 +366,140 @@ glow_status load_det(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
         GLOW_TRY(onnx_build(cx, np, NK_ADD, (glow_value[]){ y, term[2] }, 2, NULL, 0, NULL, 0,
                             &y));
     }
+    return onnx_set_output(cx, np, 0, y);
+}
+
+/* --- GridSample (linear and nearest; zeros and border padding) --- */
+
+static glow_status un1(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_kind k, glow_value a,
+                       glow_value *out)
+{
+    return onnx_build(cx, np, k, &a, 1, NULL, 0, NULL, 0, out);
+}
+
+static glow_status bin(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_kind k, glow_value a,
+                       glow_value b, glow_value *out)
+{
+    return onnx_build_elemwise(cx, np, k, (glow_value[]){ a, b }, 2, NULL, 0, out);
+}
+
+static glow_value scal(onnx_ctx *cx, const Onnx__NodeProto *np, glow_dtype t, double v)
+{
+    return onnx_scalar(cx, sub_name(cx, np, "c"), t, v);
+}
+
+/* One sampling tap along one spatial dim: index t (float, [N, Q]) -> the i64 index clamped
+ * into [0, len) and, with zeros padding, a 0/1 validity factor folded into *w. */
+static glow_status tap_index(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value t, int64_t len,
+                             bool zeros, glow_value *w, glow_value *idx)
+{
+    glow_dtype ft = glow_value_type(t)->dtype;
+    if (zeros) {
+        glow_value ge, le, ok;
+        GLOW_TRY(bin(cx, np, NK_GREATER_EQUAL, t, scal(cx, np, ft, 0.0), &ge));
+        GLOW_TRY(bin(cx, np, NK_LESS_EQUAL, t, scal(cx, np, ft, (double)(len - 1)), &le));
+        GLOW_TRY(bin(cx, np, NK_AND, ge, le, &ok));
+        GLOW_TRY(onnx_cast(cx, np, ok, ft, &ok));
+        GLOW_TRY(w->node ? bin(cx, np, NK_MUL, *w, ok, w) : (*w = ok, GLOW_OK));
+    }
+    glow_attr a[2] = { GLOW_AF(MIN, 0.0), GLOW_AF(MAX, (double)(len - 1)) };
+    GLOW_TRY(onnx_build(cx, np, NK_CLIP, &t, 1, a, 2, NULL, 0, &t));
+    return onnx_cast(cx, np, t, GLOW_I64, idx);
+}
+
+glow_status load_grid_sample(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value x, grid;
+    GLOW_TRY(onnx_input(cx, np, 0, &x));
+    GLOW_TRY(onnx_input(cx, np, 1, &grid));
+    const glow_type *xt = glow_value_type(x), *gt = glow_value_type(grid);
+    int d = xt->rank - 2;
+    if (d < 1 || d > 3 || gt->rank != d + 2 || gt->dims[0] != xt->dims[0] ||
+        gt->dims[d + 1] != d || !glow_dtype_is_float(xt->dtype) || gt->dtype != xt->dtype)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "X must be float [N, C, 1-3 dims] and grid "
+                         "[N, out dims..., %d] of the same type", d);
+    const char *mode = onnx_attr_str(cx, np, "mode", opset >= 20 ? "linear" : "bilinear");
+    const char *pad = onnx_attr_str(cx, np, "padding_mode", "zeros");
+    bool align = onnx_attr_int(np, "align_corners", 0) != 0;
+    bool nearest = !strcmp(mode, "nearest");
+    if (!nearest && strcmp(mode, "linear") && strcmp(mode, "bilinear"))
+        return onnx_unsupported(cx, np, "mode '%s' (glowc supports linear and nearest)", mode);
+    bool zeros = !strcmp(pad, "zeros");
+    if (!zeros && strcmp(pad, "border"))
+        return onnx_unsupported(cx, np, "padding_mode '%s' (glowc supports zeros and border)",
+                                pad);
+    glow_dtype ft = xt->dtype;
+    int64_t n = xt->dims[0], c = xt->dims[1], q = glow_type_numel(gt) / (n * d), p = 1;
+    for (int i = 0; i < d; i++)
+        p *= xt->dims[2 + i];
+    int64_t gq[2] = { n, q };
+    /* Per dim: taps (index, weight) of the sampling position. */
+    glow_value idx[3][2], wt[3][2];
+    int ntaps = nearest ? 1 : 2;
+    for (int i = 0; i < d; i++) {
+        int64_t len = xt->dims[2 + i];
+        glow_value g, u, one = scal(cx, np, ft, 1.0);
+        GLOW_TRY(onnx_slice_axis(cx, np, grid, d + 1, d - 1 - i, d - i, &g));
+        GLOW_TRY(onnx_reshape(cx, np, g, 2, gq, &g));
+        GLOW_TRY(bin(cx, np, NK_ADD, g, one, &u));
+        if (align) {
+            GLOW_TRY(bin(cx, np, NK_MUL, u, scal(cx, np, ft, 0.5 * (double)(len - 1)), &u));
+        } else {
+            GLOW_TRY(bin(cx, np, NK_MUL, u, scal(cx, np, ft, (double)len), &u));
+            GLOW_TRY(bin(cx, np, NK_SUB, u, one, &u));
+            GLOW_TRY(bin(cx, np, NK_MUL, u, scal(cx, np, ft, 0.5), &u));
+        }
+        if (!zeros) {
+            glow_attr a[2] = { GLOW_AF(MIN, 0.0), GLOW_AF(MAX, (double)(len - 1)) };
+            GLOW_TRY(onnx_build(cx, np, NK_CLIP, &u, 1, a, 2, NULL, 0, &u));
+        }
+        if (nearest) {
+            GLOW_TRY(un1(cx, np, NK_ROUND, u, &u));
+            wt[i][0] = (glow_value){ 0 };
+            GLOW_TRY(tap_index(cx, np, u, len, zeros, &wt[i][0], &idx[i][0]));
+            continue;
+        }
+        glow_value i0, i1, f, f1;
+        GLOW_TRY(un1(cx, np, NK_FLOOR, u, &i0));
+        GLOW_TRY(bin(cx, np, NK_SUB, u, i0, &f));
+        GLOW_TRY(bin(cx, np, NK_SUB, one, f, &f1));
+        GLOW_TRY(bin(cx, np, NK_ADD, i0, one, &i1));
+        wt[i][0] = f1;
+        wt[i][1] = f;
+        GLOW_TRY(tap_index(cx, np, i0, len, zeros, &wt[i][0], &idx[i][0]));
+        GLOW_TRY(tap_index(cx, np, i1, len, zeros, &wt[i][1], &idx[i][1]));
+    }
+    int64_t xd[3] = { n, c, p }, id3[3] = { n, 1, q }, bd[3] = { n, c, q };
+    glow_value xf, y = { 0 };
+    GLOW_TRY(onnx_reshape(cx, np, x, 3, xd, &xf));
+    int combos = d == 1 ? ntaps : d == 2 ? ntaps * ntaps : ntaps * ntaps * ntaps;
+    for (int k = 0; k < combos; k++) {
+        glow_value flat = { 0 }, w = { 0 }, v;
+        int64_t stride = 1;
+        for (int i = d - 1, rest = k; i >= 0; i--, rest /= ntaps) {
+            int t = rest % ntaps;
+            glow_value term = idx[i][t];
+            if (stride != 1)
+                GLOW_TRY(bin(cx, np, NK_MUL, term, scal(cx, np, GLOW_I64, (double)stride),
+                             &term));
+            GLOW_TRY(flat.node ? bin(cx, np, NK_ADD, flat, term, &flat) : (flat = term, GLOW_OK));
+            if (wt[i][t].node)
+                GLOW_TRY(w.node ? bin(cx, np, NK_MUL, w, wt[i][t], &w) : (w = wt[i][t], GLOW_OK));
+            stride *= xt->dims[2 + i];
+        }
+        GLOW_TRY(onnx_reshape(cx, np, flat, 3, id3, &flat));
+        GLOW_TRY(onnx_broadcast_to(cx, np, flat, 3, bd, &flat));
+        glow_attr a = GLOW_AI(AXIS, 2);
+        GLOW_TRY(onnx_build(cx, np, NK_GATHER_ELEMENTS, (glow_value[]){ xf, flat }, 2, &a, 1,
+                            NULL, 0, &v));
+        if (w.node) {
+            GLOW_TRY(onnx_reshape(cx, np, w, 3, id3, &w));
+            GLOW_TRY(bin(cx, np, NK_MUL, v, w, &v));
+        }
+        GLOW_TRY(y.node ? bin(cx, np, NK_ADD, y, v, &y) : (y = v, GLOW_OK));
+    }
+    int64_t od[GLOW_MAX_DIMS] = { n, c };
+    memcpy(&od[2], &gt->dims[1], sizeof(int64_t) * (size_t)d);
+    GLOW_TRY(onnx_reshape(cx, np, y, d + 2, od, &y));
     return onnx_set_output(cx, np, 0, y);
 }

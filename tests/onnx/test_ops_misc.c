@@ -1,5 +1,5 @@
 // test_ops_misc.c - Misc and signal loaders (crop/pad, grid, Col2Im, MaxUnpool, Det, windows,
-// mel filters, DFT, STFT): node-suite
+// mel filters, DFT, STFT, GridSample): node-suite
 // models (shape-like inputs specialized from the test data) evaluated node by node against
 // ONNX's outputs, plus the refusals.
 #include "check.h"
@@ -45,6 +45,20 @@ static const char *const passing[] = {
     "test_dft_rfft_opset19",
     "test_stft",
     "test_stft_with_window",
+    "test_gridsample",
+    "test_gridsample_aligncorners_true",
+    "test_gridsample_bilinear",
+    "test_gridsample_bilinear_align_corners_0_additional_1",
+    "test_gridsample_bilinear_align_corners_1_additional_1",
+    "test_gridsample_border_padding",
+    "test_gridsample_nearest",
+    "test_gridsample_nearest_align_corners_0_additional_1",
+    "test_gridsample_nearest_align_corners_1_additional_1",
+    "test_gridsample_volumetric_bilinear_align_corners_0",
+    "test_gridsample_volumetric_bilinear_align_corners_1",
+    "test_gridsample_volumetric_nearest_align_corners_0",
+    "test_gridsample_volumetric_nearest_align_corners_1",
+    "test_gridsample_zeros_padding",
 };
 
 /* Shape-like inputs must be known at compile time: without values they are refused by name. */
@@ -105,6 +119,15 @@ static void test_refusals(void)
     r = load_node_test("test_dft_axis", 2, dft_last_axis);
     CHECK_EQ(r.st, GLOW_ERR_BAD_ATTR);
     CHECK_CONTAINS(loaded_text(&r), "axis is out of range");
+    loaded_free(&r);
+    /* GridSample's cubic mode and reflection padding are refused by name. */
+    r = load_node_test("test_gridsample_reflection_padding", 0, NULL);
+    CHECK_EQ(r.st, GLOW_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(loaded_text(&r), "padding_mode 'reflection'");
+    loaded_free(&r);
+    r = load_node_test("test_gridsample_bicubic", 0, NULL);
+    CHECK_EQ(r.st, GLOW_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(loaded_text(&r), "mode 'cubic'");
     loaded_free(&r);
     r = load_node_test("test_center_crop_pad_crop_axes_hwc", 2, crop_bad_axes);
     CHECK_EQ(r.st, GLOW_ERR_BAD_ATTR);
