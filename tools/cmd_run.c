@@ -34,8 +34,9 @@ void cmd_run_help(void)
            "  --define SYM=VAL   fix the symbolic input dim SYM (dim_param) to VAL; repeatable\n"
            "  --output-dir DIR   write output <i> to DIR/output_<i>.pb (TensorProto named after\n"
            "                     the graph output, graph output order), only when the run\n"
-           "                     succeeds; without it each output's name, type, first values\n"
-           "                     and (for float outputs) its argmax are printed\n"
+           "                     succeeds; without it each output's name, type and first\n"
+           "                     values are printed, and the argmax of a float vector output\n"
+           "                     ([K] or [1, K]: a classifier's prediction)\n"
            "  -h, --help         show this help\n"
            "\n"
            "exit status: 0 ok, 1 usage error, 2 bad or unsupported model or input (missing,\n"
@@ -292,8 +293,11 @@ static void print_outputs(const glow_program *p)
         printf("%s %s = ", p->outputs[i]->name, glow_type_str(&t.type, ty, sizeof ty));
         glow_tensor_print(stdout, &t, SHOWN_VALUES);
         printf("\n");
+        /* A prediction only means something for one vector of scores ([K], [1, K], ...). */
         double best = 0;
-        if (glow_dtype_is_float(t.type.dtype) && glow_type_numel(&t.type) > 1) {
+        int64_t numel = glow_type_numel(&t.type);
+        if (glow_dtype_is_float(t.type.dtype) && numel > 1 && t.type.rank > 0 &&
+            t.type.dims[t.type.rank - 1] == numel) {
             int64_t k = argmax(&t, &best);
             if (k >= 0)
                 printf("  argmax %lld = %g\n", (long long)k, best);
