@@ -11,6 +11,15 @@ typedef struct ne_totals {
     int total, pass, no_load, no_eval, mismatch;
 } ne_totals;
 
+/* Whether the node suite is present (tests skip otherwise). */
+static inline bool ne_have_suite(void)
+{
+    DIR *dp = opendir(node_eval_dir());
+    if (dp)
+        closedir(dp);
+    return dp != NULL;
+}
+
 static int ne_cmp_name(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);

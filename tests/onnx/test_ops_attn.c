@@ -1,6 +1,7 @@
-// test_ops_attn.c - Attention, RotaryEmbedding and CausalConvWithState: every node-suite test of both ops is
-// imported and evaluated node by node against ONNX's outputs; the expanded (function body)
-// variants are run too for comparison; bad head counts and modes fail naming the node.
+// test_ops_attn.c - Attention, RotaryEmbedding and CausalConvWithState: every node-suite test
+// of these ops is imported and evaluated node by node against ONNX's outputs; the expanded
+// (function body) variants are run too for comparison; bad head counts and modes fail naming
+// the node.
 #include "check.h"
 #include "node_eval_prefix.h"
 #include "ops_test_util.h"
@@ -23,7 +24,7 @@ static void odd_rotary_dim(Onnx__ModelProto *mp)
 
 int main(void)
 {
-    if (!opendir(node_eval_dir())) {
+    if (!ne_have_suite()) {
         printf("no ONNX node tests: skipped\n");
         return 0;
     }
