@@ -428,6 +428,8 @@ glow_status load_grid_sample(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     if (!zeros && strcmp(pad, "border"))
         return onnx_unsupported(cx, np, "padding_mode '%s' (glowc supports zeros and border)",
                                 pad);
+    if (glow_type_numel(xt) == 0 || glow_type_numel(gt) == 0)
+        return onnx_unsupported(cx, np, "empty X or grid");
     glow_dtype ft = xt->dtype;
     int64_t n = xt->dims[0], c = xt->dims[1], q = glow_type_numel(gt) / (n * d), p = 1;
     for (int i = 0; i < d; i++)
