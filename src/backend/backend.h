@@ -21,6 +21,9 @@ struct glow_backend {
     glow_status (*execute)(void *state, uint8_t *constant, uint8_t *mutable_, uint8_t *act,
                            glow_diag *d);
     void (*destroy)(void *state);
+    /* Optional (NULL: none): true when the backend wants activation `act` fused into its
+     * producer (the graph optimizer's fuse_activation pass, glow_fuse_act_fn in opt/opt.h). */
+    bool (*fuse_activation)(const glow_node *producer, const glow_node *act);
 };
 
 /* "interpreter" (and later "cpu"); NULL when unknown. */

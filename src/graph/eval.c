@@ -234,6 +234,35 @@ glow_status glow_ev_axis(const glow_node *n, int64_t axis, int rank, int *out, g
     return GLOW_OK;
 }
 
+/* The activation a backend asked the optimizer to fuse into a Conv/FullyConnected/MatMul
+ * (attributes fused_act, fused_alpha, fused_beta; src/opt/fuse_activation.c), applied to the
+ * result in place exactly as the separate node would compute it. */
+static glow_status apply_fused_act(const glow_node *n, glow_tensor *out, glow_diag *d)
+{
+    const char *act = glow_node_str(n, GA_FUSED_ACT, "");
+    double alpha = glow_node_float(n, GA_FUSED_ALPHA, 0);
+    double beta = glow_node_float(n, GA_FUSED_BETA, 0);
+    glow_dtype t = out->type.dtype;
+    int which = !strcmp(act, "Relu") ? 0 : !strcmp(act, "Clip") ? 1 : !strcmp(act, "LeakyRelu") ? 2
+              : !strcmp(act, "Sigmoid") ? 3 : !strcmp(act, "Tanh") ? 4 : -1;
+    if (which < 0 || !glow_dtype_is_float(t))
+        return glow_fail(d, GLOW_ERR_UNSUPPORTED, "%s '%s': no evaluator for fused activation "
+                         "'%s' on %s", glow_ev_kind(n), n->name, act, glow_dtype_name(t));
+    int64_t numel = glow_type_numel(&out->type);
+    for (int64_t i = 0; i < numel; i++) {
+        double x = glow_load_f64(t, out->data, (size_t)i);
+        switch (which) {
+        case 0: x = x < 0 ? 0 : x; break;
+        case 1: x = x < alpha ? alpha : x; x = x > beta ? beta : x; break;
+        case 2: x = x < 0 ? x * alpha : x; break;
+        case 3: x = 1 / (1 + exp(-x)); break;
+        default: x = tanh(x); break;
+        }
+        glow_store_f64(t, out->data, (size_t)i, x);
+    }
+    return GLOW_OK;
+}
+
 glow_status glow_eval_node_into(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                                 glow_diag *d)
 {
@@ -274,9 +303,10 @@ glow_status glow_eval_node_into(const glow_node *n, const glow_tensor *ins, glow
         }
     }
     /* f32 elementwise ops and MatMul take plain float loops when their shapes allow. */
-    if (glow_ev_fast(n, ins, outs))
-        return GLOW_OK;
-    return e.fn(n, ins, outs, d);
+    glow_status s = glow_ev_fast(n, ins, outs) ? GLOW_OK : e.fn(n, ins, outs, d);
+    if (s == GLOW_OK && glow_node_attr(n, GA_FUSED_ACT))
+        s = apply_fused_act(n, &outs[0], d);
+    return s;
 }
 
 glow_status glow_eval_node(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,

@@ -1,9 +1,10 @@
-// program.c - The compile pipeline (verify -> lower -> schedule -> IRGen -> plan -> backend)
-// and running a compiled program on input tensors.
+// program.c - The compile pipeline (verify -> optimize -> lower -> optimize -> schedule ->
+// IRGen -> plan -> backend) and running a compiled program on input tensors.
 #include <stdlib.h>
 #include <string.h>
 
 #include "lower/lower.h"
+#include "opt/opt.h"
 #include "runtime/runtime.h"
 
 static uint8_t *region_alloc(uint64_t bytes)
@@ -76,9 +77,26 @@ static void bind_weights(glow_program *p)
 static glow_status build(glow_program *p, const glow_compile_options *opt, glow_diag *d)
 {
     GLOW_TRY(glow_module_verify(p->m, d));
+    if (opt->stop_after <= GLOW_STAGE_LOADED)
+        return GLOW_OK;
+    /* Glow's order: fold and optimize the imported graph, lower, then optimize again what
+     * lowering produced (its splats, broadcasts and identities). */
+    glow_opt_options oo = { 0 };
+    if (opt->optimize)
+        oo = *opt->optimize;
+    oo.passes = NULL;
+    oo.fuse_activation = p->backend->fuse_activation;
+    if (!opt->no_optimize) {
+        oo.phase = GLOW_OPT_BEFORE_LOWERING;
+        GLOW_TRY(glow_optimize(p->f, &oo, d));
+    }
     if (opt->stop_after <= GLOW_STAGE_OPTIMIZED)
         return GLOW_OK;
     GLOW_TRY(glow_lower(p->f, p->backend->keeps_node, d));
+    if (!opt->no_optimize) {
+        oo.phase = GLOW_OPT_AFTER_LOWERING;
+        GLOW_TRY(glow_optimize(p->f, &oo, d));
+    }
     glow_schedule(p->f);
     GLOW_TRY(glow_function_verify(p->f, d));
     if (opt->stop_after <= GLOW_STAGE_LOWERED)

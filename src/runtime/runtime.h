@@ -18,6 +18,10 @@ typedef struct glow_compile_options {
     const char *backend;    /* NULL = "interpreter" */
     int threads;            /* 0 = backend default */
     glow_stage stop_after;  /* GLOW_STAGE_COMPILED for a runnable program */
+    bool no_optimize;       /* skip the graph optimizer (before and after lowering) */
+    /* Optimizer dumps/statistics/verification (NULL: defaults); phase, passes and the fusion
+     * hook are set by the pipeline (the hook from the backend). */
+    const struct glow_opt_options *optimize;
 } glow_compile_options;
 
 typedef struct glow_program {
