@@ -37,6 +37,9 @@ def main():
     if a.model not in models.ZOO:
         sys.exit("torch_run: unknown model '%s'" % a.model)
 
+    # Before torch loads the BLAS: OpenBLAS sizes its pool from these at load time.
+    os.environ["OMP_NUM_THREADS"] = str(a.threads)
+    os.environ["OPENBLAS_NUM_THREADS"] = str(a.threads)
     import numpy as np
     import onnx
     import torch
