@@ -76,7 +76,7 @@ static const struct {
     { "Squeeze", 1u << 1 }, { "Unsqueeze", 1u << 1 }, { "Split", 1u << 1 },
     { "Slice", 0xfu << 1 }, { "Pad", 0x7u << 1 }, { "Trilu", 1u << 1 },
     { "Resize", 0x7u << 1 }, { "Upsample", 1u << 1 }, { "OneHot", 1u << 1 },
-    { "Compress", 1u << 1 },
+    { "Compress", 1u << 1 }, { "RNN", 1u << 4 }, { "GRU", 1u << 4 }, { "LSTM", 1u << 4 },
 };
 
 static bool is_shape_input(const Onnx__NodeProto *np, int i)
@@ -112,6 +112,44 @@ static glow_node *input_value_const(onnx_ctx *cx, glow_node *ph)
     return glow_constant_create(cx->m, glow_arena_strdup(cx->arena, name), &t->type, t->data);
 }
 
+/* The value of v as a constant when the known input values decide it: a graph input with a
+ * known value, or a node whose operands are all decided that way (say, a Cast of a size or a
+ * Concat of pads computed from specialized inputs), evaluated here. NULL otherwise. `budget`
+ * bounds the work on deep or diamond-shaped shape computations. */
+static glow_node *known_value(onnx_ctx *cx, glow_value v, int depth, int *budget)
+{
+    glow_node *n = v.node;
+    if (n->kind == NK_CONSTANT)
+        return n;
+    if (n->kind == NK_PLACEHOLDER)
+        return input_value_const(cx, n);
+    if (!cx->opt || !cx->opt->input_values || depth > 16 || --*budget < 0 || n->nout != 1 ||
+        n->nin > 16 || glow_type_bytes(&n->outs[0]) > ONNX_FOLD_MAX_BYTES ||
+        !glow_eval_supported(n))
+        return NULL;
+    glow_tensor ins[16];
+    for (uint32_t i = 0; i < n->nin; i++) {
+        glow_node *c = known_value(cx, n->ins[i], depth + 1, budget);
+        if (!c || c->kind != NK_CONSTANT)
+            return NULL;
+        ins[i] = glow_tensor_borrow(&c->outs[0], c->payload.data);
+    }
+    glow_tensor out = { 0 };
+    glow_diag d = { 0 };
+    if (glow_eval_node(n, ins, &out, &d) != GLOW_OK)
+        return NULL;
+    glow_node *c = glow_constant_create(cx->m, glow_arena_printf(cx->arena, "%s/value", n->name),
+                                        &n->outs[0], out.data);
+    glow_tensor_free(&out);
+    return c;
+}
+
+static glow_node *specialize(onnx_ctx *cx, glow_value v)
+{
+    int budget = 256;
+    return v.node->kind == NK_CONSTANT ? NULL : known_value(cx, v, 0, &budget);
+}
+
 glow_status onnx_input(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glow_value *v)
 {
     if (!onnx_has_input(np, i))
@@ -125,8 +163,7 @@ glow_status onnx_input(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glow_valu
         return onnx_fail(cx, np, GLOW_ERR_UNSUPPORTED, "input %d '%s' comes from a node that "
                          "failed to import", i, np->input[i]);
     *v = b->v;
-    glow_node *c = v->node->kind == NK_PLACEHOLDER && is_shape_input(np, i)
-                       ? input_value_const(cx, v->node) : NULL;
+    glow_node *c = is_shape_input(np, i) ? specialize(cx, *v) : NULL;
     if (c)
         *v = glow_val(c, 0);
     return GLOW_OK;
@@ -137,7 +174,7 @@ glow_status onnx_input_const(onnx_ctx *cx, const Onnx__NodeProto *np, int i,
 {
     glow_value v;
     GLOW_TRY(onnx_input(cx, np, i, &v));
-    glow_node *c = v.node->kind == NK_PLACEHOLDER ? input_value_const(cx, v.node) : NULL;
+    glow_node *c = specialize(cx, v);
     if (c)
         v = glow_val(c, 0);
     if (v.node->kind != NK_CONSTANT)
