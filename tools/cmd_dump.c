@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opt/opt.h"
 #include "runtime/runtime.h"
 
 /* Stages DESIGN.md names for `dump`; only those with available=true exist in this version.
@@ -16,7 +17,7 @@ static const struct {
     bool graph;        /* a graph stage (text or dot); otherwise IR text */
 } stages[] = {
     { "loaded", true, GLOW_STAGE_LOADED, true },
-    { "optimized", false, GLOW_STAGE_OPTIMIZED, true },
+    { "optimized", true, GLOW_STAGE_OPTIMIZED, true },
     { "lowered", true, GLOW_STAGE_LOWERED, true },
     { "ir", true, GLOW_STAGE_IR, false },
     { "ir-optimized", false, GLOW_STAGE_IR_OPTIMIZED, false },
@@ -25,8 +26,11 @@ static const struct {
 
 void cmd_dump_help(void)
 {
-    printf("usage: glowc dump MODEL [--stage loaded|lowered|ir] [--format text|dot]\n"
+    printf("usage: glowc dump MODEL [--stage loaded|optimized|lowered|ir] [--format text|dot]\n"
            "                        [--backend B] [--define SYM=VAL]... [-o FILE]\n"
+           "                        [--no-optimize] [--dump-after=PASS] [--stats]\n"
+           "                        [--time-passes]\n"
+           "       glowc dump --print-pipeline\n"
            "\n"
            "Loads the ONNX model MODEL into glowc's typed graph and prints it at a stage of\n"
            "the compile pipeline. Shape computations are folded at load time, so every type\n"
@@ -35,6 +39,7 @@ void cmd_dump_help(void)
            "options:\n"
            "  --stage STAGE      what to print:\n"
            "                       loaded   the graph as imported (default)\n"
+           "                       optimized the graph after the optimizer (before lowering)\n"
            "                       lowered  the graph after lowering for the backend and\n"
            "                                scheduling (node order = execution order)\n"
            "                       ir       the low-level IR (weights, instructions with\n"
@@ -42,7 +47,7 @@ void cmd_dump_help(void)
            "                                their planned offsets); the last line gives the\n"
            "                                memory plan (constant, mutable and activation\n"
            "                                region sizes in bytes)\n"
-           "                     'optimized' and 'ir-optimized' come with the optimizers\n"
+           "                     'ir-optimized' comes with the IR optimizer\n"
            "  --format FORMAT    'text' (default): one line per node with attributes and\n"
            "                     result types; 'dot': a Graphviz digraph of the main function\n"
            "                     (graph stages only)\n"
@@ -50,6 +55,14 @@ void cmd_dump_help(void)
            "                     (default interpreter)\n"
            "  --define SYM=VAL   fix the symbolic input dim SYM (dim_param) to VAL; repeatable\n"
            "  -o, --output FILE  write to FILE (replaced atomically) instead of stdout\n"
+           "  --no-optimize      skip the graph optimizer (before and after lowering)\n"
+           "  --dump-after=PASS  print the module to stdout after each run of optimizer pass\n"
+           "                     PASS ('all': after every pass that changed something)\n"
+           "  --stats            per optimizer pass: runs, nodes removed, rewrites, time (to\n"
+           "                     stderr)\n"
+           "  --time-passes      only the time of each optimizer pass (to stderr)\n"
+           "  --print-pipeline   print the optimizer's default pipelines with the reason for\n"
+           "                     each pass, and the pass list, then exit\n"
            "  -h, --help         show this help\n"
            "\n"
            "A model that cannot be loaded exits with 2; the message lists every unsupported\n"
@@ -65,6 +78,8 @@ typedef struct dump_args {
     const char *output;
     const char **defines;
     int ndefines;
+    bool no_optimize, stats, time_passes;
+    const char *dump_after;
 } dump_args;
 
 /* Returns -1 when parsing succeeded, otherwise the exit code to return at once. */
@@ -83,6 +98,21 @@ static int parse_args(int argc, char **argv, dump_args *a)
         } else if (cli_is_help(arg)) {
             cmd_dump_help();
             return CLI_EXIT_OK;
+        } else if (!strcmp(arg, "--print-pipeline")) {
+            glow_print_pipeline(stdout);
+            return CLI_EXIT_OK;
+        } else if (!strcmp(arg, "--no-optimize")) {
+            a->no_optimize = true;
+        } else if (!strcmp(arg, "--stats")) {
+            a->stats = true;
+        } else if (!strcmp(arg, "--time-passes")) {
+            a->time_passes = true;
+        } else if (cli_match_value(arg, "--dump-after", &i, argc, argv, &val)) {
+            glow_pass_id id;
+            if (!val || (strcmp(val, "all") != 0 && !glow_pass_from_name(val, &id)))
+                return cli_usage_error("dump", "dump: --dump-after wants a pass name or 'all' "
+                                       "(see --print-pipeline), got '%s'", val ? val : "");
+            a->dump_after = val;
         } else if (cli_match_value(arg, "--stage", &i, argc, argv, &val)) {
             if (!val)
                 return cli_usage_error("dump", "dump: --stage needs a value");
@@ -122,15 +152,15 @@ static int parse_args(int argc, char **argv, dump_args *a)
             continue;
         if (!stages[k].available)
             return cli_usage_error("dump", "dump: stage '%s' is not available in this version "
-                                   "(available: loaded, lowered, ir)", a->stage);
+                                   "(available: loaded, optimized, lowered, ir)", a->stage);
         if (!stages[k].graph && strcmp(a->format, "text") != 0)
             return cli_usage_error("dump", "dump: --format %s is for graph stages; the '%s' "
                                    "stage prints text only", a->format, a->stage);
         a->stage_index = (int)k;
         return -1;
     }
-    return cli_usage_error("dump", "dump: unknown stage '%s' (available: loaded, lowered, ir)",
-                           a->stage);
+    return cli_usage_error("dump", "dump: unknown stage '%s' (available: loaded, optimized, "
+                           "lowered, ir)", a->stage);
 }
 
 /* Prints the program at its stage in the requested format; false when there is nothing to
@@ -200,8 +230,11 @@ int cmd_dump(int argc, char **argv)
     glow_diag d = { 0 };
     glow_module *mod = glow_module_create();
     glow_program *p = NULL;
+    glow_opt_options oo = { .dump_after = a.dump_after, .dump_out = stdout, .stats = a.stats,
+                            .time_passes = a.time_passes, .stats_out = stderr };
     glow_compile_options copt = { .backend = a.backend,
-                                  .stop_after = stages[a.stage_index].stage };
+                                  .stop_after = stages[a.stage_index].stage,
+                                  .no_optimize = a.no_optimize, .optimize = &oo };
     if (glow_onnx_load(mod, a.path, &opt, &d) != GLOW_OK) {
         glow_module_destroy(mod);
         rc = cli_model_error(a.path, &d);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "opt/opt.h"
 #include "runtime/runtime.h"
 
 #define MAX_SYMS 64
@@ -16,7 +17,8 @@ void cmd_run_help(void)
 {
     printf("usage: glowc run MODEL [INPUT.pb|INPUT.npy ...] [--input NAME=FILE]...\n"
            "                       [--backend B] [--threads N] [--define SYM=VAL]...\n"
-           "                       [--output-dir DIR]\n"
+           "                       [--output-dir DIR] [--no-optimize] [--stats]\n"
+           "                       [--time-passes]\n"
            "\n"
            "Compiles the ONNX model MODEL for a backend, runs it once on the given input\n"
            "tensors and shows the outputs.\n"
@@ -32,6 +34,10 @@ void cmd_run_help(void)
            "  --backend B        the backend to run on: %s (default interpreter)\n"
            "  --threads N        threads for the backend (default: the backend's choice)\n"
            "  --define SYM=VAL   fix the symbolic input dim SYM (dim_param) to VAL; repeatable\n"
+           "  --no-optimize      skip the graph optimizer (before and after lowering)\n"
+           "  --stats            per optimizer pass: runs, nodes removed, rewrites, time (to\n"
+           "                     stderr)\n"
+           "  --time-passes      only the time of each optimizer pass (to stderr)\n"
            "  --output-dir DIR   write output <i> to DIR/output_<i>.pb (TensorProto named after\n"
            "                     the graph output, graph output order), only when the run\n"
            "                     succeeds; without it each output's name, type and first\n"
@@ -52,6 +58,7 @@ typedef struct run_args {
     int nnamed;
     const char *backend;
     int threads;
+    bool no_optimize, stats, time_passes;
     const char **defines;
     int ndefines;
     const char *outdir;
@@ -95,6 +102,12 @@ static int parse_args(int argc, char **argv, run_args *a)
                 return cli_usage_error("run", "run: --define wants SYM=VAL with VAL a positive "
                                        "integer, got '%s'", val ? val : "");
             a->defines[a->ndefines++] = val;
+        } else if (!strcmp(arg, "--no-optimize")) {
+            a->no_optimize = true;
+        } else if (!strcmp(arg, "--stats")) {
+            a->stats = true;
+        } else if (!strcmp(arg, "--time-passes")) {
+            a->time_passes = true;
         } else if (cli_match_value(arg, "--output-dir", &i, argc, argv, &val)) {
             if (!val || !val[0])
                 return cli_usage_error("run", "run: --output-dir needs a directory");
@@ -371,8 +384,11 @@ static int compile_and_run(const run_args *a, int ninputs, glow_tensor *tensors)
         glow_module_destroy(m);
         rc = cli_model_error(a->path, &d);
     } else {
+        glow_opt_options oo = { .stats = a->stats, .time_passes = a->time_passes,
+                                .stats_out = stderr };
         glow_compile_options copt = { .backend = a->backend, .threads = a->threads,
-                                      .stop_after = GLOW_STAGE_COMPILED };
+                                      .stop_after = GLOW_STAGE_COMPILED,
+                                      .no_optimize = a->no_optimize, .optimize = &oo };
         if (glow_program_create(m, &copt, &p, &d) != GLOW_OK)
             rc = cli_model_error(a->path, &d);
     }

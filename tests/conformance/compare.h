@@ -179,6 +179,9 @@ static bool conformance_run(const char *dir, const char *backend, char *why, siz
     glow_program *p = NULL;
     bool pass = false;
     glow_compile_options copt = { .backend = backend, .stop_after = GLOW_STAGE_COMPILED };
+    /* GLOWC_CONF_NO_OPTIMIZE=1 runs without the graph optimizer: the pass list must match. */
+    const char *noopt = getenv("GLOWC_CONF_NO_OPTIMIZE");
+    copt.no_optimize = noopt && *noopt && strcmp(noopt, "0") != 0;
     if (glow_onnx_load(m, model, &opt, &d) != GLOW_OK) {
         glow_module_destroy(m);
         shorten(why, wsize, d.status == GLOW_ERR_UNSUPPORTED ? "unsupported: " : "load: ", d.msg);

@@ -247,9 +247,9 @@ int main(void)
     result_free(&r);
 
     /* dump usage errors. */
-    r = RUN("dump", "--stage", "optimized", "models/lenet.onnx");
+    r = RUN("dump", "--stage", "ir-optimized", "models/lenet.onnx");
     CHECK_EQ(r.code, 1);
-    CHECK_CONTAINS(r.err, "optimized");
+    CHECK_CONTAINS(r.err, "ir-optimized");
     result_free(&r);
     r = RUN("dump", "--format", "svg", "models/lenet.onnx");
     CHECK_EQ(r.code, 1);
