@@ -261,19 +261,19 @@ static int read_inputs(const run_args *a, const glow_onnx_summary *s, const char
 {
     sym_table st = { .n = 0 };
     for (int i = 0; i < s->ninputs; i++) {
-        glow_diag d = { 0 };
-        if (glow_tensor_read_file(files[i], &tensors[i], NULL, &d) != GLOW_OK) {
-            cli_error("run: input '%s': %s", s->inputs[i].name, d.msg);
-            return CLI_EXIT_BAD_MODEL;
-        }
         const char *decl = s->inputs[i].type_str;
-        char have[128];
-        glow_type_str(&tensors[i].type, have, sizeof have);
         if (strchr(decl, '(')) {
             cli_error("run: input '%s' is %s, which glowc cannot feed (only tensors)",
                       s->inputs[i].name, decl);
             return CLI_EXIT_BAD_MODEL;
         }
+        glow_diag d = { 0 };
+        if (glow_tensor_read_file(files[i], &tensors[i], NULL, &d) != GLOW_OK) {
+            cli_error("run: input '%s': %s", s->inputs[i].name, d.msg);
+            return CLI_EXIT_BAD_MODEL;
+        }
+        char have[128];
+        glow_type_str(&tensors[i].type, have, sizeof have);
         char why[128] = "";
         if (!fits_declared(a, decl, &tensors[i].type, &st, why, sizeof why)) {
             cli_error("run: input '%s' is %s (file '%s'), the model expects %s%s",
