@@ -95,7 +95,11 @@ static double un_f(glow_node_kind k, const un_params *p, double x)
         return 0.5 * x * (1 + erf(x / sqrt(2.0)));
     case NK_MISH: return x * tanh(softplus(x));
     case NK_SHRINK: return x < -p->lambd ? x + p->bias : x > p->lambd ? x - p->bias : 0;
-    case NK_CLIP: return x < p->lo ? p->lo : x > p->hi ? p->hi : x;
+    case NK_CLIP: {
+        /* min(max(x, lo), hi) as ONNX defines it: with lo > hi every element becomes hi. */
+        double y = x < p->lo ? p->lo : x;
+        return y > p->hi ? p->hi : y;
+    }
     default: GLOW_UNREACHABLE();
     }
 }
@@ -114,11 +118,13 @@ static int64_t un_i(glow_node_kind k, glow_dtype t, const un_params *p, int64_t 
     case NK_SHRINK: return ev_f2i(t, un_f(k, p, (double)x));
     case NK_CLIP: {
         int64_t lo = ev_f2i(t, ceil(p->lo)), hi = ev_f2i(t, floor(p->hi));
+        /* Lower bound first, then the upper one, so that lo > hi gives hi (ONNX). */
         if (u) {
-            uint64_t ux = (uint64_t)x;
-            return ux < (uint64_t)lo ? lo : ux > (uint64_t)hi ? hi : x;
+            uint64_t uy = (uint64_t)x < (uint64_t)lo ? (uint64_t)lo : (uint64_t)x;
+            return uy > (uint64_t)hi ? hi : (int64_t)uy;
         }
-        return x < lo ? lo : x > hi ? hi : x;
+        int64_t y = x < lo ? lo : x;
+        return y > hi ? hi : y;
     }
     default: GLOW_UNREACHABLE();
     }

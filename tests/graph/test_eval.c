@@ -40,6 +40,11 @@ static void test_unary(void)
     glow_node_set_float(g, GA_MIN, -1);
     glow_node_set_float(g, GA_MAX, 1.5);
     EXPECT(g, -1, -1, 0, 1, 1.5);
+    /* min > max: ONNX computes min(max(x, lo), hi), so every element is max. */
+    g = mk1(NK_CLIP, c, t);
+    glow_node_set_float(g, GA_MIN, 1);
+    glow_node_set_float(g, GA_MAX, -1);
+    EXPECT(g, -1, -1, -1, -1, -1);
     EXPECT(mk1(NK_NEG, c, t), 2, 1, 0, -1, -2.5);
 
     float r[] = { 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 2.4f, -2.6f };
@@ -67,10 +72,18 @@ static void test_unary(void)
     g = mk1(NK_CLIP, ci, ti);
     glow_node_set_float(g, GA_MIN, -3);
     EXPECT(g, -3, -3, 0, 7);
+    g = mk1(NK_CLIP, ci, ti);
+    glow_node_set_float(g, GA_MIN, 4);
+    glow_node_set_float(g, GA_MAX, 2);
+    EXPECT(g, 2, 2, 2, 2);
     uint8_t xu[] = { 0, 1, 200 };
     glow_node *cu = cst(GLOW_U8, 1, DIMS(3), xu);
     EXPECT(mk1(NK_NEG, cu, ty(GLOW_U8, 1, DIMS(3))), 0, 255, 56);
     EXPECT(mk1(NK_BITWISE_NOT, cu, ty(GLOW_U8, 1, DIMS(3))), 255, 254, 55);
+    g = mk1(NK_CLIP, cu, ty(GLOW_U8, 1, DIMS(3)));
+    glow_node_set_float(g, GA_MIN, 100);
+    glow_node_set_float(g, GA_MAX, 50);
+    EXPECT(g, 50, 50, 50);
 }
 
 static void test_binary(void)
