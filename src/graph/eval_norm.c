@@ -35,8 +35,14 @@ static glow_status expect_channel_params(const glow_node *n, const glow_tensor *
     if (x->rank < 2)
         return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': operand rank %d, expected >= 2",
                          KIND_NAME(n), x->rank);
-    for (uint32_t i = 1; i < n->nin; i++)
-        GLOW_TRY(glow_ev_expect_shape(n, roles[i], &ins[i].type, 1, &x->dims[1], d));
+    for (uint32_t i = 1; i < n->nin; i++) {
+        /* GroupNormalization-18 gives scale and bias per group; inference accepts [G]. */
+        const glow_type *p = &ins[i].type;
+        if (n->kind == NK_GROUP_NORM && p->rank == 1 &&
+            p->dims[0] == glow_node_int(n, GA_NUM_GROUPS, 1))
+            continue;
+        GLOW_TRY(glow_ev_expect_shape(n, roles[i], p, 1, &x->dims[1], d));
+    }
     return GLOW_OK;
 }
 
@@ -56,6 +62,10 @@ glow_status glow_ev_channel_norm(const glow_node *n, const glow_tensor *ins, glo
         return glow_fail(d, GLOW_ERR_BAD_ATTR, "%s '%s': %lld groups for %lld channels",
                          KIND_NAME(n), (long long)G, (long long)C);
     int64_t cg = G ? C / G : 0;
+    /* Per-group parameters (length G, when G != C) are indexed by the channel's group. */
+    bool per_group[3] = { false, false, false };
+    for (uint32_t i = 1; i < 3 && i < n->nin; i++)
+        per_group[i] = n->kind == NK_GROUP_NORM && ins[i].type.dims[0] != C;
     for (int64_t b = 0; b < N; b++)
         for (int64_t c = 0; c < C; c++) {
             double mean, var;
@@ -67,8 +77,8 @@ glow_status glow_ev_channel_norm(const glow_node *n, const glow_tensor *ins, glo
                 int64_t g = c / cg;
                 stats(t, ins[0].data, (b * C + g * cg) * S, 1, 0, cg * S, &mean, &var);
             }
-            double k = ev_ldf(t, ins[1].data, c) / sqrt(var + eps);
-            double bias = ev_ldf(t, ins[2].data, c);
+            double k = ev_ldf(t, ins[1].data, per_group[1] ? c / cg : c) / sqrt(var + eps);
+            double bias = ev_ldf(t, ins[2].data, per_group[2] ? c / cg : c);
             for (int64_t s = 0; s < S; s++) {
                 int64_t at = (b * C + c) * S + s;
                 ev_stf(t, outs[0].data, at, (ev_ldf(t, ins[0].data, at) - mean) * k + bias);

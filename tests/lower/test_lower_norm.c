@@ -107,8 +107,8 @@ static void test_instance_norm(void)
 
 static bool keep_ref(const glow_node *n) { return strcmp(n->name, "ref") == 0; }
 
-/* Per-channel scale (opset 21) against the original; per-group scale (opset 18, which the
- * evaluator does not take) against a per-channel GroupNorm on repeated parameters. */
+/* Per-channel scale (opset 21) against the original; per-group scale (opset 18) against a
+ * per-channel GroupNorm on repeated parameters, both evaluated directly and lowered. */
 static void test_group_norm(void)
 {
     begin();
@@ -133,6 +133,16 @@ static void test_group_norm(void)
     glow_value gi[3] = { ins[0], sg, bg }, ri[3] = { ins[0], sc, bc };
     save("group", build(NK_GROUP_NORM, "gng", gi, 3, ga, 2, NULL, 0));
     save("ref", build(NK_GROUP_NORM, "ref", ri, 3, ga, 2, NULL, 0));
+    /* The evaluator takes per-group [G] parameters as inference does. */
+    glow_tensor direct[3];
+    int got = eval_function(direct, 3);
+    CHECK_EQ(got, 3);
+    for (int i = 0; got == 3 && i < 72; i++) {
+        float a = ((float *)direct[1].data)[i], b = ((float *)direct[2].data)[i];
+        CHECK_NEAR(a, b, 1e-6 * (fabsf(b) > 1 ? fabsf(b) : 1));
+    }
+    for (int i = 0; i < got; i++)
+        glow_tensor_free(&direct[i]);
     CHECK(glow_lower(F, keep_ref, &D) == GLOW_OK);
     CHECK(glow_function_verify(F, &D) == GLOW_OK);
     CHECK_EQ(count_kind(NK_GROUP_NORM), 1);
