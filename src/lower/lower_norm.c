@@ -172,5 +172,9 @@ void lower_lp_norm(lower_cx *cx, bool *applied)
                                   &axis, 1, false);
         norm = lw_broadcast(cx, "l2_bcast", lw_un(cx, NK_SQRT, "l2", ss), t);
     }
-    cx->out[0] = lw_bin(cx, NK_DIV, "div", x, norm);
+    /* An all-zero line stays zero (ONNX divides by 1 where the norm is 0): the divisor is
+     * norm + (1 - sign(norm)), which is exactly norm for a positive norm (or NaN, inf). */
+    glow_value nz = lw_bin(cx, NK_SUB, "is_zero", lw_splat_like(cx, "one", norm, 1.0),
+                           lw_un(cx, NK_SIGN, "sign", norm));
+    cx->out[0] = lw_bin(cx, NK_DIV, "div", x, lw_bin(cx, NK_ADD, "safe_norm", norm, nz));
 }
