@@ -70,48 +70,48 @@ static void binary_ops(void)
 {
     expect_graph("test_add_bcast", 0, NULL,
                  "function main {\n"
-                 "  %\"Add#0/reshape0\" = Reshape(%y) : f32[1, 1, 5]\n"
-                 "  %\"Add#0/bcast1\" = Broadcast(%\"Add#0/reshape0\") : f32[3, 4, 5]\n"
-                 "  %\"Add#0\" = Add(%x, %\"Add#0/bcast1\") : f32[3, 4, 5]\n"
-                 "  Save(%\"Add#0\", %sum)\n"
+                 "  %Add#0/reshape0 = Reshape(%y) : f32[1, 1, 5]\n"
+                 "  %Add#0/bcast1 = Broadcast(%Add#0/reshape0) : f32[3, 4, 5]\n"
+                 "  %Add#0 = Add(%x, %Add#0/bcast1) : f32[3, 4, 5]\n"
+                 "  Save(%Add#0, %sum)\n"
                  "}\n");
     expect_graph("test_add_bcast", 0, legacy_add,
                  "function main {\n"
-                 "  %\"Add#0/reshape0\" = Reshape(%y) : f32[1, 1, 5]\n"
-                 "  %\"Add#0/bcast1\" = Broadcast(%\"Add#0/reshape0\") : f32[3, 4, 5]\n"
-                 "  %\"Add#0\" = Add(%x, %\"Add#0/bcast1\") : f32[3, 4, 5]\n"
-                 "  Save(%\"Add#0\", %sum)\n"
+                 "  %Add#0/reshape0 = Reshape(%y) : f32[1, 1, 5]\n"
+                 "  %Add#0/bcast1 = Broadcast(%Add#0/reshape0) : f32[3, 4, 5]\n"
+                 "  %Add#0 = Add(%x, %Add#0/bcast1) : f32[3, 4, 5]\n"
+                 "  Save(%Add#0, %sum)\n"
                  "}\n");
     expect_fail("test_add_bcast", 0, legacy_add_bad_axis, GLOW_ERR_BAD_SHAPE,
                 "Add 'legacy_add' (opset 6): legacy broadcast");
     expect_graph("test_mod_mixed_sign_int32", 0, NULL,
                  "function main {\n"
-                 "  %\"Mod#0\" = Mod(%x, %y) {fmod=0} : i32[6]\n"
-                 "  Save(%\"Mod#0\", %z)\n"
+                 "  %Mod#0 = Mod(%x, %y) {fmod=0} : i32[6]\n"
+                 "  Save(%Mod#0, %z)\n"
                  "}\n");
     expect_fail("test_mod_mixed_sign_float32", 0, float_mod_without_fmod, GLOW_ERR_BAD_ATTR,
                 "Mod 'bad_mod' (opset 13): fmod=0 is not defined for f32 inputs");
     expect_graph("test_pow_types_float32_int64", 0, NULL,
                  "function main {\n"
-                 "  %\"Pow#0\" = Pow(%x, %y) : f32[3]\n"
-                 "  Save(%\"Pow#0\", %z)\n"
+                 "  %Pow#0 = Pow(%x, %y) : f32[3]\n"
+                 "  Save(%Pow#0, %z)\n"
                  "}\n");
     expect_graph("test_bitshift_left_uint16", 0, NULL,
                  "function main {\n"
-                 "  %\"BitShift#0\" = BitShift(%x, %y) {direction=\"LEFT\"} : u16[3]\n"
-                 "  Save(%\"BitShift#0\", %z)\n"
+                 "  %BitShift#0 = BitShift(%x, %y) {direction=\"LEFT\"} : u16[3]\n"
+                 "  Save(%BitShift#0, %z)\n"
                  "}\n");
     expect_graph("test_less_equal_bcast", 0, NULL,
                  "function main {\n"
-                 "  %\"LessOrEqual#0/reshape0\" = Reshape(%y) : f32[1, 1, 5]\n"
-                 "  %\"LessOrEqual#0/bcast1\" = Broadcast(%\"LessOrEqual#0/reshape0\") : f32[3, 4, 5]\n"
-                 "  %\"LessOrEqual#0\" = LessOrEqual(%x, %\"LessOrEqual#0/bcast1\") : bool[3, 4, 5]\n"
-                 "  Save(%\"LessOrEqual#0\", %less_equal)\n"
+                 "  %LessOrEqual#0/reshape0 = Reshape(%y) : f32[1, 1, 5]\n"
+                 "  %LessOrEqual#0/bcast1 = Broadcast(%LessOrEqual#0/reshape0) : f32[3, 4, 5]\n"
+                 "  %LessOrEqual#0 = LessOrEqual(%x, %LessOrEqual#0/bcast1) : bool[3, 4, 5]\n"
+                 "  Save(%LessOrEqual#0, %less_equal)\n"
                  "}\n");
     expect_graph("test_not_2d", 0, NULL,
                  "function main {\n"
-                 "  %\"Not#0\" = Not(%x) : bool[3, 4]\n"
-                 "  Save(%\"Not#0\", %not)\n"
+                 "  %Not#0 = Not(%x) : bool[3, 4]\n"
+                 "  Save(%Not#0, %not)\n"
                  "}\n");
 }
 
@@ -120,10 +120,10 @@ static void variadic_ops(void)
     /* Mean of three [3] inputs: two Adds, then a Div by 3 in f32. */
     expect_graph("test_mean_example", 0, NULL,
                  "function main {\n"
-                 "  %\"Mean#0\" = Add(%data_0, %data_1) : f32[3]\n"
-                 "  %\"Mean#0/Add0\" = Add(%\"Mean#0\", %data_2) : f32[3]\n"
-                 "  %\"Mean#0/Div3\" = Div(%\"Mean#0/Add0\", %\"Mean#0/bcast2\") : f32[3]\n"
-                 "  Save(%\"Mean#0/Div3\", %result)\n"
+                 "  %Mean#0 = Add(%data_0, %data_1) : f32[3]\n"
+                 "  %Mean#0/Add0 = Add(%Mean#0, %data_2) : f32[3]\n"
+                 "  %Mean#0/Div3 = Div(%Mean#0/Add0, %Mean#0/bcast2) : f32[3]\n"
+                 "  Save(%Mean#0/Div3, %result)\n"
                  "}\n");
     expect_graph("test_max_one_input", 0, NULL,
                  "function main {\n"
@@ -131,8 +131,8 @@ static void variadic_ops(void)
                  "}\n");
     expect_graph("test_sum_two_inputs", 0, NULL,
                  "function main {\n"
-                 "  %\"Sum#0\" = Add(%data_0, %data_1) : f32[3]\n"
-                 "  Save(%\"Sum#0\", %result)\n"
+                 "  %Sum#0 = Add(%data_0, %data_1) : f32[3]\n"
+                 "  Save(%Sum#0, %result)\n"
                  "}\n");
 }
 
@@ -140,15 +140,15 @@ static void prelu_where(void)
 {
     expect_graph("test_prelu_broadcast", 0, NULL,
                  "function main {\n"
-                 "  %\"PRelu#0/reshape0\" = Reshape(%slope) : f32[1, 1, 5]\n"
-                 "  %\"PRelu#0/bcast1\" = Broadcast(%\"PRelu#0/reshape0\") : f32[3, 4, 5]\n"
-                 "  %\"PRelu#0\" = PRelu(%x, %\"PRelu#0/bcast1\") : f32[3, 4, 5]\n"
-                 "  Save(%\"PRelu#0\", %y)\n"
+                 "  %PRelu#0/reshape0 = Reshape(%slope) : f32[1, 1, 5]\n"
+                 "  %PRelu#0/bcast1 = Broadcast(%PRelu#0/reshape0) : f32[3, 4, 5]\n"
+                 "  %PRelu#0 = PRelu(%x, %PRelu#0/bcast1) : f32[3, 4, 5]\n"
+                 "  Save(%PRelu#0, %y)\n"
                  "}\n");
     expect_graph("test_where_example", 0, NULL,
                  "function main {\n"
-                 "  %\"Where#0\" = Where(%condition, %x, %y) : f32[2, 2]\n"
-                 "  Save(%\"Where#0\", %z)\n"
+                 "  %Where#0 = Where(%condition, %x, %y) : f32[2, 2]\n"
+                 "  Save(%Where#0, %z)\n"
                  "}\n");
 }
 
@@ -156,29 +156,29 @@ static void activations(void)
 {
     expect_graph("test_selu_default", 0, NULL,
                  "function main {\n"
-                 "  %\"Selu#0\" = Selu(%x) {alpha=1.6732632, gamma=1.050701} : f32[3, 4, 5]\n"
-                 "  Save(%\"Selu#0\", %y)\n"
+                 "  %Selu#0 = Selu(%x) {alpha=1.6732632, gamma=1.050701} : f32[3, 4, 5]\n"
+                 "  Save(%Selu#0, %y)\n"
                  "}\n");
     expect_graph("test_leakyrelu", 0, NULL,
                  "function main {\n"
-                 "  %\"LeakyRelu#0\" = LeakyRelu(%x) {alpha=0.1} : f32[3, 4, 5]\n"
-                 "  Save(%\"LeakyRelu#0\", %y)\n"
+                 "  %LeakyRelu#0 = LeakyRelu(%x) {alpha=0.1} : f32[3, 4, 5]\n"
+                 "  Save(%LeakyRelu#0, %y)\n"
                  "}\n");
     expect_graph("test_gelu_tanh_1", 0, NULL,
                  "function main {\n"
-                 "  %\"Gelu#0\" = Gelu(%x) {approximate=\"tanh\"} : f32[3]\n"
-                 "  Save(%\"Gelu#0\", %y)\n"
+                 "  %Gelu#0 = Gelu(%x) {approximate=\"tanh\"} : f32[3]\n"
+                 "  Save(%Gelu#0, %y)\n"
                  "}\n");
     expect_graph("test_isinf_negative", 0, NULL,
                  "function main {\n"
-                 "  %\"IsInf#0\" = IsInf(%x) {detect_positive=0, detect_negative=1} : bool[6]\n"
-                 "  Save(%\"IsInf#0\", %y)\n"
+                 "  %IsInf#0 = IsInf(%x) {detect_positive=0, detect_negative=1} : bool[6]\n"
+                 "  Save(%IsInf#0, %y)\n"
                  "}\n");
     expect_graph("test_swish", 0, NULL,
                  "function main {\n"
-                 "  %\"Swish#0\" = Sigmoid(%x) : f32[3]\n"
-                 "  %\"Swish#0/Mul0\" = Mul(%x, %\"Swish#0\") : f32[3]\n"
-                 "  Save(%\"Swish#0/Mul0\", %y)\n"
+                 "  %Swish#0 = Sigmoid(%x) : f32[3]\n"
+                 "  %Swish#0/Mul0 = Mul(%x, %Swish#0) : f32[3]\n"
+                 "  Save(%Swish#0/Mul0, %y)\n"
                  "}\n");
 }
 
@@ -187,21 +187,21 @@ static void clip(void)
     /* min is fed at run time: a Max node instead of a Clip bound. */
     expect_graph("test_clip_default_min", 0, NULL,
                  "function main {\n"
-                 "  %\"Clip#0/reshape0\" = Reshape(%min) : f32[1, 1, 1]\n"
-                 "  %\"Clip#0/bcast1\" = Broadcast(%\"Clip#0/reshape0\") : f32[3, 4, 5]\n"
-                 "  %\"Clip#0\" = Max(%x, %\"Clip#0/bcast1\") : f32[3, 4, 5]\n"
-                 "  Save(%\"Clip#0\", %y)\n"
+                 "  %Clip#0/reshape0 = Reshape(%min) : f32[1, 1, 1]\n"
+                 "  %Clip#0/bcast1 = Broadcast(%Clip#0/reshape0) : f32[3, 4, 5]\n"
+                 "  %Clip#0 = Max(%x, %Clip#0/bcast1) : f32[3, 4, 5]\n"
+                 "  Save(%Clip#0, %y)\n"
                  "}\n");
     /* Frozen into a constant, it becomes the Clip's bound; max defaults to +inf. */
     expect_graph("test_clip_default_min", 1u << 1, NULL,
                  "function main {\n"
-                 "  %\"Clip#0\" = Clip(%x) {min=0, max=inf} : f32[3, 4, 5]\n"
-                 "  Save(%\"Clip#0\", %y)\n"
+                 "  %Clip#0 = Clip(%x) {min=0, max=inf} : f32[3, 4, 5]\n"
+                 "  Save(%Clip#0, %y)\n"
                  "}\n");
     expect_graph("test_clip_default_int8_min", 1u << 1, NULL,
                  "function main {\n"
-                 "  %\"Clip#0\" = Clip(%x) {min=0, max=127} : i8[3, 4, 5]\n"
-                 "  Save(%\"Clip#0\", %y)\n"
+                 "  %Clip#0 = Clip(%x) {min=0, max=127} : i8[3, 4, 5]\n"
+                 "  Save(%Clip#0, %y)\n"
                  "}\n");
     expect_graph("test_clip_default_inbounds", 0, NULL,
                  "function main {\n"
@@ -209,8 +209,8 @@ static void clip(void)
                  "}\n");
     expect_graph("test_clip_default_min", 0, legacy_clip,
                  "function main {\n"
-                 "  %\"Clip#0\" = Clip(%x) {min=-3.4028235e+38, max=0.5} : f32[3, 4, 5]\n"
-                 "  Save(%\"Clip#0\", %y)\n"
+                 "  %Clip#0 = Clip(%x) {min=-3.4028235e+38, max=0.5} : f32[3, 4, 5]\n"
+                 "  Save(%Clip#0, %y)\n"
                  "}\n");
 }
 
@@ -218,13 +218,13 @@ static void casts(void)
 {
     expect_graph("test_cast_FLOAT_to_FLOAT16", 0, NULL,
                  "function main {\n"
-                 "  %\"Cast#0/cast0\" = Cast(%input) : f16[3, 4]\n"
-                 "  Save(%\"Cast#0/cast0\", %output)\n"
+                 "  %Cast#0 = Cast(%input) : f16[3, 4]\n"
+                 "  Save(%Cast#0, %output)\n"
                  "}\n");
     expect_graph("test_castlike_FLOAT16_to_DOUBLE", 0, NULL,
                  "function main {\n"
-                 "  %\"CastLike#0/cast0\" = Cast(%input) : f64[3, 4]\n"
-                 "  Save(%\"CastLike#0/cast0\", %output)\n"
+                 "  %CastLike#0 = Cast(%input) : f64[3, 4]\n"
+                 "  Save(%CastLike#0, %output)\n"
                  "}\n");
 }
 

@@ -61,14 +61,14 @@ static void reductions(void)
                 "ReduceSum 'ReduceSum#0' (opset 13): input 1 'axes' must be a constant");
     expect_graph("test_reduce_sum_keepdims_example", 1u << 1, NULL,
                  "function main {\n"
-                 "  %\"ReduceSum#0\" = ReduceSum(%data) {axes=[1], keepdims=1} : f32[3, 1, 2]\n"
-                 "  Save(%\"ReduceSum#0\", %reduced)\n"
+                 "  %ReduceSum#0 = ReduceSum(%data) {axes=[1], keepdims=1} : f32[3, 1, 2]\n"
+                 "  Save(%ReduceSum#0, %reduced)\n"
                  "}\n");
     expect_graph("test_reduce_sum_default_axes_keepdims_example", 1u << 1, NULL,
                  "function main {\n"
-                 "  %\"ReduceSum#0\" = ReduceSum(%data) {axes=[0, 1, 2], keepdims=1} : "
+                 "  %ReduceSum#0 = ReduceSum(%data) {axes=[0, 1, 2], keepdims=1} : "
                  "f32[1, 1, 1]\n"
-                 "  Save(%\"ReduceSum#0\", %reduced)\n"
+                 "  Save(%ReduceSum#0, %reduced)\n"
                  "}\n");
     expect_graph("test_reduce_sum_empty_axes_input_noop_example", 1u << 1, NULL,
                  "function main {\n"
@@ -76,15 +76,15 @@ static void reductions(void)
                  "}\n");
     expect_graph("test_reduce_mean_negative_axes_keepdims_example", 1u << 1, NULL,
                  "function main {\n"
-                 "  %\"ReduceMean#0\" = ReduceMean(%data) {axes=[1], keepdims=1} : "
+                 "  %ReduceMean#0 = ReduceMean(%data) {axes=[1], keepdims=1} : "
                  "f32[3, 1, 2]\n"
-                 "  Save(%\"ReduceMean#0\", %reduced)\n"
+                 "  Save(%ReduceMean#0, %reduced)\n"
                  "}\n");
     expect_graph("test_reduce_log_sum_exp_do_not_keepdims_example", 1u << 1, NULL,
                  "function main {\n"
-                 "  %\"ReduceLogSumExp#0\" = ReduceLogSumExp(%data) {axes=[1], keepdims=0} : "
+                 "  %ReduceLogSumExp#0 = ReduceLogSumExp(%data) {axes=[1], keepdims=0} : "
                  "f64[3, 2]\n"
-                 "  Save(%\"ReduceLogSumExp#0\", %reduced)\n"
+                 "  Save(%ReduceLogSumExp#0, %reduced)\n"
                  "}\n");
     expect_graph("test_reduce_sum_keepdims_example", 0, legacy_axes,
                  "function main {\n"
@@ -99,34 +99,34 @@ static void arg_topk_cum(void)
 {
     expect_graph("test_argmax_negative_axis_keepdims_example", 0, NULL,
                  "function main {\n"
-                 "  %\"ArgMax#0\" = ArgMax(%data) {axis=1, keepdims=1, select_last_index=0} : "
+                 "  %ArgMax#0 = ArgMax(%data) {axis=1, keepdims=1, select_last_index=0} : "
                  "i64[2, 1]\n"
-                 "  Save(%\"ArgMax#0\", %result)\n"
+                 "  Save(%ArgMax#0, %result)\n"
                  "}\n");
     expect_graph("test_argmin_no_keepdims_example_select_last_index", 0, NULL,
                  "function main {\n"
-                 "  %\"ArgMin#0\" = ArgMin(%data) {axis=1, keepdims=0, select_last_index=1} : "
+                 "  %ArgMin#0 = ArgMin(%data) {axis=1, keepdims=0, select_last_index=1} : "
                  "i64[2]\n"
-                 "  Save(%\"ArgMin#0\", %result)\n"
+                 "  Save(%ArgMin#0, %result)\n"
                  "}\n");
     expect_graph("test_top_k", 1u << 1, NULL,
                  "function main {\n"
-                 "  %\"TopK#0\" = TopK(%x) {axis=1, k=3, largest=1, sorted=1} : f32[3, 3], "
+                 "  %TopK#0 = TopK(%x) {axis=1, k=3, largest=1, sorted=1} : f32[3, 3], "
                  "i64[3, 3]\n"
-                 "  Save(%\"TopK#0\", %values)\n"
-                 "  Save(%\"TopK#0\".1, %indices)\n"
+                 "  Save(%TopK#0, %values)\n"
+                 "  Save(%TopK#0.1, %indices)\n"
                  "}\n");
     expect_graph("test_top_k", 0, legacy_topk,
                  "function main {\n"
-                 "  %\"TopK#0\" = TopK(%x) {axis=1, k=2, largest=1, sorted=1} : f32[3, 2], "
+                 "  %TopK#0 = TopK(%x) {axis=1, k=2, largest=1, sorted=1} : f32[3, 2], "
                  "i64[3, 2]\n"
-                 "  Save(%\"TopK#0\", %values)\n"
-                 "  Save(%\"TopK#0\".1, %indices)\n"
+                 "  Save(%TopK#0, %values)\n"
+                 "  Save(%TopK#0.1, %indices)\n"
                  "}\n");
     expect_graph("test_cumsum_1d_exclusive", 1u << 1, NULL,
                  "function main {\n"
-                 "  %\"CumSum#0\" = CumSum(%x) {axis=0, exclusive=1, reverse=0} : f64[5]\n"
-                 "  Save(%\"CumSum#0\", %y)\n"
+                 "  %CumSum#0 = CumSum(%x) {axis=0, exclusive=1, reverse=0} : f64[5]\n"
+                 "  Save(%CumSum#0, %y)\n"
                  "}\n");
     expect_fail("test_cumsum_1d_exclusive", 0, NULL, GLOW_ERR_UNSUPPORTED,
                 "CumSum 'CumSum#0' (opset 14): input 1 'axis' must be a constant");
