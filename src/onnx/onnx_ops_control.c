@@ -299,7 +299,7 @@ static glow_status check_budget(onnx_ctx *cx, const Onnx__NodeProto *np, uint32_
 glow_status load_if(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 {
     (void)opset;
-    const Onnx__GraphProto *then_g, *else_g;
+    const Onnx__GraphProto *then_g = NULL, *else_g = NULL;
     GLOW_TRY(graph_attr(cx, np, "then_branch", &then_g));
     GLOW_TRY(graph_attr(cx, np, "else_branch", &else_g));
     glow_value cond;
@@ -355,7 +355,7 @@ glow_status load_if(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 glow_status load_loop(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 {
     (void)opset;
-    const Onnx__GraphProto *body;
+    const Onnx__GraphProto *body = NULL;
     GLOW_TRY(graph_attr(cx, np, "body", &body));
     if (np->n_input < 2)
         return onnx_fail(cx, np, GLOW_ERR_PARSE, "needs inputs M and cond (possibly empty)");
@@ -501,7 +501,7 @@ static glow_status ints_attr(onnx_ctx *cx, const Onnx__NodeProto *np, const char
 
 glow_status load_scan(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 {
-    const Onnx__GraphProto *body;
+    const Onnx__GraphProto *body = NULL;
     GLOW_TRY(graph_attr(cx, np, "body", &body));
     if (!onnx_attr(np, "num_scan_inputs"))
         return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "missing required 'num_scan_inputs'");

@@ -59,6 +59,7 @@ static glow_status scalar_input(onnx_ctx *cx, const Onnx__NodeProto *np, int i, 
 {
     double *vals;
     int n;
+    *v = 0; /* defined on failure too (gcc -O3 cannot tell it is unused then) */
     GLOW_TRY(onnx_input_floats(cx, np, i, &vals, &n));
     if (n != 1)
         return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "input %d must hold one value, not %d", i,
