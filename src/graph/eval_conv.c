@@ -459,13 +459,27 @@ static glow_status max_pool(const glow_node *n, const glow_tensor *ins, glow_ten
 
 /* AveragePool and LpPool. Average divides by the taps inside the input, or with
  * count_include_pad by the taps inside input plus pads. The importer folds ceil_mode into
- * extra end padding, which this node cannot tell from the model's own: with
- * count_include_pad=1 and ceil_mode=1 the extra cells are counted too (ONNX does not). */
+ * extra end padding and records how much in ceil_extra: those cells are not counted, as
+ * ONNX counts only the model's own pads. */
 static glow_status avg_pool(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                             glow_diag *d)
 {
     win3 w;
     GLOW_TRY(pool_setup(n, ins, outs, &w, d));
+    int64_t own_pe[3] = { w.pe[0], w.pe[1], w.pe[2] };
+    int ncx = 0;
+    const int64_t *cx = glow_node_ints(n, GA_CEIL_EXTRA, &ncx);
+    if (cx && ncx != w.nsp)
+        return glow_fail(d, GLOW_ERR_BAD_ATTR, "%s '%s': 'ceil_extra' has %d values, "
+                         "expected %d", KIND_NAME(n), ncx, w.nsp);
+    for (int i = 0; cx && i < w.nsp; i++) {
+        int j = 3 - w.nsp + i;
+        if (cx[i] < 0 || cx[i] > w.pe[j])
+            return glow_fail(d, GLOW_ERR_BAD_ATTR, "%s '%s': 'ceil_extra'[%d] = %lld is not "
+                             "within the end pad %lld", KIND_NAME(n), i, (long long)cx[i],
+                             (long long)w.pe[j]);
+        own_pe[j] -= cx[i];
+    }
     glow_dtype t = ins[0].type.dtype;
     bool f32 = t == GLOW_F32, lp = n->kind == NK_LP_POOL;
     bool cip = glow_node_int(n, GA_COUNT_INCLUDE_PAD, 0) != 0;
@@ -479,11 +493,11 @@ static glow_status avg_pool(const glow_node *n, const glow_tensor *ins, glow_ten
                     int64_t o[3] = { od, oh, ow }, lo[3], hi[3], padded = 1;
                     for (int j = 0; j < 3; j++) {
                         tap_range(&w, j, o[j], &lo[j], &hi[j]);
-                        /* Taps inside [-pad_begin, in + pad_end). */
+                        /* Taps inside [-pad_begin, in + the model's pad_end). */
                         int64_t start = o[j] * w.s[j] - w.pb[j], cnt = 0;
                         for (int64_t k = 0; k < w.k[j]; k++) {
                             int64_t c = start + k * w.dil[j];
-                            cnt += c >= -w.pb[j] && c < w.in[j] + w.pe[j];
+                            cnt += c >= -w.pb[j] && c < w.in[j] + own_pe[j];
                         }
                         padded *= cnt;
                     }

@@ -20,6 +20,7 @@ typedef struct window {
     int64_t strides[MAX_SPATIAL];
     int64_t dilations[MAX_SPATIAL];
     int64_t pads[2 * MAX_SPATIAL];  /* begins, then ends */
+    int64_t ceil_extra[MAX_SPATIAL]; /* part of each end pad added for ceil_mode */
 } window;
 
 typedef enum { PAD_NOTSET, PAD_VALID, PAD_SAME_UPPER, PAD_SAME_LOWER } auto_pad_mode;
@@ -95,7 +96,7 @@ static glow_status check_nc_input(onnx_ctx *cx, const Onnx__NodeProto *np, glow_
 
 /* Fills w from the node's attributes for input x (rank 2 + w->n). `kernel` is the kernel
  * taken from the weights (NULL for pools, whose kernel_shape is required). ceil_mode is
- * folded into extra end padding. */
+ * folded into extra end padding, whose size is kept in ceil_extra. */
 static glow_status read_window(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x,
                                const int64_t *kernel, bool allow_ceil, window *w)
 {
@@ -133,6 +134,7 @@ static glow_status read_window(onnx_ctx *cx, const Onnx__NodeProto *np, glow_val
     GLOW_TRY(read_auto_pad(cx, np, &mode));
     int64_t ceil_mode = allow_ceil ? onnx_attr_int(np, "ceil_mode", 0) : 0;
     for (int i = 0; i < n; i++) {
+        w->ceil_extra[i] = 0;
         int64_t in = xt->dims[2 + i];
         int64_t eff = (w->kernel[i] - 1) * w->dilations[i] + 1;
         int64_t s = w->strides[i];
@@ -161,8 +163,10 @@ static glow_status read_window(onnx_ctx *cx, const Onnx__NodeProto *np, glow_val
             if ((out - 1) * s >= in + w->pads[i])
                 out--;
             int64_t extra = (out - 1) * s + eff - span;
-            if (extra > 0)
+            if (extra > 0) {
                 w->pads[n + i] += extra;
+                w->ceil_extra[i] = extra;
+            }
         }
     }
     return GLOW_OK;
@@ -364,9 +368,15 @@ glow_status load_avg_pool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     GLOW_TRY(check_nc_input(cx, np, x, &w.n));
     GLOW_TRY(read_window(cx, np, x, NULL, opset >= 10, &w));
     int64_t cip = opset >= 7 ? onnx_attr_int(np, "count_include_pad", 0) : 0;
-    glow_attr attrs[5];
+    glow_attr attrs[6];
     int na = window_attrs(&w, attrs);
     attrs[na++] = GLOW_AI(COUNT_INCLUDE_PAD, cip != 0);
+    /* Padding added for ceil_mode is not the model's: count_include_pad must not count it. */
+    bool extra = false;
+    for (int i = 0; i < w.n; i++)
+        extra |= w.ceil_extra[i] != 0;
+    if (cip && extra)
+        attrs[na++] = GLOW_AINTS(CEIL_EXTRA, w.ceil_extra, w.n);
     glow_value y;
     GLOW_TRY(onnx_build(cx, np, NK_AVG_POOL, &x, 1, attrs, na, NULL, 0, &y));
     return onnx_set_output(cx, np, 0, y);

@@ -304,6 +304,27 @@ static void test_pool(void)
     if (m)
         glow_module_destroy(m);
 
+    /* count_include_pad with ceil_mode: the end pads added for ceil_mode are recorded in
+     * ceil_extra so the evaluator does not count them (ONNX counts the model's pads only). */
+    m = load("node", "test_averagepool_3d_dilations_large_count_include_pad_is_1_ceil_mode_is_True",
+             &d);
+    p = m ? find(m, NK_AVG_POOL, 0) : NULL;
+    CHECK(p != NULL);
+    if (p) {
+        CHECK_STR_EQ(ints_str(p, GA_PADS), "[0, 0, 0, 1, 1, 1]");
+        CHECK_STR_EQ(ints_str(p, GA_CEIL_EXTRA), "[1, 1, 1]");
+        CHECK_EQ(glow_node_int(p, GA_COUNT_INCLUDE_PAD, -1), 1);
+    }
+    if (m)
+        glow_module_destroy(m);
+    /* Without count_include_pad the extra padding is never counted: no attribute. */
+    m = load("node", "test_averagepool_3d_dilations_large_count_include_pad_is_0_ceil_mode_is_True",
+             &d);
+    p = m ? find(m, NK_AVG_POOL, 0) : NULL;
+    CHECK(p != NULL && !glow_node_attr(p, GA_CEIL_EXTRA));
+    if (m)
+        glow_module_destroy(m);
+
     m = load("node", "test_globalaveragepool", &d);
     p = m ? find(m, NK_AVG_POOL, 0) : NULL;
     CHECK(p != NULL);
