@@ -5,6 +5,7 @@
 
 static const glow_backend *const backends[] = {
     &glow_interpreter_backend,
+    &glow_cpu_backend,
 };
 
 const glow_backend *glow_backend_find(const char *name)
@@ -20,5 +21,5 @@ const glow_backend *glow_backend_find(const char *name)
 const char *glow_backend_names(void)
 {
     /* One fixed string: the table is small and known at compile time. */
-    return "interpreter";
+    return "interpreter, cpu";
 }

@@ -34,4 +34,9 @@ const char *glow_backend_names(void);
 /* --- interp/interp.c --- */
 extern const glow_backend glow_interpreter_backend;
 
+/* --- cpu/cpu.c --- */
+extern const glow_backend glow_cpu_backend;
+/* The optimized LLVM IR the cpu backend generates for f (memory planned); *text is malloc'd. */
+glow_status glow_cpu_llvm_ir(ir_function *f, char **text, glow_diag *d);
+
 #endif

@@ -1,0 +1,52 @@
+// gk.h - What every kernel file shares: thread splitting of the outer loop and the fused
+// activation epilogue. Kernels are compiled to bitcode and inlined into generated code, so
+// these helpers are static inline and fold away once the arguments are constants.
+#ifndef GK_H
+#define GK_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Fused activation codes (gk_act_f32_* and the conv/matmul epilogues); the CPU backend maps
+ * the graph's fused_act attribute and the activation nodes onto them. */
+enum { GK_ACT_NONE = 0, GK_ACT_RELU = 1, GK_ACT_CLIP = 2, GK_ACT_LEAKY_RELU = 3,
+       GK_ACT_SIGMOID = 4, GK_ACT_TANH = 5 };
+
+/* Thread tid's share [*lo, *hi) of n items: contiguous, disjoint, covering [0, n), and a
+ * multiple of `grain` items except for the last share (grain keeps vector tails at the end
+ * of a share instead of at every thread boundary). The split depends only on (n, nthreads),
+ * so every thread count computes every item exactly as one thread would. */
+static inline void gk_split(int64_t n, int64_t grain, int tid, int nthreads, int64_t *lo,
+                            int64_t *hi)
+{
+    if (nthreads <= 1) {
+        *lo = 0;
+        *hi = n;
+        return;
+    }
+    int64_t chunks = (n + grain - 1) / grain;
+    int64_t per = chunks / nthreads, extra = chunks % nthreads;
+    int64_t c0 = tid * per + (tid < extra ? tid : extra);
+    int64_t c1 = c0 + per + (tid < extra ? 1 : 0);
+    *lo = c0 * grain < n ? c0 * grain : n;
+    *hi = c1 * grain < n ? c1 * grain : n;
+}
+
+/* The fused activation applied to one value, as the reference evaluator computes it: in
+ * double, rounded once to float (alpha/beta are the attributes' doubles). */
+static inline float gk_act(int act, float x, double alpha, double beta)
+{
+    double v = x;
+    switch (act) {
+    case GK_ACT_RELU: return x < 0 ? 0.0f : x;
+    case GK_ACT_CLIP: v = v < alpha ? alpha : v; return (float)(v > beta ? beta : v);
+    case GK_ACT_LEAKY_RELU: return (float)(v < 0 ? v * alpha : v);
+    case GK_ACT_SIGMOID: return (float)(1.0 / (1.0 + exp(-(double)x)));
+    case GK_ACT_TANH: return (float)tanh((double)x);
+    default: return x;
+    }
+}
+
+#endif

@@ -1,0 +1,74 @@
+// cpu_internal.h - Shared by the CPU backend's files: kernel calls chosen per instruction
+// (select.c), LLVM code generation (llvm_gen.c), the JIT (jit.c) and the runtime glue (cpu.c).
+#ifndef GLOW_CPU_INTERNAL_H
+#define GLOW_CPU_INTERNAL_H
+
+#include "backend/backend.h"
+
+/* One argument of a kernel call; the generator converts it to the kernel's parameter type
+ * (i32/i64 for ints, float/double for reals, the pointer type for addresses). Every kernel
+ * also gets (tid, nthreads) appended. */
+typedef enum { CA_PTR, CA_NULL, CA_INT, CA_REAL } cpu_arg_kind;
+enum { CPU_REGION_CONSTANT, CPU_REGION_MUTABLE, CPU_REGION_ACT };
+
+typedef struct cpu_arg {
+    cpu_arg_kind kind;
+    int region;          /* CA_PTR */
+    uint64_t offset;     /* CA_PTR: bytes from the region base */
+    int64_t i;           /* CA_INT */
+    double f;            /* CA_REAL */
+} cpu_arg;
+
+#define CPU_MAX_ARGS 30
+#define CPU_MAX_CALLS 64
+
+typedef struct cpu_call {
+    char fn[48];         /* gk_<op>_<dtype>_<isa> */
+    cpu_arg args[CPU_MAX_ARGS];
+    int nargs;
+} cpu_call;
+
+/* Host features the selector may use (LLVMGetHostCPUFeatures). */
+typedef struct cpu_isa {
+    bool avx2, avx512;
+} cpu_isa;
+
+/* --- select.c --- */
+
+/* The kernel calls that compute `in`, in order (all of one instruction may run without a
+ * barrier between them: they write disjoint bytes). False: no kernel fits, the instruction
+ * runs through the evaluator (glowc_cpu_fallback). */
+bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_call *calls, int *ncalls);
+/* True when the library was built with gk_<op>_<dtype>_<isa> (kernels/kernels.def). */
+bool cpu_kernel_built(const char *op, const char *dtype, const char *isa);
+
+/* --- llvm_gen.c --- */
+
+typedef struct cpu_module cpu_module;   /* an LLVM context + module + target machine */
+
+/* Generates and optimizes `void glowc_run(i8 *constant, i8 *mutable, i8 *act, i32 tid,
+ * i32 nthreads, i8 *ctx)` for f. *nkernel / *nfallback count the instructions of each
+ * kind. */
+glow_status cpu_generate(ir_function *f, cpu_module **out, int *nkernel, int *nfallback,
+                         glow_diag *d);
+/* The optimized module as LLVM IR text (malloc'd). */
+char *cpu_module_text(cpu_module *m);
+void cpu_module_destroy(cpu_module *m);
+
+/* --- jit.c --- */
+
+typedef struct cpu_jit cpu_jit;
+typedef void (*cpu_run_fn)(uint8_t *constant, uint8_t *mutable_, uint8_t *act, int tid,
+                           int nthreads, void *ctx);
+
+/* Hands the module to a new ORC LLJIT (m is consumed, also on failure) and looks up
+ * glowc_run. */
+glow_status cpu_jit_create(cpu_module *m, cpu_jit **out, cpu_run_fn *run, glow_diag *d);
+void cpu_jit_destroy(cpu_jit *j);
+
+/* --- cpu.c: the host functions generated code calls --- */
+void glowc_cpu_barrier(void *ctx);
+void glowc_cpu_fallback(void *ctx, int instr_index, uint8_t *constant, uint8_t *mutable_,
+                        uint8_t *act);
+
+#endif

@@ -1,0 +1,343 @@
+// select.c - Picks the kernel calls for one IR instruction: which gk_* function, with which
+// constant shapes, strides and buffer offsets; instructions no kernel covers fall back.
+//
+// Only exact cases are taken (f32 operands of the shapes the kernel expects, no aliasing a
+// kernel cannot tolerate); everything else returns false and runs through the evaluator, so
+// adding a kernel never changes what the backend can run, only how fast.
+#include <string.h>
+
+#include "backend/cpu/cpu_internal.h"
+
+/* Must match kernels/kernels.h. */
+enum { UN_RELU = 1, UN_NEG, UN_ABS, UN_SQRT, UN_EXP, UN_TANH, UN_SIGMOID };
+enum { BIN_ADD = 1, BIN_SUB, BIN_MUL, BIN_DIV, BIN_MAX, BIN_MIN };
+enum { ACT_NONE = 0, ACT_RELU, ACT_CLIP, ACT_LEAKY_RELU, ACT_SIGMOID, ACT_TANH };
+
+bool cpu_kernel_built(const char *op, const char *dtype, const char *isa)
+{
+    static const char *const rows[][3] = {
+#define KERNEL(op, dtype, isa) { #op, #dtype, #isa },
+#include "kernels.def"
+#undef KERNEL
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (!strcmp(rows[i][0], op) && !strcmp(rows[i][1], dtype) && !strcmp(rows[i][2], isa))
+            return true;
+    return false;
+}
+
+static int region_of(const ir_value *v)
+{
+    const ir_value *r = ir_root((ir_value *)v);
+    return r->kind == IV_ALLOC ? CPU_REGION_ACT
+           : r->is_mutable     ? CPU_REGION_MUTABLE
+                               : CPU_REGION_CONSTANT;
+}
+
+static cpu_arg ptr(const ir_value *v, uint64_t extra)
+{
+    return (cpu_arg){ .kind = CA_PTR, .region = region_of(v), .offset = v->addr + extra };
+}
+static cpu_arg num(int64_t i) { return (cpu_arg){ .kind = CA_INT, .i = i }; }
+static cpu_arg real(double f) { return (cpu_arg){ .kind = CA_REAL, .f = f }; }
+static cpu_arg null_ptr(void) { return (cpu_arg){ .kind = CA_NULL }; }
+
+static bool overlap(const ir_value *a, const ir_value *b)
+{
+    if (region_of(a) != region_of(b))
+        return false;
+    uint64_t a0 = a->addr, a1 = a0 + glow_type_bytes(&a->type);
+    uint64_t b0 = b->addr, b1 = b0 + glow_type_bytes(&b->type);
+    return a0 < b1 && b0 < a1;
+}
+
+/* The output (operand 0) shares no byte with any input. */
+static bool no_alias(const ir_instr *in)
+{
+    for (uint32_t i = in->nout; i < in->nops; i++)
+        for (uint32_t o = 0; o < in->nout; o++)
+            if (overlap(in->ops[o].v, in->ops[i].v))
+                return false;
+    return true;
+}
+
+static bool all_f32(const ir_instr *in)
+{
+    for (uint32_t i = 0; i < in->nops; i++)
+        if (in->ops[i].v->type.dtype != GLOW_F32)
+            return false;
+    return true;
+}
+
+static const glow_attr *attr(const ir_instr *in, glow_attr_id id)
+{
+    for (uint32_t i = 0; i < in->nattr; i++)
+        if (in->attrs[i].id == id)
+            return &in->attrs[i];
+    return NULL;
+}
+
+static int64_t attr_int(const ir_instr *in, glow_attr_id id, int64_t dflt)
+{
+    const glow_attr *a = attr(in, id);
+    return a ? a->v.i : dflt;
+}
+
+/* The 2 spatial entries of a kernel/strides/dilations list, or pads' 4. */
+static bool attr_ints(const ir_instr *in, glow_attr_id id, uint32_t n, int64_t *out)
+{
+    const glow_attr *a = attr(in, id);
+    if (!a || a->n != n)
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = a->v.ints[i];
+    return true;
+}
+
+/* The fused activation of Conv/MatMul/FC as (code, alpha, beta); false when unknown. */
+static bool fused_act(const ir_instr *in, cpu_arg *code, cpu_arg *alpha, cpu_arg *beta)
+{
+    const glow_attr *a = attr(in, GA_FUSED_ACT), *fa = attr(in, GA_FUSED_ALPHA),
+                    *fb = attr(in, GA_FUSED_BETA);
+    int act = ACT_NONE;
+    if (a) {
+        const char *s = a->v.s;
+        act = !strcmp(s, "Relu") ? ACT_RELU : !strcmp(s, "Clip") ? ACT_CLIP
+            : !strcmp(s, "LeakyRelu") ? ACT_LEAKY_RELU : !strcmp(s, "Sigmoid") ? ACT_SIGMOID
+            : !strcmp(s, "Tanh") ? ACT_TANH : -1;
+        if (act < 0)
+            return false;
+    }
+    *code = num(act);
+    *alpha = real(fa ? fa->v.f : 0);
+    *beta = real(fb ? fb->v.f : 0);
+    return true;
+}
+
+static void call(cpu_call *c, const char *fn, const cpu_arg *args, int nargs)
+{
+    snprintf(c->fn, sizeof c->fn, "%s", fn);
+    memcpy(c->args, args, sizeof(*args) * (size_t)nargs);
+    c->nargs = nargs;
+}
+#define CALL(c, fn, ...) \
+    call(c, fn, (const cpu_arg[]){ __VA_ARGS__ }, \
+         (int)(sizeof((const cpu_arg[]){ __VA_ARGS__ }) / sizeof(cpu_arg)))
+
+static bool sel_elementwise(const ir_instr *in, cpu_call *c)
+{
+    const ir_value *y = in->ops[0].v;
+    int64_t n = glow_type_numel(&y->type);
+    if (!all_f32(in) || in->nout != 1)
+        return false;
+    for (uint32_t i = 1; i < in->nops; i++)
+        if (!glow_type_same_shape(&in->ops[i].v->type, &y->type))
+            return false;
+    /* In place is fine only when the output is exactly an input. */
+    for (uint32_t i = 1; i < in->nops; i++)
+        if (overlap(y, in->ops[i].v) && in->ops[i].v->addr != y->addr)
+            return false;
+    int op = 0;
+    switch ((int)in->kind) {
+    case IK_RELU: op = UN_RELU; break;
+    case IK_NEG: op = UN_NEG; break;
+    case IK_ABS: op = UN_ABS; break;
+    case IK_SQRT: op = UN_SQRT; break;
+    case IK_EXP: op = UN_EXP; break;
+    case IK_TANH: op = UN_TANH; break;
+    case IK_SIGMOID: op = UN_SIGMOID; break;
+    case IK_ADD: op = -BIN_ADD; break;
+    case IK_SUB: op = -BIN_SUB; break;
+    case IK_MUL: op = -BIN_MUL; break;
+    case IK_DIV: op = -BIN_DIV; break;
+    case IK_MAX: op = -BIN_MAX; break;
+    case IK_MIN: op = -BIN_MIN; break;
+    default: return false;
+    }
+    if (op > 0 && in->nops == 2)
+        CALL(c, "gk_unary_f32_scalar", num(op), num(n), ptr(in->ops[1].v, 0), ptr(y, 0));
+    else if (op < 0 && in->nops == 3)
+        CALL(c, "gk_binary_f32_scalar", num(-op), num(n), ptr(in->ops[1].v, 0),
+             ptr(in->ops[2].v, 0), ptr(y, 0));
+    else
+        return false;
+    return true;
+}
+
+static bool sel_conv(const ir_instr *in, cpu_call *c)
+{
+    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type,
+                    *w = &in->ops[2].v->type;
+    int64_t k[2], s[2], p[4], dl[2], g = attr_int(in, GA_GROUP, 1);
+    if (!all_f32(in) || in->nout != 1 || x->rank != 4 || w->rank != 4 || y->rank != 4 ||
+        !attr_ints(in, GA_KERNEL, 2, k) || !attr_ints(in, GA_STRIDES, 2, s) ||
+        !attr_ints(in, GA_PADS, 4, p) || !attr_ints(in, GA_DILATIONS, 2, dl) || g < 1 ||
+        x->dims[1] % g || y->dims[1] % g || w->dims[1] != x->dims[1] / g ||
+        w->dims[2] != k[0] || w->dims[3] != k[1] || s[0] < 1 || s[1] < 1 || dl[0] < 1 ||
+        dl[1] < 1 || !no_alias(in))
+        return false;
+    cpu_arg act, alpha, beta;
+    if (!fused_act(in, &act, &alpha, &beta))
+        return false;
+    cpu_arg bias = null_ptr();
+    if (in->nops == 4) {
+        if (glow_type_numel(&in->ops[3].v->type) != y->dims[1])
+            return false;
+        bias = ptr(in->ops[3].v, 0);
+    }
+    CALL(c, "gk_conv2d_f32_scalar", ptr(in->ops[1].v, 0), ptr(in->ops[2].v, 0), bias,
+         ptr(in->ops[0].v, 0), num(x->dims[0]), num(x->dims[1]), num(x->dims[2]),
+         num(x->dims[3]), num(y->dims[1]), num(k[0]), num(k[1]), num(y->dims[2]),
+         num(y->dims[3]), num(s[0]), num(s[1]), num(dl[0]), num(dl[1]), num(p[0]), num(p[1]),
+         num(g), act, alpha, beta);
+    return true;
+}
+
+static bool sel_matmul(const ir_instr *in, cpu_call *c)
+{
+    const glow_type *y = &in->ops[0].v->type, *a = &in->ops[1].v->type,
+                    *b = &in->ops[2].v->type;
+    int r = a->rank;
+    if (!all_f32(in) || in->nout != 1 || r < 2 || b->rank != r || y->rank != r ||
+        !no_alias(in))
+        return false;
+    for (int i = 0; i < r - 2; i++)
+        if (b->dims[i] != a->dims[i] || y->dims[i] != a->dims[i])
+            return false;
+    int64_t m = a->dims[r - 2], k = a->dims[r - 1], n = b->dims[r - 1];
+    if (b->dims[r - 2] != k || y->dims[r - 2] != m || y->dims[r - 1] != n)
+        return false;
+    cpu_arg act, alpha, beta;
+    if (!fused_act(in, &act, &alpha, &beta))
+        return false;
+    int64_t batch = glow_type_numel(y) / (m * n > 0 ? m * n : 1);
+    cpu_arg bias = null_ptr();
+    if (in->kind == IK_FULLY_CONNECTED) {
+        if (r != 2 || in->nops != 4 || glow_type_numel(&in->ops[3].v->type) != n)
+            return false;
+        bias = ptr(in->ops[3].v, 0);
+    } else if (in->nops != 3) {
+        return false;
+    }
+    CALL(c, "gk_matmul_f32_scalar", ptr(in->ops[1].v, 0), ptr(in->ops[2].v, 0), bias,
+         ptr(in->ops[0].v, 0), num(batch), num(m), num(k), num(n), num(k * n), act, alpha,
+         beta);
+    return true;
+}
+
+static bool sel_pool(const ir_instr *in, cpu_call *c)
+{
+    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
+    int64_t k[2], s[2], p[4], dl[2];
+    if (!all_f32(in) || in->nout != 1 || in->nops != 2 || x->rank != 4 || y->rank != 4 ||
+        !attr_ints(in, GA_KERNEL, 2, k) || !attr_ints(in, GA_STRIDES, 2, s) ||
+        !attr_ints(in, GA_PADS, 4, p) || !attr_ints(in, GA_DILATIONS, 2, dl) ||
+        s[0] < 1 || s[1] < 1 || dl[0] < 1 || dl[1] < 1 || y->dims[0] != x->dims[0] ||
+        y->dims[1] != x->dims[1] || !no_alias(in))
+        return false;
+    int64_t planes = x->dims[0] * x->dims[1];
+    if (in->kind == IK_MAX_POOL)
+        CALL(c, "gk_maxpool2d_f32_scalar", ptr(in->ops[1].v, 0), ptr(in->ops[0].v, 0),
+             num(planes), num(x->dims[2]), num(x->dims[3]), num(y->dims[2]), num(y->dims[3]),
+             num(k[0]), num(k[1]), num(s[0]), num(s[1]), num(dl[0]), num(dl[1]), num(p[0]),
+             num(p[1]));
+    else
+        CALL(c, "gk_avgpool2d_f32_scalar", ptr(in->ops[1].v, 0), ptr(in->ops[0].v, 0),
+             num(planes), num(x->dims[2]), num(x->dims[3]), num(y->dims[2]), num(y->dims[3]),
+             num(k[0]), num(k[1]), num(s[0]), num(s[1]), num(dl[0]), num(dl[1]), num(p[0]),
+             num(p[1]), num(p[2]), num(p[3]),
+             num(attr_int(in, GA_COUNT_INCLUDE_PAD, 0) != 0));
+    return true;
+}
+
+static bool sel_transpose(const ir_instr *in, cpu_call *c)
+{
+    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
+    const glow_attr *perm = attr(in, GA_PERM);
+    int r = x->rank;
+    if (in->nout != 1 || in->nops != 2 || glow_dtype_size(x->dtype) != 4 ||
+        y->dtype != x->dtype || r < 1 || r > 6 || !perm || perm->n != (uint32_t)r ||
+        !no_alias(in))
+        return false;
+    int64_t stride[6], d[6], st[6];
+    stride[r - 1] = 1;
+    for (int i = r - 2; i >= 0; i--)
+        stride[i] = stride[i + 1] * x->dims[i + 1];
+    for (int i = 0; i < 6; i++)
+        d[i] = 1, st[i] = 0;
+    for (int i = 0; i < r; i++) {
+        int64_t pi = perm->v.ints[i];
+        if (pi < 0 || pi >= r || y->dims[i] != x->dims[pi])
+            return false;
+        d[6 - r + i] = x->dims[pi];
+        st[6 - r + i] = stride[pi];
+    }
+    CALL(c, "gk_transpose_b32_scalar", ptr(in->ops[1].v, 0), ptr(in->ops[0].v, 0), num(d[0]),
+         num(d[1]), num(d[2]), num(d[3]), num(d[4]), num(d[5]), num(st[0]), num(st[1]),
+         num(st[2]), num(st[3]), num(st[4]), num(st[5]));
+    return true;
+}
+
+/* Concat along `axis`: one strided row copy per input into its slot of the output. */
+static bool sel_concat(const ir_instr *in, cpu_call *calls, int *ncalls)
+{
+    const glow_type *y = &in->ops[0].v->type;
+    int64_t axis = attr_int(in, GA_AXIS, -1);
+    int nin = (int)(in->nops - in->nout);
+    if (in->nout != 1 || nin < 1 || nin > CPU_MAX_CALLS || axis < 0 || axis >= y->rank ||
+        !no_alias(in))
+        return false;
+    int64_t esize = (int64_t)glow_dtype_size(y->dtype), rows = 1, out_row = esize;
+    for (int i = 0; i < axis; i++)
+        rows *= y->dims[i];
+    for (int i = (int)axis; i < y->rank; i++)
+        out_row *= y->dims[i];
+    int64_t at = 0;
+    for (int i = 0; i < nin; i++) {
+        const ir_value *v = in->ops[1 + i].v;
+        if (v->type.dtype != y->dtype || v->type.rank != y->rank)
+            return false;
+        int64_t row = glow_type_bytes(&v->type) / (rows > 0 ? rows : 1);
+        CALL(&calls[i], "gk_copy2d_u8_scalar", num(rows), num(row), ptr(v, 0), num(row),
+             ptr(in->ops[0].v, (uint64_t)at), num(out_row));
+        at += row;
+    }
+    if (at != out_row)
+        return false;
+    *ncalls = nin;
+    return true;
+}
+
+static bool sel_copy(const ir_instr *in, cpu_call *c)
+{
+    const ir_value *dst = in->ops[0].v, *src = in->ops[1].v;
+    size_t bytes = glow_type_bytes(&dst->type);
+    /* Overlapping copies need memmove's order, which a split over threads cannot keep. */
+    if (bytes != glow_type_bytes(&src->type) || overlap(dst, src))
+        return false;
+    CALL(c, "gk_copy2d_u8_scalar", num(1), num((int64_t)bytes), ptr(src, 0), num(0),
+         ptr(dst, 0), num(0));
+    return true;
+}
+
+bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_call *calls, int *ncalls)
+{
+    (void)isa;
+    *ncalls = 1;
+    switch ((int)in->kind) {
+    case IK_COPY: case IK_RESHAPE:
+        return sel_copy(in, calls);
+    case IK_CONV:
+        return sel_conv(in, calls);
+    case IK_MATMUL: case IK_FULLY_CONNECTED:
+        return sel_matmul(in, calls);
+    case IK_MAX_POOL: case IK_AVG_POOL:
+        return sel_pool(in, calls);
+    case IK_TRANSPOSE:
+        return sel_transpose(in, calls);
+    case IK_CONCAT:
+        return sel_concat(in, calls, ncalls);
+    default:
+        return sel_elementwise(in, calls);
+    }
+}

@@ -1,0 +1,315 @@
+// test_cpu_kernels.c - Differential tests of the cpu backend: each kernel family on random
+// shapes (odd sizes, strides, pads, groups, dilations, vector tails) against the interpreter,
+// with 1 and 2 threads bit-identical, and checks that the kernels (not the fallback) ran.
+#include "check.h"
+#include "backend/cpu/cpu_internal.h"
+#include "runtime/runtime.h"
+
+static glow_module *M;
+static glow_function *F;
+static glow_diag D;
+static uint64_t rng_state;
+
+#define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
+
+static uint32_t rnd(void)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)(rng_state >> 33);
+}
+static int64_t rint_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint32_t)(hi - lo + 1)); }
+static float rfloat(void) { return (float)((int)(rnd() % 2001) - 1000) / 500.0f; }
+
+static float *rand_data(int64_t n)
+{
+    float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+    for (int64_t i = 0; i < n; i++)
+        p[i] = rfloat();
+    return p;
+}
+
+/* --- graph building (one module per compile: programs consume their module) --- */
+
+#define MAX_IN 4
+static glow_tensor inputs[MAX_IN];
+static int ninputs;
+
+static glow_value input(const char *name, int rank, const int64_t *dims)
+{
+    glow_type ty = glow_type_make(GLOW_F32, rank, dims);
+    if (ninputs < MAX_IN) {
+        glow_tensor_alloc(&inputs[ninputs], &ty, &D);
+        float *p = inputs[ninputs].data;
+        for (int64_t i = 0; i < glow_type_numel(&ty); i++)
+            p[i] = rfloat();
+        ninputs++;
+    }
+    return glow_val(glow_placeholder_create(M, name, &ty, true), 0);
+}
+
+static glow_value cst(int rank, const int64_t *dims)
+{
+    static int count;
+    char name[32];
+    snprintf(name, sizeof name, "w%d", count++);
+    glow_type ty = glow_type_make(GLOW_F32, rank, dims);
+    float *data = rand_data(glow_type_numel(&ty));
+    glow_value v = glow_val(glow_constant_create(M, name, &ty, data), 0);
+    free(data);
+    return v;
+}
+
+static glow_value node(glow_node_kind k, const glow_value *ins, int nin, const glow_attr *attrs,
+                       int nattr)
+{
+    glow_node *n = glow_build(F, k, glow_node_kind_name(k), ins, nin, attrs, nattr, NULL,
+                              k == NK_MAX_POOL ? 1 : 0, &D);
+    if (!n) {
+        fprintf(stderr, "build %s: %s\n", glow_node_kind_name(k), D.msg);
+        exit(1);
+    }
+    return glow_val(n, 0);
+}
+
+static void output(glow_value v)
+{
+    glow_node *ph = glow_placeholder_create(M, "y", glow_value_type(v), false);
+    glow_save_create(F, "y", v, ph);
+}
+
+/* A case builds M/F from the seed; it is built once per backend/thread count. */
+typedef void (*case_fn)(void);
+
+static void build(case_fn fn, uint64_t seed)
+{
+    for (int i = 0; i < ninputs; i++)
+        glow_tensor_free(&inputs[i]);
+    ninputs = 0;
+    rng_state = seed;
+    M = glow_module_create();
+    F = glow_function_create(M, "main");
+    fn();
+}
+
+/* Compiles and runs; returns a malloc'd copy of output 0 (NULL on failure). */
+static float *run(case_fn fn, uint64_t seed, const char *backend, int threads, int64_t *n,
+                  int *fallbacks)
+{
+    build(fn, seed);
+    glow_program *p = NULL;
+    glow_compile_options o = { .backend = backend, .threads = threads,
+                               .stop_after = GLOW_STAGE_COMPILED };
+    glow_diag_clear(&D);
+    if (glow_program_create(M, &o, &p, &D) != GLOW_OK ||
+        glow_program_run(p, inputs, ninputs, &D) != GLOW_OK) {
+        fprintf(stderr, "%s: %s\n", backend, D.msg);
+        glow_program_destroy(p);
+        return NULL;
+    }
+    if (fallbacks && !strcmp(backend, "cpu")) {
+        cpu_module *m = NULL;
+        int nk = 0;
+        if (cpu_generate(p->ir, &m, &nk, fallbacks, &D) == GLOW_OK)
+            cpu_module_destroy(m);
+    }
+    glow_tensor t = glow_program_output(p, 0);
+    *n = glow_type_numel(&t.type);
+    float *out = malloc(sizeof(float) * (size_t)(*n > 0 ? *n : 1));
+    memcpy(out, t.data, sizeof(float) * (size_t)*n);
+    glow_program_destroy(p);
+    return out;
+}
+
+/* cpu (1 and 2 threads) against the interpreter within rel_tol; the two thread counts
+ * bit-identical; no fallback when kernel_only. */
+static void diff(const char *what, case_fn fn, uint64_t seed, double rel_tol, bool kernel_only)
+{
+    int64_t n0 = 0, n1 = 0, n2 = 0;
+    int fb = -1;
+    float *ref = run(fn, seed, "interpreter", 1, &n0, NULL);
+    float *c1 = run(fn, seed, "cpu", 1, &n1, &fb);
+    float *c2 = run(fn, seed, "cpu", 2, &n2, NULL);
+    CHECK(ref && c1 && c2);
+    if (!ref || !c1 || !c2)
+        goto done;
+    CHECK_EQ(n0, n1);
+    CHECK_EQ(n1, n2);
+    if (kernel_only && fb != 0) {
+        fprintf(stderr, "%s (seed %llu): %d instructions fell back\n", what,
+                (unsigned long long)seed, fb);
+        CHECK(false);
+    }
+    int bad = 0;
+    for (int64_t i = 0; i < n0 && bad < 3; i++) {
+        double a = ref[i], b = c1[i];
+        bool same_nan = a != a && b != b;
+        if (!same_nan && !(fabs(a - b) <= rel_tol * (fabs(a) > 1 ? fabs(a) : 1))) {
+            fprintf(stderr, "%s (seed %llu): [%lld] cpu %.9g, interpreter %.9g\n", what,
+                    (unsigned long long)seed, (long long)i, b, a);
+            bad++;
+        }
+        if (memcmp(&c1[i], &c2[i], sizeof(float)) != 0 && bad < 3) {
+            fprintf(stderr, "%s (seed %llu): [%lld] 1 thread %.9g, 2 threads %.9g\n", what,
+                    (unsigned long long)seed, (long long)i, c1[i], c2[i]);
+            bad++;
+        }
+    }
+    CHECK(bad == 0);
+done:
+    free(ref);
+    free(c1);
+    free(c2);
+}
+
+/* --- cases --- */
+
+static glow_node_kind eltwise_kind;
+
+static void case_eltwise(void)
+{
+    /* Sizes around the vector widths (16 floats) and their tails. */
+    int64_t n = rint_in(1, 70), m = rint_in(1, 5);
+    glow_value a = input("a", 2, DIMS(m, n));
+    bool unary = glow_node_kind_flags(eltwise_kind) & 0 ? false
+                 : eltwise_kind == NK_RELU || eltwise_kind == NK_NEG || eltwise_kind == NK_ABS ||
+                       eltwise_kind == NK_SQRT || eltwise_kind == NK_EXP ||
+                       eltwise_kind == NK_TANH || eltwise_kind == NK_SIGMOID;
+    if (unary) {
+        output(node(eltwise_kind, &a, 1, NULL, 0));
+    } else {
+        glow_value ins[2] = { a, input("b", 2, DIMS(m, n)) };
+        output(node(eltwise_kind, ins, 2, NULL, 0));
+    }
+}
+
+static const char *fused;
+
+static void case_conv(void)
+{
+    int64_t g = rint_in(1, 3), cg = rint_in(1, 4), mg = rint_in(1, 4);
+    if (rnd() % 4 == 0)
+        cg = mg = 1, g = rint_in(2, 6);   /* depthwise */
+    int64_t k[2] = { rint_in(1, 4), rint_in(1, 4) }, s[2] = { rint_in(1, 3), rint_in(1, 3) };
+    int64_t dl[2] = { rint_in(1, 2), rint_in(1, 2) };
+    int64_t p[4] = { rint_in(0, 2), rint_in(0, 2), rint_in(0, 2), rint_in(0, 2) };
+    int64_t h = rint_in(1, 12) + (k[0] - 1) * dl[0], w = rint_in(1, 19) + (k[1] - 1) * dl[1];
+    int64_t nb = rint_in(1, 2);
+    glow_value x = input("x", 4, DIMS(nb, g * cg, h, w));
+    glow_value ins[3] = { x, cst(4, DIMS(g * mg, cg, k[0], k[1])), cst(1, DIMS(g * mg)) };
+    glow_attr a[] = { GLOW_AINTS(KERNEL, k, 2), GLOW_AINTS(STRIDES, s, 2),
+                      GLOW_AINTS(PADS, p, 4), GLOW_AINTS(DILATIONS, dl, 2), GLOW_AI(GROUP, g) };
+    glow_value y = node(NK_CONV, ins, rnd() % 2 ? 3 : 2, a, 5);
+    if (fused && !strcmp(fused, "Relu"))
+        y = node(NK_RELU, &y, 1, NULL, 0);
+    output(y);
+}
+
+static void case_matmul(void)
+{
+    int64_t b = rint_in(1, 3), m = rint_in(1, 9), k = rint_in(1, 40), n = rint_in(1, 37);
+    glow_value ins[2] = { input("a", 3, DIMS(b, m, k)), rnd() % 2 ? input("b", 3, DIMS(b, k, n))
+                                                                  : cst(3, DIMS(b, k, n)) };
+    output(node(NK_MATMUL, ins, 2, NULL, 0));
+}
+
+static void case_pool(void)
+{
+    int64_t k[2] = { rint_in(1, 3), rint_in(1, 3) }, s[2] = { rint_in(1, 2), rint_in(1, 3) };
+    int64_t dl[2] = { rint_in(1, 2), 1 };
+    int64_t p[4] = { rint_in(0, k[0] - 1), rint_in(0, k[1] - 1), rint_in(0, k[0] - 1),
+                     rint_in(0, k[1] - 1) };
+    int64_t h = rint_in(1, 9) + (k[0] - 1) * dl[0], w = rint_in(1, 17) + (k[1] - 1) * dl[1];
+    glow_value x = input("x", 4, DIMS(rint_in(1, 2), rint_in(1, 5), h, w));
+    bool avg = rnd() % 2;
+    glow_attr a[] = { GLOW_AINTS(KERNEL, k, 2), GLOW_AINTS(STRIDES, s, 2),
+                      GLOW_AINTS(PADS, p, 4), GLOW_AINTS(DILATIONS, dl, 2),
+                      GLOW_AI(COUNT_INCLUDE_PAD, rnd() % 2) };
+    output(node(avg ? NK_AVG_POOL : NK_MAX_POOL, &x, 1, a, avg ? 5 : 4));
+}
+
+static void case_transpose(void)
+{
+    int r = (int)rint_in(2, 5);
+    int64_t dims[5], perm[5];
+    for (int i = 0; i < r; i++)
+        dims[i] = rint_in(1, 7), perm[i] = i;
+    for (int i = r - 1; i > 0; i--) {
+        int j = (int)(rnd() % (uint32_t)(i + 1));
+        int64_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    glow_value x = input("x", r, dims);
+    glow_attr a[] = { GLOW_AINTS(PERM, perm, r) };
+    glow_value y = node(NK_TRANSPOSE, &x, 1, a, 1);
+    /* A following Relu keeps the optimizer from sinking the transpose into the output. */
+    output(node(NK_RELU, &y, 1, NULL, 0));
+}
+
+static void case_concat(void)
+{
+    int64_t axis = rint_in(0, 2), d[3] = { rint_in(1, 4), rint_in(1, 5), rint_in(1, 9) };
+    glow_value ins[3];
+    for (int i = 0; i < 3; i++) {
+        int64_t di[3] = { d[0], d[1], d[2] };
+        di[axis] = rint_in(1, 6);
+        char name[8];
+        snprintf(name, sizeof name, "x%d", i);
+        ins[i] = input(name, 3, di);
+    }
+    glow_attr a[] = { GLOW_AI(AXIS, axis) };
+    glow_value y = node(NK_CONCAT, ins, 3, a, 1);
+    output(node(NK_NEG, &y, 1, NULL, 0));
+}
+
+/* Softmax has no kernel in this backend's lowering: the evaluator fallback runs, mixed with
+ * kernels before and after it. */
+static void case_fallback(void)
+{
+    int64_t n = rint_in(2, 30);
+    glow_value x = input("x", 2, DIMS(3, n));
+    glow_value r = node(NK_RELU, &x, 1, NULL, 0);
+    glow_attr a[] = { GLOW_AI(AXIS, 1) };
+    glow_value s = node(NK_SOFTMAX, &r, 1, a, 1);
+    glow_value ins[2] = { s, r };
+    output(node(NK_ADD, ins, 2, NULL, 0));
+}
+
+int main(void)
+{
+    static const glow_node_kind kinds[] = { NK_ADD, NK_SUB, NK_MUL, NK_DIV, NK_MAX, NK_MIN,
+                                            NK_RELU, NK_NEG, NK_ABS, NK_SQRT, NK_EXP, NK_TANH,
+                                            NK_SIGMOID };
+    /* Fewer random trials under the sanitizers, where each JIT compile is slow. */
+    const char *san = getenv("GLOWC_CPU_TEST_TRIALS");
+    int trials = san ? atoi(san) : 4;
+#ifdef GLOWC_SANITIZE
+    if (!san)
+        trials = 1;
+#endif
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        eltwise_kind = kinds[k];
+        for (int t = 0; t < (trials + 1) / 2; t++)
+            diff(glow_node_kind_name(kinds[k]), case_eltwise, 100 + k * 10 + (uint64_t)t, 0,
+                 true);
+    }
+    for (int t = 0; t < trials * 3; t++)
+        diff("Conv", case_conv, 1000 + (uint64_t)t, 1e-5, true);
+    fused = "Relu";
+    for (int t = 0; t < trials; t++)
+        diff("Conv+Relu", case_conv, 2000 + (uint64_t)t, 1e-5, true);
+    fused = NULL;
+    for (int t = 0; t < trials * 2; t++)
+        diff("MatMul", case_matmul, 3000 + (uint64_t)t, 1e-5, true);
+    for (int t = 0; t < trials * 3; t++)
+        diff("Pool", case_pool, 4000 + (uint64_t)t, 0, true);
+    for (int t = 0; t < trials * 2; t++)
+        diff("Transpose", case_transpose, 5000 + (uint64_t)t, 0, true);
+    for (int t = 0; t < trials * 2; t++)
+        diff("Concat", case_concat, 6000 + (uint64_t)t, 0, true);
+    for (int t = 0; t < trials; t++)
+        diff("Softmax fallback", case_fallback, 7000 + (uint64_t)t, 0, false);
+    for (int i = 0; i < ninputs; i++)
+        glow_tensor_free(&inputs[i]);
+    return CHECK_DONE();
+}

@@ -1,0 +1,142 @@
+// test_cpu_models.c - The cpu backend on whole models: lenet against the interpreter and the
+// reference output, bit-identical for 1, 2 and 3 threads, repeated runs; the generated LLVM IR
+// (one external function, kernels inlined and vectorized); registration and bad options.
+#include "check.h"
+#include "onnx/onnx.h"
+#include "runtime/runtime.h"
+
+static glow_diag D;
+
+static glow_program *compile(const char *path, const char *backend, int threads)
+{
+    glow_module *m = glow_module_create();
+    glow_diag_clear(&D);
+    if (glow_onnx_load(m, path, NULL, &D) != GLOW_OK) {
+        fprintf(stderr, "load %s: %s\n", path, D.msg);
+        glow_module_destroy(m);
+        return NULL;
+    }
+    glow_program *p = NULL;
+    glow_compile_options o = { .backend = backend, .threads = threads,
+                               .stop_after = GLOW_STAGE_COMPILED };
+    if (glow_program_create(m, &o, &p, &D) != GLOW_OK) {
+        fprintf(stderr, "compile %s on %s: %s\n", path, backend, D.msg);
+        return NULL;
+    }
+    return p;
+}
+
+/* Runs p on `in` and returns a malloc'd copy of output 0. */
+static float *run(glow_program *p, const glow_tensor *in, int64_t *n)
+{
+    if (!p)
+        return NULL;
+    glow_diag_clear(&D);
+    if (glow_program_run(p, in, 1, &D) != GLOW_OK) {
+        fprintf(stderr, "run: %s\n", D.msg);
+        return NULL;
+    }
+    glow_tensor t = glow_program_output(p, 0);
+    *n = glow_type_numel(&t.type);
+    float *out = malloc(sizeof(float) * (size_t)*n);
+    memcpy(out, t.data, sizeof(float) * (size_t)*n);
+    return out;
+}
+
+static void test_lenet(void)
+{
+    glow_tensor in = { 0 }, want = { 0 };
+    char *name = NULL;
+    CHECK(glow_tensor_read_file("models/lenet_input.pb", &in, &name, &D) == GLOW_OK);
+    free(name);
+    name = NULL;
+    CHECK(glow_tensor_read_file("models/lenet_output.pb", &want, &name, &D) == GLOW_OK);
+    free(name);
+    glow_program *pi = compile("models/lenet.onnx", "interpreter", 1);
+    int64_t n0 = 0, n = 0;
+    float *ref = run(pi, &in, &n0);
+    CHECK(ref != NULL);
+    for (int threads = 1; threads <= 3; threads++) {
+        glow_program *pc = compile("models/lenet.onnx", "cpu", threads);
+        CHECK(pc != NULL);
+        float *a = run(pc, &in, &n), *b = NULL;
+        int64_t nb = 0;
+        /* A second run on the same program (the pool and the JIT code are reused). */
+        b = run(pc, &in, &nb);
+        CHECK(a && b && ref);
+        if (a && b && ref) {
+            CHECK_EQ(n, n0);
+            CHECK_EQ(nb, n0);
+            const float *wf = want.data;
+            for (int64_t i = 0; i < n && i < n0; i++) {
+                CHECK_NEAR(a[i], ref[i], 1e-5);
+                CHECK_NEAR(a[i], wf[i], 1e-4);
+                CHECK(memcmp(&a[i], &b[i], sizeof(float)) == 0);
+            }
+            static float *first;
+            if (threads == 1) {
+                free(first);
+                first = malloc(sizeof(float) * (size_t)n);
+                memcpy(first, a, sizeof(float) * (size_t)n);
+            } else {
+                CHECK(memcmp(first, a, sizeof(float) * (size_t)n) == 0);
+            }
+            if (threads == 3)
+                free(first), first = NULL;
+        }
+        free(a);
+        free(b);
+        glow_program_destroy(pc);
+    }
+    free(ref);
+    glow_program_destroy(pi);
+    glow_tensor_free(&in);
+    glow_tensor_free(&want);
+}
+
+static void test_llvm_ir(void)
+{
+    glow_module *m = glow_module_create();
+    CHECK(glow_onnx_load(m, "models/lenet.onnx", NULL, &D) == GLOW_OK);
+    glow_program *p = NULL;
+    glow_compile_options o = { .backend = "cpu", .stop_after = GLOW_STAGE_IR_OPTIMIZED };
+    CHECK(glow_program_create(m, &o, &p, &D) == GLOW_OK);
+    char *text = NULL;
+    CHECK(p && glow_cpu_llvm_ir(p->ir, &text, &D) == GLOW_OK);
+    if (text) {
+        CHECK_CONTAINS(text, "define void @glowc_run(");
+        /* Kernels are inlined: no gk_ function is left, defined or called. */
+        CHECK(!strstr(text, "@gk_"));
+        /* The specialized loops are vectorized. */
+        CHECK_CONTAINS(text, "x float>");
+        /* Only glowc_run is external. */
+        int defines = 0;
+        for (const char *s = text; (s = strstr(s, "\ndefine ")); s++)
+            defines += strncmp(s, "\ndefine internal", 16) != 0;
+        CHECK_EQ(defines, 1);
+    }
+    free(text);
+    glow_program_destroy(p);
+}
+
+static void test_registration(void)
+{
+    CHECK(glow_backend_find("cpu") == &glow_cpu_backend);
+    CHECK_CONTAINS(glow_backend_names(), "cpu");
+    glow_module *m = glow_module_create();
+    CHECK(glow_onnx_load(m, "models/lenet.onnx", NULL, &D) == GLOW_OK);
+    glow_program *p = NULL;
+    glow_compile_options o = { .backend = "cpu", .threads = 5000,
+                               .stop_after = GLOW_STAGE_COMPILED };
+    glow_diag_clear(&D);
+    CHECK(glow_program_create(m, &o, &p, &D) != GLOW_OK);
+    CHECK_CONTAINS(D.msg, "threads");
+}
+
+int main(void)
+{
+    test_lenet();
+    test_llvm_ir();
+    test_registration();
+    return CHECK_DONE();
+}
