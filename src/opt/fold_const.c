@@ -5,26 +5,37 @@
 // Walking in topological order folds whole constant subgraphs in one sweep, since a folded
 // node's users see a constant next. A Splat alone is not folded (it is cheaper as a splat
 // than as a materialized constant), only as the operand of a folded node. Nodes whose kind or
-// dtype has no evaluator stay, and so do results over GLOW_OPT_FOLD_LIMIT bytes.
+// dtype has no evaluator stay, and so do results over GLOW_OPT_FOLD_LIMIT bytes or results over
+// 64 KiB more than twice the size of their operands.
 #include <string.h>
 
 #include "opt/opt_internal.h"
+
+#define EXPAND_LIMIT ((size_t)64 << 10)
 
 static bool foldable(const glow_node *n)
 {
     if (n->nin == 0 || n->nout == 0 || (glow_node_kind_flags(n->kind) & (NF_SIDE_EFFECT |
                                                                          NF_STORAGE)))
         return false;
+    size_t in_bytes = 0, out_bytes = 0;
     for (uint32_t i = 0; i < n->nin; i++) {
-        glow_node_kind k = n->ins[i].node->kind;
-        if (k != NK_CONSTANT && k != NK_SPLAT)
+        const glow_node *in = n->ins[i].node;
+        if (in->kind != NK_CONSTANT && in->kind != NK_SPLAT)
             return false;
+        in_bytes += in->kind == NK_SPLAT ? glow_dtype_size(in->outs[0].dtype) :
+                                           glow_type_bytes(&in->outs[0]);
     }
     for (uint32_t i = 0; i < n->nout; i++) {
         size_t bytes = glow_type_bytes(&n->outs[i]);
         if (bytes == SIZE_MAX || bytes > GLOW_OPT_FOLD_LIMIT)
             return false;
+        out_bytes += bytes;
     }
+    /* Expanding a small constant (a Broadcast of per-channel parameters to a whole
+     * activation, a Tile) would trade a cheap run-time op for a large constant. */
+    if (out_bytes > EXPAND_LIMIT && out_bytes > 2 * in_bytes)
+        return false;
     return glow_eval_supported(n);
 }
 

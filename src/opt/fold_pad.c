@@ -47,9 +47,15 @@ static void fold(opt_cx *cx, glow_node *c)
         if (k < 2 && (pp[k] || pp[rank + k]))
             return;
     }
+    int nk = 0;
+    const int64_t *kernel = glow_node_ints(c, GA_KERNEL, &nk);
     for (int k = 0; k < sp; k++) {
         np[k] = cp[k] + pp[2 + k];
         np[sp + k] = cp[sp + k] + pp[rank + 2 + k];
+        /* A pool window made only of padding has no element of its own, which the pool's
+         * implicit padding may treat differently from explicit values. */
+        if (c->kind != NK_CONV && (nk != sp || np[k] >= kernel[k] || np[sp + k] >= kernel[k]))
+            return;
     }
     glow_node *nc = opt_build(cx, c, c, NULL, c->kind, c->ins, (int)c->nin, c->attrs,
                               (int)c->nattr, &c->outs[0]);
