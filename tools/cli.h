@@ -41,6 +41,28 @@ void cmd_info_help(void);
 int cmd_dump(int argc, char **argv);
 void cmd_dump_help(void);
 
+/* --- cmd_memory.c --- */
+struct glow_program;
+struct glow_compile_options;
+struct ir_opt_options;
+typedef struct cli_memory_args {
+    bool report;              /* --memory */
+    const char *svg;          /* --memory-svg FILE */
+    bool no_ir_optimize, ir_stats;
+    const char *ir_dump_after;
+} cli_memory_args;
+void cli_memory_help(void);
+/* True when arg is one of the IR/memory options (consuming its value); *rc is -1 to go on,
+ * else the exit code to return at once. */
+bool cli_memory_match(const char *arg, int *i, int argc, char **argv, cli_memory_args *m,
+                      int *rc);
+bool cli_memory_wanted(const cli_memory_args *m);
+/* Sets the IR optimizer options (io must outlive copt) and, for --memory, the stage. */
+void cli_memory_compile_options(const cli_memory_args *m, struct glow_compile_options *copt,
+                                struct ir_opt_options *io);
+/* Prints the memory report to out and writes the SVG. */
+int cli_memory_output(const struct glow_program *p, const cli_memory_args *m, FILE *out);
+
 /* --- cmd_run.c --- */
 int cmd_run(int argc, char **argv);
 void cmd_run_help(void);

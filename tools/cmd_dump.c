@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "iropt/iropt.h"
 #include "opt/opt.h"
 #include "runtime/runtime.h"
 
@@ -20,7 +21,7 @@ static const struct {
     { "optimized", true, GLOW_STAGE_OPTIMIZED, true },
     { "lowered", true, GLOW_STAGE_LOWERED, true },
     { "ir", true, GLOW_STAGE_IR, false },
-    { "ir-optimized", false, GLOW_STAGE_IR_OPTIMIZED, false },
+    { "ir-optimized", true, GLOW_STAGE_IR_OPTIMIZED, false },
 };
 #define NSTAGES (sizeof stages / sizeof stages[0])
 
@@ -47,7 +48,8 @@ void cmd_dump_help(void)
            "                                their planned offsets); the last line gives the\n"
            "                                memory plan (constant, mutable and activation\n"
            "                                region sizes in bytes)\n"
-           "                     'ir-optimized' comes with the IR optimizer\n"
+           "                       ir-optimized  the IR after the IR optimizer, planned by\n"
+           "                                the best-fit planner\n"
            "  --format FORMAT    'text' (default): one line per node with attributes and\n"
            "                     result types; 'dot': a Graphviz digraph of the main function\n"
            "                     (graph stages only)\n"
@@ -67,6 +69,7 @@ void cmd_dump_help(void)
            "\n"
            "A model that cannot be loaded exits with 2; the message lists every unsupported\n"
            "op of the model, or names the node at fault.\n", glow_backend_names());
+    cli_memory_help();
 }
 
 typedef struct dump_args {
@@ -80,12 +83,14 @@ typedef struct dump_args {
     int ndefines;
     bool no_optimize, stats, time_passes;
     const char *dump_after;
+    cli_memory_args mem;
 } dump_args;
 
 /* Returns -1 when parsing succeeded, otherwise the exit code to return at once. */
 static int parse_args(int argc, char **argv, dump_args *a)
 {
     bool only_positional = false;
+    int mrc;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *val = NULL;
         if (only_positional || arg[0] != '-' || arg[1] == '\0') {
@@ -113,6 +118,9 @@ static int parse_args(int argc, char **argv, dump_args *a)
                 return cli_usage_error("dump", "dump: --dump-after wants a pass name or 'all' "
                                        "(see --print-pipeline), got '%s'", val ? val : "");
             a->dump_after = val;
+        } else if (cli_memory_match(arg, &i, argc, argv, &a->mem, &mrc)) {
+            if (mrc >= 0)
+                return mrc;
         } else if (cli_match_value(arg, "--stage", &i, argc, argv, &val)) {
             if (!val)
                 return cli_usage_error("dump", "dump: --stage needs a value");
@@ -152,7 +160,8 @@ static int parse_args(int argc, char **argv, dump_args *a)
             continue;
         if (!stages[k].available)
             return cli_usage_error("dump", "dump: stage '%s' is not available in this version "
-                                   "(available: loaded, optimized, lowered, ir)", a->stage);
+                                   "(available: loaded, optimized, lowered, ir, ir-optimized)",
+                                   a->stage);
         if (!stages[k].graph && strcmp(a->format, "text") != 0)
             return cli_usage_error("dump", "dump: --format %s is for graph stages; the '%s' "
                                    "stage prints text only", a->format, a->stage);
@@ -160,7 +169,7 @@ static int parse_args(int argc, char **argv, dump_args *a)
         return -1;
     }
     return cli_usage_error("dump", "dump: unknown stage '%s' (available: loaded, optimized, "
-                           "lowered, ir)", a->stage);
+                           "lowered, ir, ir-optimized)", a->stage);
 }
 
 /* Prints the program at its stage in the requested format; false when there is nothing to
@@ -235,12 +244,16 @@ int cmd_dump(int argc, char **argv)
     glow_compile_options copt = { .backend = a.backend,
                                   .stop_after = stages[a.stage_index].stage,
                                   .no_optimize = a.no_optimize, .optimize = &oo };
+    ir_opt_options io;
+    cli_memory_compile_options(&a.mem, &copt, &io);
     if (glow_onnx_load(mod, a.path, &opt, &d) != GLOW_OK) {
         glow_module_destroy(mod);
         rc = cli_model_error(a.path, &d);
     } else if (glow_program_create(mod, &copt, &p, &d) != GLOW_OK) {
         /* The program owned the module and destroyed it. */
         rc = cli_model_error(a.path, &d);
+    } else if (cli_memory_wanted(&a.mem)) {
+        rc = cli_memory_output(p, &a.mem, stdout);
     } else if (a.output) {
         rc = write_output(a.output, p, a.format);
     } else if (!print_graph(stdout, p, a.format)) {

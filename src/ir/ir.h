@@ -34,6 +34,7 @@ struct ir_value {
     glow_type type;
     glow_node *storage;       /* IV_WEIGHT: the Constant or Placeholder */
     bool is_mutable;          /* IV_WEIGHT: placeholders (mutable region) */
+    bool readonly;            /* IV_WEIGHT: nothing writes it (IR optimizer's const_weights) */
     ir_value *base;           /* IV_VIEW: the viewed weight or alloc (never another view) */
     uint64_t view_offset;     /* IV_VIEW: byte offset into base */
     uint64_t addr;            /* byte offset in the value's region (planner; views: base's) */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iropt/iropt.h"
 #include "lower/lower.h"
 #include "opt/opt.h"
 #include "runtime/runtime.h"
@@ -102,7 +103,14 @@ static glow_status build(glow_program *p, const glow_compile_options *opt, glow_
     if (opt->stop_after <= GLOW_STAGE_LOWERED)
         return GLOW_OK;
     GLOW_TRY(ir_generate(p->f, &p->ir, d));
-    GLOW_TRY(ir_plan_memory(p->ir, d));
+    if (opt->stop_after <= GLOW_STAGE_IR) {
+        /* The IR as generated, with the first-fit plan: what the IR optimizer starts from. */
+        GLOW_TRY(ir_plan_memory(p->ir, d));
+    } else {
+        if (!opt->no_ir_optimize)
+            GLOW_TRY(ir_optimize(p->ir, opt->ir_optimize, d));
+        GLOW_TRY(ir_plan_memory_best_fit(p->ir, d));
+    }
     bind_weights(p);
     if (opt->stop_after <= GLOW_STAGE_IR_OPTIMIZED)
         return GLOW_OK;

@@ -22,6 +22,9 @@ typedef struct glow_compile_options {
     /* Optimizer dumps/statistics/verification (NULL: defaults); phase, passes and the fusion
      * hook are set by the pipeline (the hook from the backend). */
     const struct glow_opt_options *optimize;
+    bool no_ir_optimize;    /* skip the IR optimizer (the planner still runs) */
+    /* IR optimizer dumps/statistics (NULL: defaults). */
+    const struct ir_opt_options *ir_optimize;
 } glow_compile_options;
 
 typedef struct glow_program {

@@ -247,7 +247,7 @@ int main(void)
     result_free(&r);
 
     /* dump usage errors. */
-    r = RUN("dump", "--stage", "ir-optimized", "models/lenet.onnx");
+    r = RUN("dump", "--stage", "ir-opt", "models/lenet.onnx");
     CHECK_EQ(r.code, 1);
     CHECK_CONTAINS(r.err, "ir-optimized");
     result_free(&r);
