@@ -116,6 +116,21 @@ bool opt_per_channel(glow_value v, const glow_type *shape, double *vals)
             vals[c] = splat;
         return true;
     }
+    if (n->kind == NK_BROADCAST && n->ins[0].node->kind == NK_CONSTANT &&
+        n->ins[0].node->payload.data) {
+        /* Broadcast of a [1, C, 1, 1] or [C, 1, 1] constant: its one non-1 dim must land on
+         * dim 1 once right-aligned with the result. */
+        const glow_node *src = n->ins[0].node;
+        const glow_type *st = &src->outs[0];
+        if (glow_type_numel(st) != C || glow_dtype_is_quantized(st->dtype))
+            return false;
+        for (int k = 0; k < st->rank && C > 1; k++)
+            if (st->dims[k] != 1 && k + (shape->rank - st->rank) != 1)
+                return false;
+        for (int64_t c = 0; c < C; c++)
+            vals[c] = glow_load_f64(st->dtype, src->payload.data, (size_t)c);
+        return true;
+    }
     if (n->kind != NK_CONSTANT || !n->payload.data || !glow_type_same_shape(&n->outs[0], shape))
         return false;
     const glow_type *t = &n->outs[0];

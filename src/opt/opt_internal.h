@@ -61,9 +61,9 @@ bool opt_affine_foldable(const glow_node *p, int64_t *channels);
  * with new weights and bias. s, t have *channels entries. */
 void opt_affine_fold(opt_cx *cx, glow_node *p, glow_node *user, const double *s,
                      const double *t);
-/* Per-channel values of constant v broadcast along `shape` over dim 1 (the importer
- * materializes [1, C, 1, 1] operands as full constants): true with vals[c] when v is
- * constant over every dim but 1. */
+/* Per-channel values of constant v broadcast along `shape` over dim 1: true with vals[c]
+ * when v is a splat, a full constant equal over every dim but 1 (the importer materializes
+ * [1, C, 1, 1] operands), or a Broadcast of a [1, C, 1, 1] / [C, 1, 1] constant. */
 bool opt_per_channel(glow_value v, const glow_type *shape, double *vals);
 
 #endif
