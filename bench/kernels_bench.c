@@ -1,0 +1,199 @@
+// kernels_bench.c - Micro-benchmark of the fast conv/GEMM kernels (kernels/blocked.h) on the
+// convolution layers of ResNet-50 and VGG-19 at one thread: GFLOP/s and % of one core's peak.
+//
+// Usage: kernels_bench [--peak GFLOPS] [--isa avx512|avx2] [--time SECONDS] [--only SUBSTRING]
+// Without --peak, % of peak is relative to an FMA probe measured the same way as the layers.
+// Not a test: it prints figures and never fails. Each layer runs for about --time seconds
+// (default 0.3) after a warm-up, as parts of about 1 ms (the kernels' tid/nthreads split) whose
+// fastest calls are summed: the machine is shared, and a call shorter than a scheduler time
+// slice often runs undisturbed.
+#include "blocked.h"
+#include "backend/cpu/repack.h"
+
+#include <immintrin.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct {
+    const char *name;
+    int c, h, w, m, k, s, p, groups;
+} layer;
+
+static const layer layers[] = {
+    { "resnet50 conv1 7x7/2 3->64 @224", 3, 224, 224, 64, 7, 2, 3, 1 },
+    { "resnet50 3x3 64->64 @56", 64, 56, 56, 64, 3, 1, 1, 1 },
+    { "resnet50 1x1 256->64 @56", 256, 56, 56, 64, 1, 1, 0, 1 },
+    { "resnet50 1x1 64->256 @56", 64, 56, 56, 256, 1, 1, 0, 1 },
+    { "resnet50 3x3 128->128 @28", 128, 28, 28, 128, 3, 1, 1, 1 },
+    { "resnet50 3x3 256->256 @14", 256, 14, 14, 256, 3, 1, 1, 1 },
+    { "resnet50 3x3 512->512 @7", 512, 7, 7, 512, 3, 1, 1, 1 },
+    { "resnet50 1x1/2 1024->2048 @14", 1024, 14, 14, 2048, 1, 2, 0, 1 },
+    { "vgg19 3x3 64->64 @224", 64, 224, 224, 64, 3, 1, 1, 1 },
+    { "vgg19 3x3 256->256 @56", 256, 56, 56, 256, 3, 1, 1, 1 },
+    { "vgg19 3x3 512->512 @14", 512, 14, 14, 512, 3, 1, 1, 1 },
+    { "mobilenet_v2 dw 3x3 144 @56", 144, 56, 56, 144, 3, 1, 1, 144 },
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static float *rnd(size_t count)
+{
+    float *p = aligned_alloc(64, ((count * sizeof(float)) + 63) / 64 * 64);
+    for (size_t i = 0; i < count; i++)
+        p[i] = (float)(rand() % 2001 - 1000) / 1000.0f;
+    return p;
+}
+
+/* 1e5 rounds of 24 independent FMA chains on full vectors: enough chains for two FMA pipes of
+ * latency 4 with room to spare (the Zen 5 of this machine executes two 512-bit FMAs a cycle). */
+__attribute__((target("avx512f"))) static float fma_probe512(float seed)
+{
+    __m512 acc[24], a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f * seed);
+    for (int i = 0; i < 24; i++)
+        acc[i] = _mm512_set1_ps((float)i);
+    for (int r = 0; r < 100000; r++)
+#pragma GCC unroll 24
+        for (int i = 0; i < 24; i++)
+            acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+    float s = 0;
+    for (int i = 0; i < 24; i++)
+        s += _mm512_reduce_add_ps(acc[i]);
+    return s;
+}
+
+__attribute__((target("avx2,fma"))) static float fma_probe256(float seed)
+{
+    __m256 acc[12], a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f * seed);
+    for (int i = 0; i < 12; i++)
+        acc[i] = _mm256_set1_ps((float)i);
+    for (int r = 0; r < 200000; r++)
+#pragma GCC unroll 12
+        for (int i = 0; i < 12; i++)
+            acc[i] = _mm256_fmadd_ps(acc[i], a, b);
+    float t[8], s = 0;
+    for (int i = 0; i < 12; i++) {
+        _mm256_storeu_ps(t, acc[i]);
+        for (int j = 0; j < 8; j++)
+            s += t[j];
+    }
+    return s;
+}
+
+/* Peak GFLOP/s measured like the layers: fastest of short calls. */
+static double measure_peak(int avx512, double budget)
+{
+    double best = 1e30, t_end = now_s() + budget;
+    volatile float sink = 0;
+    do {
+        double t0 = now_s();
+        sink += avx512 ? fma_probe512(sink) : fma_probe256(sink);
+        double t = now_s() - t0;
+        if (t < best)
+            best = t;
+    } while (now_s() < t_end);
+    return (avx512 ? 1e5 * 24 * 32 : 2e5 * 12 * 16) / best / 1e9;
+}
+
+typedef struct {
+    const layer *l;
+    int avx512;
+    size_t v, cv, oh, ow;
+    float *in, *wt, *bias, *out;
+} job;
+
+static void run(const job *j, int tid, int parts)
+{
+    const layer *l = j->l;
+    size_t cb = (size_t)(l->c + (int)j->cv - 1) / j->cv, mb = (size_t)(l->m + (int)j->v - 1) / j->v;
+    size_t k = (size_t)l->k, s = (size_t)l->s, p = (size_t)l->p;
+    if (l->groups > 1) {
+        (j->avx512 ? gk_dwconv2d_nchwc_f32_avx512 : gk_dwconv2d_nchwc_f32_avx2)(
+            j->out, j->in, j->wt, j->bias, NULL, 1, cb, (size_t)l->h, (size_t)l->w, j->oh, j->ow,
+            k, k, s, s, p, p, 1, 1, 1 /* relu */, 0, 0, tid, parts);
+        return;
+    }
+    (j->avx512 ? gk_conv2d_nchwc_f32_avx512 : gk_conv2d_nchwc_f32_avx2)(
+        j->out, j->in, j->wt, j->bias, NULL, 1, 1, cb, j->cv, (size_t)l->h, (size_t)l->w, mb,
+        j->oh, j->ow, k, k, s, s, p, p, 1, 1, 1 /* relu */, 0, 0, tid, parts);
+}
+
+int main(int argc, char **argv)
+{
+    double peak = 0, budget = 0.3;
+    int avx512 = __builtin_cpu_supports("avx512f");
+    const char *only = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--peak"))
+            peak = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--time"))
+            budget = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--isa"))
+            avx512 = !strcmp(argv[i + 1], "avx512");
+        else if (!strcmp(argv[i], "--only"))
+            only = argv[i + 1];
+    }
+    if (!__builtin_cpu_supports("avx2") || (avx512 && !__builtin_cpu_supports("avx512f"))) {
+        printf("kernels_bench: this CPU lacks the requested ISA\n");
+        return 0;
+    }
+    double probe = measure_peak(avx512, budget);
+    if (peak <= 0)
+        peak = probe;
+    printf("FMA probe (24 x zmm / 12 x ymm chains, fastest short call): %.1f GFLOP/s\n", probe);
+    printf("%-34s %9s %9s %7s   (isa %s, peak %.0f GFLOP/s, 1 thread)\n", "layer", "ms", "GFLOP/s",
+           "%peak", avx512 ? "avx512" : "avx2", peak);
+    for (size_t li = 0; li < sizeof layers / sizeof layers[0]; li++) {
+        const layer *l = &layers[li];
+        if (only && !strstr(l->name, only))
+            continue;
+        job j = { l, avx512, avx512 ? 16 : 8, 0, 0, 0, NULL, NULL, NULL, NULL };
+        j.cv = l->c < (int)j.v ? (size_t)l->c : j.v;
+        j.oh = (size_t)((l->h + 2 * l->p - l->k) / l->s + 1);
+        j.ow = (size_t)((l->w + 2 * l->p - l->k) / l->s + 1);
+        size_t cb = (size_t)(l->c + (int)j.cv - 1) / j.cv, mb = (size_t)(l->m + (int)j.v - 1) / j.v;
+        j.in = rnd(cb * j.cv * (size_t)(l->h * l->w));
+        float *w = rnd((size_t)l->m * (size_t)(l->c / l->groups * l->k * l->k));
+        float *b = rnd((size_t)l->m);
+        size_t wf = l->groups > 1
+                        ? glow_repack_dwconv_floats(l->c, l->k, l->k, (int)j.v)
+                        : glow_repack_conv_floats(l->m, l->c, 1, l->k, l->k, (int)j.v, (int)j.cv);
+        j.wt = aligned_alloc(64, (wf * 4 + 63) / 64 * 64);
+        if (l->groups > 1)
+            glow_repack_dwconv(j.wt, w, l->c, l->k, l->k, (int)j.v);
+        else
+            glow_repack_conv(j.wt, w, l->m, l->c, 1, l->k, l->k, (int)j.v, (int)j.cv);
+        j.bias = aligned_alloc(64, mb * j.v * 4);
+        glow_repack_bias(j.bias, b, l->m, (int)j.v);
+        j.out = aligned_alloc(64, mb * j.v * j.oh * j.ow * 4);
+        double flops = 2.0 * (double)l->m * (double)(l->c / l->groups) * l->k * l->k *
+                       (double)(j.oh * j.ow);
+        /* A long layer is timed as `parts` disjoint thread shares of about a millisecond each
+         * (the kernels' own work split), so that each timed call can fit in a time slice. */
+        double t0 = now_s();
+        run(&j, 0, 1);
+        int parts = (int)((now_s() - t0) / 1e-3) + 1;
+        double best = 0;
+        for (int part = 0; part < parts; part++) {
+            double part_best = 1e30, t_end = now_s() + budget / (double)parts;
+            do {
+                double t1 = now_s();
+                run(&j, part, parts);
+                double t = now_s() - t1;
+                if (t < part_best)
+                    part_best = t;
+            } while (now_s() < t_end);
+            best += part_best;
+        }
+        double gf = flops / best / 1e9;
+        printf("%-34s %9.3f %9.1f %6.1f%%\n", l->name, best * 1e3, gf, 100.0 * gf / peak);
+        free(j.in), free(w), free(b), free(j.wt), free(j.bias), free(j.out);
+    }
+    return 0;
+}

@@ -1,0 +1,348 @@
+// conv_tmpl.h - Direct and depthwise convolution on the channel-blocked layout, written once for
+// any vector length V (conv_avx512.c: V = 16, conv_avx2.c: V = 8).
+//
+// The micro-kernel keeps an NM x NP tile of outputs in registers: NM (1 or 2) output-channel
+// blocks of V lanes times NP output pixels. For each input channel c of each tap it loads NM
+// weight vectors (the V output channels of that c) and broadcasts the NP input values, so one
+// broadcast feeds NM FMAs and one weight vector NP FMAs; with AVX-512 that is 2 x 12 = 24
+// accumulators. Pixels whose every tap lies inside the input ("interior") use fixed offsets from
+// one pointer; pixels near the borders, rows shorter than a tile and tail tiles go through the
+// "gathered" tile, which computes one pointer per pixel and tap and points missing taps at zeros
+// (padding costs no branch in the FMA loop). The tile's pixels are consecutive in the flattened
+// output plane, so the store is contiguous in both cases; bias, residual and activation are
+// applied to the registers before it.
+#include <math.h>
+#include <stdbool.h>
+
+#if GK_VLEN == 16
+#define NP_MAX 12 /* 2 x 12 accumulators + 2 weights + 1 broadcast of 32 zmm registers */
+#define NPD 8     /* depthwise: pixels per tile */
+#else
+#define NP_MAX 6  /* 2 x 6 accumulators + 2 weights + 1 broadcast of 16 ymm registers */
+#define NPD 4
+#endif
+
+static const float gk_zeros[GK_VLEN];
+
+/* act(v) for the cheap activations; sigmoid and tanh are applied after the store. */
+GK_INLINE gk_vec act_vec(gk_vec v, int act, float alpha, float beta)
+{
+    switch (act) {
+    case 1: return VMAX(v, VZERO());
+    case 2: return VMIN(VMAX(v, VSET1(alpha)), VSET1(beta));
+    case 3: return VSEL_NEG(v, VMUL(v, VSET1(alpha)));
+    default: return v;
+    }
+}
+
+static void act_slow(float *p, size_t count, int act)
+{
+    for (size_t i = 0; i < count; i++)
+        p[i] = act == 4 ? 1.0f / (1.0f + expf(-p[i])) : tanhf(p[i]);
+}
+
+/* Adds bias and residual to the NM x np accumulators, applies the activation and stores them
+ * to out (plane stride ostride between output blocks, pixels V floats apart). */
+GK_INLINE void store_tile(gk_vec acc[2][NP_MAX], int NM, int np, float *out, size_t ostride,
+                          const float *bias, const float *res, int act, float alpha, float beta)
+{
+    for (int m = 0; m < NM; m++) {
+        gk_vec b = bias ? VLOAD(bias + m * GK_VLEN) : VZERO();
+#pragma GCC unroll 16
+        for (int p = 0; p < np; p++) {
+            gk_vec v = VADD(acc[m][p], b);
+            if (res)
+                v = VADD(v, VLOAD(res + m * ostride + (size_t)p * GK_VLEN));
+            VSTORE(out + m * ostride + (size_t)p * GK_VLEN, act_vec(v, act, alpha, beta));
+        }
+        if (act >= 4)
+            act_slow(out + m * ostride, (size_t)np * GK_VLEN, act);
+    }
+}
+
+/* Shape of one convolution, shared by the tile routines (kept in registers/stack). */
+typedef struct {
+    size_t cb, cv, ih, iw, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
+    size_t in_bstride;  /* floats between input blocks: ih * iw * cv */
+    size_t w_mstride;   /* floats between output blocks' weights: cb * kh * kw * cv * V */
+    size_t out_bstride; /* floats between output blocks: oh * ow * V */
+} conv_shape;
+
+/* Interior tile: NP pixels of one output row starting at input column iw0 = ox * sw - pw,
+ * all columns of the window inside the input; rows restricted to [y0, y1). `in` points at
+ * (block 0, row iy0 (may be "negative": only rows in [y0, y1) are read), column iw0). */
+GK_INLINE void tile_interior(const conv_shape *s, int NM, int NP, const float *in, ptrdiff_t iy0,
+                             size_t y0, size_t y1, const float *w, float *out, const float *bias,
+                             const float *res, int act, float alpha, float beta)
+{
+    gk_vec acc[2][NP_MAX];
+    for (int m = 0; m < NM; m++)
+#pragma GCC unroll 16
+        for (int p = 0; p < NP; p++)
+            acc[m][p] = VZERO();
+    const size_t cv = s->cv, pstride = s->sw * cv, rowlen = s->iw * cv;
+    for (size_t b = 0; b < s->cb; b++) {
+        for (size_t y = y0; y < y1; y++) {
+            const float *ip = in + b * s->in_bstride +
+                              (ptrdiff_t)((iy0 + (ptrdiff_t)(y * s->dh)) * (ptrdiff_t)rowlen);
+            const float *wp = w + ((b * s->kh + y) * s->kw) * cv * GK_VLEN;
+            for (size_t x = 0; x < s->kw; x++) {
+                /* One pointer per pixel, as in the gathered tile: with run-time strides this
+                 * lets each broadcast address be a register plus the constant 4c. */
+                const float *ptr[NP_MAX];
+#pragma GCC unroll 16
+                for (int p = 0; p < NP; p++)
+                    ptr[p] = ip + x * s->dw * cv + (size_t)p * pstride;
+                for (size_t c = 0; c < cv; c++) {
+                    gk_vec w0 = VLOAD(wp + c * GK_VLEN);
+                    gk_vec w1 = NM > 1 ? VLOAD(wp + s->w_mstride + c * GK_VLEN) : w0;
+#pragma GCC unroll 16
+                    for (int p = 0; p < NP; p++) {
+                        gk_vec v = VBCAST(ptr[p] + c);
+                        acc[0][p] = VFMA(w0, v, acc[0][p]);
+                        if (NM > 1)
+                            acc[1][p] = VFMA(w1, v, acc[1][p]);
+                    }
+                }
+                wp += cv * GK_VLEN;
+            }
+        }
+    }
+    store_tile(acc, NM, NP, out, s->out_bstride, bias, res, act, alpha, beta);
+}
+
+/* Gathered tile: NP consecutive pixels of the flattened output plane from index q0, any
+ * position; a tap outside the input reads gk_zeros. */
+GK_INLINE void tile_gather(const conv_shape *s, int NM, int NP, const float *in, size_t q0,
+                           const float *w, float *out, const float *bias, const float *res,
+                           int act, float alpha, float beta)
+{
+    gk_vec acc[2][NP_MAX];
+    ptrdiff_t iy[NP_MAX], ix[NP_MAX];
+    const float *ptr[NP_MAX];
+    for (int m = 0; m < NM; m++)
+#pragma GCC unroll 16
+        for (int p = 0; p < NP; p++)
+            acc[m][p] = VZERO();
+    for (int p = 0; p < NP; p++) {
+        size_t q = q0 + (size_t)p;
+        iy[p] = (ptrdiff_t)((q / s->ow) * s->sh) - (ptrdiff_t)s->ph;
+        ix[p] = (ptrdiff_t)((q % s->ow) * s->sw) - (ptrdiff_t)s->pw;
+    }
+    const size_t cv = s->cv;
+    const float *wp = w;
+    for (size_t b = 0; b < s->cb; b++) {
+        const float *ib = in + b * s->in_bstride;
+        for (size_t y = 0; y < s->kh; y++) {
+            for (size_t x = 0; x < s->kw; x++) {
+#pragma GCC unroll 16
+                for (int p = 0; p < NP; p++) {
+                    ptrdiff_t r = iy[p] + (ptrdiff_t)(y * s->dh);
+                    ptrdiff_t col = ix[p] + (ptrdiff_t)(x * s->dw);
+                    bool ok = (size_t)r < s->ih && (size_t)col < s->iw;
+                    ptr[p] = ok ? ib + ((size_t)r * s->iw + (size_t)col) * cv : gk_zeros;
+                }
+                for (size_t c = 0; c < cv; c++) {
+                    gk_vec w0 = VLOAD(wp + c * GK_VLEN);
+                    gk_vec w1 = NM > 1 ? VLOAD(wp + s->w_mstride + c * GK_VLEN) : w0;
+#pragma GCC unroll 16
+                    for (int p = 0; p < NP; p++) {
+                        gk_vec v = VBCAST(ptr[p] + c);
+                        acc[0][p] = VFMA(w0, v, acc[0][p]);
+                        if (NM > 1)
+                            acc[1][p] = VFMA(w1, v, acc[1][p]);
+                    }
+                }
+                wp += cv * GK_VLEN;
+            }
+        }
+    }
+    store_tile(acc, NM, NP, out + q0 * GK_VLEN, s->out_bstride, bias,
+               res ? res + q0 * GK_VLEN : NULL, act, alpha, beta);
+}
+
+/* Instantiates the gathered tile for a run-time pixel count; with constant shapes (the JIT)
+ * only one case survives. */
+static void tile_gather_n(const conv_shape *s, int NM, int np, const float *in, size_t q0,
+                          const float *w, float *out, const float *bias, const float *res,
+                          int act, float alpha, float beta)
+{
+#define GATHER_CASE(k)                                                                     \
+    case k:                                                                                \
+        if (NM > 1)                                                                        \
+            tile_gather(s, 2, k, in, q0, w, out, bias, res, act, alpha, beta);             \
+        else                                                                               \
+            tile_gather(s, 1, k, in, q0, w, out, bias, res, act, alpha, beta);             \
+        break;
+    switch (np) {
+        GATHER_CASE(1) GATHER_CASE(2) GATHER_CASE(3) GATHER_CASE(4) GATHER_CASE(5)
+        GATHER_CASE(6)
+#if NP_MAX > 6
+        GATHER_CASE(7) GATHER_CASE(8) GATHER_CASE(9) GATHER_CASE(10) GATHER_CASE(11)
+        GATHER_CASE(12)
+#endif
+    default: break;
+    }
+#undef GATHER_CASE
+}
+
+/* The tile of pixels [q0, q0 + np): an interior tile when they are NP_MAX pixels of one row
+ * whose windows lie inside the input columns [ox_lo, ox_hi), else a gathered tile. Narrower
+ * tiles would leave FMA chains latency-bound, so borders get full-width gathered tiles too. */
+static void conv_tile(const conv_shape *s, int NM, size_t q0, size_t np, size_t ox_lo,
+                      size_t ox_hi, const float *in, const float *w, float *out,
+                      const float *bias, const float *res, int act, float alpha, float beta)
+{
+    size_t oy = q0 / s->ow, ox = q0 % s->ow;
+    if (np < NP_MAX || ox < ox_lo || ox + NP_MAX > ox_hi) {
+        tile_gather_n(s, NM, (int)np, in, q0, w, out, bias, res, act, alpha, beta);
+        return;
+    }
+    ptrdiff_t iy0 = (ptrdiff_t)(oy * s->sh) - (ptrdiff_t)s->ph;
+    size_t y0 = 0, y1 = s->kh;
+    while (y0 < y1 && iy0 + (ptrdiff_t)(y0 * s->dh) < 0)
+        y0++;
+    while (y1 > y0 && iy0 + (ptrdiff_t)((y1 - 1) * s->dh) >= (ptrdiff_t)s->ih)
+        y1--;
+    const float *ip = in + (ox * s->sw - s->pw) * s->cv;
+    float *op = out + q0 * GK_VLEN;
+    const float *rp = res ? res + q0 * GK_VLEN : NULL;
+    if (NM > 1)
+        tile_interior(s, 2, NP_MAX, ip, iy0, y0, y1, w, op, bias, rp, act, alpha, beta);
+    else
+        tile_interior(s, 1, NP_MAX, ip, iy0, y0, y1, w, op, bias, rp, act, alpha, beta);
+}
+
+void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const float *bias,
+                         const float *res, size_t n, size_t groups, size_t cb, size_t cv,
+                         size_t ih, size_t iw, size_t mb, size_t oh, size_t ow, size_t kh,
+                         size_t kw, size_t sh, size_t sw, size_t ph, size_t pw, size_t dh,
+                         size_t dw, int act, float alpha, float beta, int tid,
+                         int nthreads)
+{
+    conv_shape s = { cb, cv, ih, iw, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, 0, 0, 0 };
+    /* A 1x1 convolution without stride or padding is a GEMM over the flattened pixels: one
+     * long row, all interior. */
+    if (kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && oh == ih && ow == iw) {
+        s.iw = s.ow = ih * iw;
+        s.ih = s.oh = 1;
+    }
+    s.in_bstride = s.ih * s.iw * cv;
+    s.w_mstride = cb * kh * kw * cv * GK_VLEN;
+    s.out_bstride = s.oh * s.ow * GK_VLEN;
+    /* Output columns whose whole window lies inside the input rows' extent. */
+    size_t ox_lo = (s.pw + s.sw - 1) / s.sw, ox_hi = 0;
+    size_t span = (s.kw - 1) * s.dw;
+    if (s.iw + s.pw > span)
+        ox_hi = (s.iw + s.pw - span - 1) / s.sw + 1;
+    if (ox_hi > s.ow)
+        ox_hi = s.ow;
+    if (ox_lo > ox_hi)
+        ox_lo = ox_hi;
+    /* Work units are (image, group, pair of output blocks, tile of NP_MAX flattened pixels).
+     * When the group's weights fit in L2 the pair varies fastest, so a tile's input stays in L1
+     * while every pair reads it (1x1 layers); otherwise the tile does, so one pair's weights
+     * stay in L2 while all tiles use them. */
+    size_t mpg = mb / groups, pairs = (mpg + 1) / 2;
+    size_t tiles = (s.oh * s.ow + NP_MAX - 1) / NP_MAX;
+    bool pair_inner = mpg * s.w_mstride * sizeof(float) <= ((size_t)512 << 10);
+    size_t total = n * groups * pairs * tiles;
+    size_t lo, hi;
+    gk_share(total, tid, nthreads, &lo, &hi);
+    size_t plane_in = groups * cb * s.in_bstride, plane_out = mb * s.out_bstride;
+    for (size_t u = lo; u < hi; u++) {
+        size_t r, pair, t = u / (pairs * tiles);
+        if (pair_inner)
+            pair = u % pairs, r = u / pairs % tiles;
+        else
+            r = u % tiles, pair = u / tiles % pairs;
+        size_t g = t % groups, img = t / groups;
+        size_t m0 = g * mpg + pair * 2;
+        int NM = m0 + 1 < (g + 1) * mpg ? 2 : 1;
+        const float *ip = in + img * plane_in + g * cb * s.in_bstride;
+        const float *wp = wt + m0 * s.w_mstride;
+        float *op = out + img * plane_out + m0 * s.out_bstride;
+        const float *rp = res ? res + img * plane_out + m0 * s.out_bstride : NULL;
+        const float *bp = bias ? bias + m0 * GK_VLEN : NULL;
+        size_t q0 = r * NP_MAX, np = s.oh * s.ow - q0 < NP_MAX ? s.oh * s.ow - q0 : NP_MAX;
+        conv_tile(&s, NM, q0, np, ox_lo, ox_hi, ip, wp, op, bp, rp, act, alpha, beta);
+    }
+}
+
+/* Depthwise: one weight vector per tap, pixels of a row in tiles of NPD; taps outside the input
+ * are skipped per pixel (the work per output is small, so the test costs little). */
+void GK_FN(dwconv2d_nchwc)(float *out, const float *in, const float *wt, const float *bias,
+                           const float *res, size_t n, size_t cb, size_t ih, size_t iw,
+                           size_t oh, size_t ow, size_t kh, size_t kw, size_t sh, size_t sw,
+                           size_t ph, size_t pw, size_t dh, size_t dw, int act, float alpha,
+                           float beta, int tid, int nthreads)
+{
+    const size_t V = GK_VLEN;
+    size_t total = n * cb * oh;
+    size_t lo, hi;
+    gk_share(total, tid, nthreads, &lo, &hi);
+    size_t ox_lo = (pw + sw - 1) / sw, ox_hi = 0, span = (kw - 1) * dw;
+    if (iw + pw > span)
+        ox_hi = (iw + pw - span - 1) / sw + 1;
+    if (ox_hi > ow)
+        ox_hi = ow;
+    if (ox_lo > ox_hi)
+        ox_lo = ox_hi;
+    for (size_t u = lo; u < hi; u++) {
+        size_t oy = u % oh, blk = u / oh; /* blk = img * cb + channel block */
+        const float *ib = in + blk * ih * iw * V;
+        const float *w = wt + (blk % cb) * kh * kw * V;
+        gk_vec b = bias ? VLOAD(bias + (blk % cb) * V) : VZERO();
+        float *orow = out + (blk * oh + oy) * ow * V;
+        const float *rrow = res ? res + (blk * oh + oy) * ow * V : NULL;
+        ptrdiff_t iy0 = (ptrdiff_t)(oy * sh) - (ptrdiff_t)ph;
+        size_t y0 = 0, y1 = kh;
+        while (y0 < y1 && iy0 + (ptrdiff_t)(y0 * dh) < 0)
+            y0++;
+        while (y1 > y0 && iy0 + (ptrdiff_t)((y1 - 1) * dh) >= (ptrdiff_t)ih)
+            y1--;
+        size_t ox = 0;
+        while (ox < ow) {
+            gk_vec acc[NPD];
+            size_t np = 1;
+            bool inner = ox >= ox_lo && ox + NPD <= ox_hi;
+            if (inner) {
+                np = NPD;
+#pragma GCC unroll 16
+                for (size_t p = 0; p < NPD; p++)
+                    acc[p] = b;
+                const float *ip0 = ib + (ox * sw - pw) * V;
+                for (size_t y = y0; y < y1; y++) {
+                    const float *ip = ip0 + (iy0 + (ptrdiff_t)(y * dh)) * (ptrdiff_t)(iw * V);
+                    for (size_t x = 0; x < kw; x++) {
+                        gk_vec wv = VLOAD(w + (y * kw + x) * V);
+#pragma GCC unroll 16
+                        for (size_t p = 0; p < NPD; p++)
+                            acc[p] = VFMA(VLOAD(ip + (p * sw + x * dw) * V), wv, acc[p]);
+                    }
+                }
+            } else {
+                acc[0] = b;
+                ptrdiff_t ix0 = (ptrdiff_t)(ox * sw) - (ptrdiff_t)pw;
+                for (size_t y = y0; y < y1; y++) {
+                    size_t r = (size_t)(iy0 + (ptrdiff_t)(y * dh));
+                    for (size_t x = 0; x < kw; x++) {
+                        size_t col = (size_t)(ix0 + (ptrdiff_t)(x * dw));
+                        if (col < iw)
+                            acc[0] = VFMA(VLOAD(ib + (r * iw + col) * V),
+                                          VLOAD(w + (y * kw + x) * V), acc[0]);
+                    }
+                }
+            }
+            for (size_t p = 0; p < np; p++) {
+                gk_vec v = acc[p];
+                if (rrow)
+                    v = VADD(v, VLOAD(rrow + (ox + p) * V));
+                VSTORE(orow + (ox + p) * V, act_vec(v, act, alpha, beta));
+            }
+            if (act >= 4)
+                act_slow(orow + ox * V, np * V, act);
+            ox += np;
+        }
+    }
+}

@@ -1,0 +1,133 @@
+// gemm_tmpl.h - f32 GEMM over B packed in panels of NR = 2V columns, written once for any vector
+// length V (gemm_avx512.c, gemm_avx2.c). Used for FullyConnected and MatMul with constant B.
+//
+// The micro-kernel holds an MR x NR tile of C in 2*MR vector accumulators (AVX-512: 12 x 32 in
+// 24 zmm): per k it loads the two B vectors of the panel row and broadcasts MR values of A.
+// A single row (batch-1 fully connected layers) would be one FMA chain per vector, bound by FMA
+// latency, so that case keeps four partial sums over k and adds them at the end. Work is split
+// over (panel, row tile) with rows fastest, so a thread reuses one B panel from cache.
+#include <math.h>
+
+#if GK_VLEN == 16
+#define MR 12
+#else
+#define MR 6
+#endif
+#define NR (2 * GK_VLEN)
+
+GK_INLINE gk_vec gemm_act(gk_vec v, int act, float alpha, float beta)
+{
+    switch (act) {
+    case 1: return VMAX(v, VZERO());
+    case 2: return VMIN(VMAX(v, VSET1(alpha)), VSET1(beta));
+    case 3: return VSEL_NEG(v, VMUL(v, VSET1(alpha)));
+    default: return v;
+    }
+}
+
+/* Epilogue of one row of the tile: bias, residual, activation; `cols` < NR in the last panel
+ * goes through a bounce buffer so nothing past N is read or written. */
+GK_INLINE void store_row(gk_vec a0, gk_vec a1, float *c, const float *bias, const float *res,
+                         size_t cols, int act, float alpha, float beta)
+{
+    float tmp[NR];
+    if (cols == NR) {
+        if (bias) {
+            a0 = VADD(a0, VLOAD(bias));
+            a1 = VADD(a1, VLOAD(bias + GK_VLEN));
+        }
+        if (res) {
+            a0 = VADD(a0, VLOAD(res));
+            a1 = VADD(a1, VLOAD(res + GK_VLEN));
+        }
+        VSTORE(c, gemm_act(a0, act, alpha, beta));
+        VSTORE(c + GK_VLEN, gemm_act(a1, act, alpha, beta));
+    } else {
+        VSTORE(tmp, a0);
+        VSTORE(tmp + GK_VLEN, a1);
+        for (size_t j = 0; j < cols; j++) {
+            float v = tmp[j] + (bias ? bias[j] : 0.0f) + (res ? res[j] : 0.0f);
+            if (act == 1)
+                v = v < 0 ? 0 : v;
+            else if (act == 2)
+                v = v < alpha ? alpha : v > beta ? beta : v;
+            else if (act == 3)
+                v = v < 0 ? v * alpha : v;
+            c[j] = v;
+        }
+    }
+    if (act >= 4)
+        for (size_t j = 0; j < cols; j++)
+            c[j] = act == 4 ? 1.0f / (1.0f + expf(-c[j])) : tanhf(c[j]);
+}
+
+GK_INLINE void gemm_tile(int R, const float *a, size_t lda, const float *bp, size_t k, float *c,
+                         size_t ldc, const float *bias, const float *res, size_t cols, int act,
+                         float alpha, float beta)
+{
+    gk_vec acc[MR][2];
+#pragma GCC unroll 16
+    for (int i = 0; i < R; i++)
+        acc[i][0] = acc[i][1] = VZERO();
+    size_t kk = 0;
+    if (R == 1) {
+        gk_vec p[3][2];
+        for (int j = 0; j < 3; j++)
+            p[j][0] = p[j][1] = VZERO();
+        for (; kk + 4 <= k; kk += 4) {
+            const float *b = bp + kk * NR;
+            acc[0][0] = VFMA(VBCAST(a + kk), VLOAD(b), acc[0][0]);
+            acc[0][1] = VFMA(VBCAST(a + kk), VLOAD(b + GK_VLEN), acc[0][1]);
+#pragma GCC unroll 4
+            for (int j = 0; j < 3; j++) {
+                gk_vec x = VBCAST(a + kk + 1 + j);
+                p[j][0] = VFMA(x, VLOAD(b + (1 + j) * NR), p[j][0]);
+                p[j][1] = VFMA(x, VLOAD(b + (1 + j) * NR + GK_VLEN), p[j][1]);
+            }
+        }
+        for (int h = 0; h < 2; h++)
+            acc[0][h] = VADD(VADD(acc[0][h], p[0][h]), VADD(p[1][h], p[2][h]));
+    }
+    for (; kk < k; kk++) {
+        gk_vec b0 = VLOAD(bp + kk * NR), b1 = VLOAD(bp + kk * NR + GK_VLEN);
+#pragma GCC unroll 16
+        for (int i = 0; i < R; i++) {
+            gk_vec x = VBCAST(a + (size_t)i * lda + kk);
+            acc[i][0] = VFMA(x, b0, acc[i][0]);
+            acc[i][1] = VFMA(x, b1, acc[i][1]);
+        }
+    }
+    for (int i = 0; i < R; i++)
+        store_row(acc[i][0], acc[i][1], c + (size_t)i * ldc, bias,
+                  res ? res + (size_t)i * ldc : NULL, cols, act, alpha, beta);
+}
+
+void GK_FN(gemm_packed)(float *c, const float *a, const float *bp, const float *bias,
+                        const float *res, size_t m, size_t n, size_t k, size_t lda, size_t ldc,
+                        int act, float alpha, float beta, int tid, int nthreads)
+{
+    size_t panels = (n + NR - 1) / NR, mt = (m + MR - 1) / MR;
+    size_t total = panels * mt;
+    size_t lo, hi;
+    gk_share(total, tid, nthreads, &lo, &hi);
+    for (size_t u = lo; u < hi; u++) {
+        size_t p = u / mt, i0 = (u % mt) * MR;
+        size_t rows = m - i0 < MR ? m - i0 : MR, n0 = p * NR;
+        size_t cols = n - n0 < NR ? n - n0 : NR;
+        const float *ap = a + i0 * lda, *bpp = bp + p * k * NR;
+        float *cp = c + i0 * ldc + n0;
+        const float *bb = bias ? bias + n0 : NULL, *rr = res ? res + i0 * ldc + n0 : NULL;
+        switch (rows) {
+#define ROWS(r)                                                                     \
+    case r:                                                                         \
+        gemm_tile(r, ap, lda, bpp, k, cp, ldc, bb, rr, cols, act, alpha, beta);     \
+        break;
+            ROWS(1) ROWS(2) ROWS(3) ROWS(4) ROWS(5) ROWS(6)
+#if MR > 6
+            ROWS(7) ROWS(8) ROWS(9) ROWS(10) ROWS(11) ROWS(12)
+#endif
+#undef ROWS
+        default: break;
+        }
+    }
+}

@@ -1,0 +1,21 @@
+# native.cmake - The fast blocked-layout kernels (kernels/{conv,gemm,pool,layout}/*_avx512.c,
+# *_avx2.c) as a native static library for tests/kernels and bench/kernels_bench; the JIT uses
+# their LLVM bitcode instead. Each file gets its ISA's flags whatever the build machine: the
+# tests check the CPU at run time before calling a variant.
+set(GLOWC_FAST_FAMILIES conv gemm pool layout)
+set(GLOWC_KERNELS_AVX512 "")
+set(GLOWC_KERNELS_AVX2 "")
+foreach(fam ${GLOWC_FAST_FAMILIES})
+  list(APPEND GLOWC_KERNELS_AVX512 ${CMAKE_SOURCE_DIR}/kernels/${fam}/${fam}_avx512.c)
+  list(APPEND GLOWC_KERNELS_AVX2 ${CMAKE_SOURCE_DIR}/kernels/${fam}/${fam}_avx2.c)
+endforeach()
+set_source_files_properties(${GLOWC_KERNELS_AVX512} PROPERTIES
+  COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mfma;-O3")
+set_source_files_properties(${GLOWC_KERNELS_AVX2} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-O3")
+add_library(glowc_kernels_native STATIC ${GLOWC_KERNELS_AVX512} ${GLOWC_KERNELS_AVX2})
+target_include_directories(glowc_kernels_native PUBLIC ${CMAKE_SOURCE_DIR}/kernels)
+target_link_libraries(glowc_kernels_native PUBLIC m)
+
+# A micro-benchmark, not a test: GFLOP/s of the ResNet-50 / VGG-19 conv layers at one thread.
+add_executable(kernels_bench ${CMAKE_SOURCE_DIR}/bench/kernels_bench.c)
+target_link_libraries(kernels_bench PRIVATE glowc_kernels_native glowc)
