@@ -42,6 +42,8 @@ static double source_coord(const resize_params *p, int dim, int rank, double o, 
         x = o / scale;
     } else if (!strcmp(c, "pytorch_half_pixel")) {
         x = out > 1 ? (o + 0.5) / scale - 0.5 : 0;
+    } else if (!strcmp(c, "tf_half_pixel_for_nn")) {
+        x = (o + 0.5) / scale; /* Resize-11's TensorFlow nearest mode: no -0.5 shift */
     } else if (!strcmp(c, "half_pixel_symmetric")) {
         double adjust = (double)out / (scale * (double)in), center = (double)in / 2;
         x = center * (1 - adjust) + (o + 0.5) / scale - 0.5;

@@ -310,7 +310,8 @@ static glow_status infer_resize(infer_cx *cx)
     const glow_type *x = in_type(cx, 0);
     GLOW_TRY(want_str_in(cx, GA_MODE, "nearest linear cubic"));
     GLOW_TRY(want_str_in(cx, GA_COORD_MODE, "half_pixel half_pixel_symmetric pytorch_half_pixel "
-                                            "align_corners asymmetric tf_crop_and_resize"));
+                                            "align_corners asymmetric tf_crop_and_resize "
+                                            "tf_half_pixel_for_nn"));
     GLOW_TRY(want_str_in(cx, GA_NEAREST_MODE, "round_prefer_floor round_prefer_ceil floor ceil"));
     const glow_attr *sc = glow_node_attr(cx->n, GA_SCALES);
     if (sc->n != x->rank)

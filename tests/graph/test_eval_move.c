@@ -231,6 +231,21 @@ static void test_rearrange(void)
     glow_node_set_int(r, GA_TIME_AXIS, 0);
     glow_node_set_int(r, GA_BATCH_AXIS, 1);
     EXPECT(r, 12, 9, 6, 3, 8, 5, 2, 7, 4, 1, 10, 11, 0, 13, 14, 15);
+
+    /* Resize-11's tf_half_pixel_for_nn maps o to (o + 0.5) / scale (half_pixel would subtract
+     * 0.5 more): halving [10, 11, 12, 13] with floor picks elements 1 and 3. */
+    glow_node *rx = cst(GLOW_F32, 4, DIMS(1, 1, 1, 4), (float[]){ 10, 11, 12, 13 });
+    glow_node *rz = mk1(NK_RESIZE, rx, ty(GLOW_F32, 4, DIMS(1, 1, 1, 2)));
+    glow_node_set_floats(rz, GA_SCALES, (const float[]){ 1, 1, 1, 0.5f }, 4);
+    glow_node_set_str(rz, GA_MODE, "nearest");
+    glow_node_set_str(rz, GA_COORD_MODE, "tf_half_pixel_for_nn");
+    glow_node_set_str(rz, GA_NEAREST_MODE, "floor");
+    glow_node_set_float(rz, GA_CUBIC_COEFF_A, -0.75);
+    glow_node_set_int(rz, GA_EXCLUDE_OUTSIDE, 0);
+    glow_node_set_float(rz, GA_EXTRAPOLATION_VALUE, 0);
+    EXPECT(rz, 11, 13);
+    glow_diag_clear(&D);
+    CHECK_EQ(glow_infer_types(rz, &D), GLOW_OK);
 }
 
 int main(void)
