@@ -92,7 +92,14 @@ static glow_status reduce(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
         nnorm = n;
     }
     glow_attr a[2] = { GLOW_AINTS(AXES, norm, nnorm), GLOW_AI(KEEPDIMS, keepdims) };
+    /* Opset 20 allows bool for ReduceMax/ReduceMin (any/all): reduce 0/1 as u8, whose empty
+     * max 0 and min 255 read back as false and true, the identities of or and and. */
+    bool as_u8 = tx->dtype == GLOW_BOOL && (kind == NK_REDUCE_MAX || kind == NK_REDUCE_MIN);
+    if (as_u8)
+        GLOW_TRY(onnx_cast(cx, np, x, GLOW_U8, &x));
     GLOW_TRY(onnx_build(cx, np, kind, &x, 1, a, 2, NULL, 0, &out));
+    if (as_u8)
+        GLOW_TRY(onnx_cast(cx, np, out, GLOW_BOOL, &out));
     return onnx_set_output(cx, np, 0, out);
 }
 

@@ -93,6 +93,23 @@ static void reductions(void)
                  "}\n");
     expect_fail("test_reduce_sum_keepdims_example", 0, legacy_duplicate_axes, GLOW_ERR_BAD_ATTR,
                 "ReduceSum 'sum_dup' (opset 11): axis 2 is listed twice");
+    /* Opset 20 bool ReduceMax/ReduceMin reduce 0/1 as u8. */
+    expect_graph("test_reduce_max_bool_inputs", 1u << 1, NULL,
+                 "function main {\n"
+                 "  %ReduceMax#0/cast0 = Cast(%data) : u8[4, 2]\n"
+                 "  %ReduceMax#0 = ReduceMax(%ReduceMax#0/cast0) {axes=[1], keepdims=1} : "
+                 "u8[4, 1]\n"
+                 "  %ReduceMax#0/cast1 = Cast(%ReduceMax#0) : bool[4, 1]\n"
+                 "  Save(%ReduceMax#0/cast1, %reduced)\n"
+                 "}\n");
+    expect_graph("test_reduce_min_bool_inputs", 1u << 1, NULL,
+                 "function main {\n"
+                 "  %ReduceMin#0/cast0 = Cast(%data) : u8[4, 2]\n"
+                 "  %ReduceMin#0 = ReduceMin(%ReduceMin#0/cast0) {axes=[1], keepdims=1} : "
+                 "u8[4, 1]\n"
+                 "  %ReduceMin#0/cast1 = Cast(%ReduceMin#0) : bool[4, 1]\n"
+                 "  Save(%ReduceMin#0/cast1, %reduced)\n"
+                 "}\n");
 }
 
 static void arg_topk_cum(void)
