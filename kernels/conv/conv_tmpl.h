@@ -41,26 +41,54 @@ static void act_slow(float *p, size_t count, int act)
         p[i] = act == 4 ? 1.0f / (1.0f + expf(-p[i])) : tanhf(p[i]);
 }
 
-/* Adds bias and residual to the NM x np accumulators, applies the activation and stores them
- * to out (plane stride ostride between output blocks, pixels V floats apart). */
-GK_INLINE void store_tile(gk_vec acc[2][NP_MAX], int NM, int np, float *out, size_t ostride,
-                          const float *bias, const float *res, int act, float alpha, float beta)
-{
-    for (int m = 0; m < NM; m++) {
-        gk_vec b = bias ? VLOAD(bias + m * GK_VLEN) : VZERO();
-#pragma GCC unroll 16
-        for (int p = 0; p < np; p++) {
-            gk_vec v = VADD(acc[m][p], b);
-            if (res)
-                v = VADD(v, VLOAD(res + m * ostride + (size_t)p * GK_VLEN));
-            VSTORE(out + m * ostride + (size_t)p * GK_VLEN, act_vec(v, act, alpha, beta));
-        }
-        if (act >= 4)
-            act_slow(out + m * ostride, (size_t)np * GK_VLEN, act);
+/* The tiles below name their registers a0_<p> / a1_<p> (output block 0 / 1, pixel p) and
+ * ptr<p> instead of using arrays, and guard each pixel with `p < NP`: once NM and NP are
+ * constants every compiler keeps them in registers without relying on loop unrolling and
+ * scalar replacement of arrays (clang would otherwise merge the tile sizes into one loop over
+ * an array in memory). NP_MAX <= 12. */
+#define REP12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define DECL_ACC(p) gk_vec a0_##p = VZERO(), a1_##p = VZERO(); const float *ptr##p = gk_zeros;
+#define FMA_PIX(p)                                  \
+    if (p < NP) {                                   \
+        gk_vec v_ = VBCAST(ptr##p + c);             \
+        a0_##p = VFMA(w0, v_, a0_##p);              \
+        if (NM > 1)                                 \
+            a1_##p = VFMA(w1, v_, a1_##p);          \
     }
-}
+#define STORE_PIX(p)                                                                         \
+    if (p < NP) {                                                                            \
+        gk_vec v0_ = VADD(a0_##p, b0), v1_ = VADD(a1_##p, b1);                               \
+        if (res) {                                                                           \
+            v0_ = VADD(v0_, VLOAD(res + p * GK_VLEN));                                       \
+            if (NM > 1)                                                                      \
+                v1_ = VADD(v1_, VLOAD(res + ostride + p * GK_VLEN));                         \
+        }                                                                                    \
+        VSTORE(out + p * GK_VLEN, act_vec(v0_, act, alpha, beta));                           \
+        if (NM > 1)                                                                          \
+            VSTORE(out + ostride + p * GK_VLEN, act_vec(v1_, act, alpha, beta));             \
+    }
+/* The c loop of one tap: NM weight vectors, NP broadcasts, NM * NP FMAs per input channel. */
+#define TAP_FMAS(wp)                                                            \
+    for (size_t c = 0; c < cv; c++) {                                           \
+        gk_vec w0 = VLOAD((wp) + c * GK_VLEN);                                  \
+        gk_vec w1 = NM > 1 ? VLOAD((wp) + s->w_mstride + c * GK_VLEN) : w0;     \
+        REP12(FMA_PIX)                                                          \
+    }
+/* Bias, residual, activation and the store of the tile (out/res at its first pixel). */
+#define STORE_TILE()                                                                  \
+    do {                                                                              \
+        size_t ostride = s->out_bstride;                                              \
+        gk_vec b0 = bias ? VLOAD(bias) : VZERO();                                     \
+        gk_vec b1 = bias && NM > 1 ? VLOAD(bias + GK_VLEN) : VZERO();                 \
+        REP12(STORE_PIX)                                                              \
+        if (act >= 4) {                                                               \
+            act_slow(out, (size_t)NP * GK_VLEN, act);                                 \
+            if (NM > 1)                                                               \
+                act_slow(out + ostride, (size_t)NP * GK_VLEN, act);                   \
+        }                                                                             \
+    } while (0)
 
-/* Shape of one convolution, shared by the tile routines (kept in registers/stack). */
+/* Shape of one convolution, shared by the tile routines. */
 typedef struct {
     size_t cb, cv, ih, iw, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
     size_t in_bstride;  /* floats between input blocks: ih * iw * cv */
@@ -75,11 +103,7 @@ GK_INLINE void tile_interior(const conv_shape *s, int NM, int NP, const float *i
                              size_t y0, size_t y1, const float *w, float *out, const float *bias,
                              const float *res, int act, float alpha, float beta)
 {
-    gk_vec acc[2][NP_MAX];
-    for (int m = 0; m < NM; m++)
-#pragma GCC unroll 16
-        for (int p = 0; p < NP; p++)
-            acc[m][p] = VZERO();
+    REP12(DECL_ACC)
     const size_t cv = s->cv, pstride = s->sw * cv, rowlen = s->iw * cv;
     for (size_t b = 0; b < s->cb; b++) {
         for (size_t y = y0; y < y1; y++) {
@@ -87,28 +111,18 @@ GK_INLINE void tile_interior(const conv_shape *s, int NM, int NP, const float *i
                               (ptrdiff_t)((iy0 + (ptrdiff_t)(y * s->dh)) * (ptrdiff_t)rowlen);
             const float *wp = w + ((b * s->kh + y) * s->kw) * cv * GK_VLEN;
             for (size_t x = 0; x < s->kw; x++) {
-                /* One pointer per pixel, as in the gathered tile: with run-time strides this
-                 * lets each broadcast address be a register plus the constant 4c. */
-                const float *ptr[NP_MAX];
-#pragma GCC unroll 16
-                for (int p = 0; p < NP; p++)
-                    ptr[p] = ip + x * s->dw * cv + (size_t)p * pstride;
-                for (size_t c = 0; c < cv; c++) {
-                    gk_vec w0 = VLOAD(wp + c * GK_VLEN);
-                    gk_vec w1 = NM > 1 ? VLOAD(wp + s->w_mstride + c * GK_VLEN) : w0;
-#pragma GCC unroll 16
-                    for (int p = 0; p < NP; p++) {
-                        gk_vec v = VBCAST(ptr[p] + c);
-                        acc[0][p] = VFMA(w0, v, acc[0][p]);
-                        if (NM > 1)
-                            acc[1][p] = VFMA(w1, v, acc[1][p]);
-                    }
-                }
+                /* One pointer per pixel, as in the gathered tile: with run-time strides each
+                 * broadcast address is then a register plus the constant 4c. */
+                const float *ipx = ip + x * s->dw * cv;
+#define SET_PTR(p) if (p < NP) ptr##p = ipx + (size_t)p * pstride;
+                REP12(SET_PTR)
+#undef SET_PTR
+                TAP_FMAS(wp)
                 wp += cv * GK_VLEN;
             }
         }
     }
-    store_tile(acc, NM, NP, out, s->out_bstride, bias, res, act, alpha, beta);
+    STORE_TILE();
 }
 
 /* Gathered tile: NP consecutive pixels of the flattened output plane from index q0, any
@@ -117,48 +131,35 @@ GK_INLINE void tile_gather(const conv_shape *s, int NM, int NP, const float *in,
                            const float *w, float *out, const float *bias, const float *res,
                            int act, float alpha, float beta)
 {
-    gk_vec acc[2][NP_MAX];
-    ptrdiff_t iy[NP_MAX], ix[NP_MAX];
-    const float *ptr[NP_MAX];
-    for (int m = 0; m < NM; m++)
-#pragma GCC unroll 16
-        for (int p = 0; p < NP; p++)
-            acc[m][p] = VZERO();
-    for (int p = 0; p < NP; p++) {
-        size_t q = q0 + (size_t)p;
-        iy[p] = (ptrdiff_t)((q / s->ow) * s->sh) - (ptrdiff_t)s->ph;
-        ix[p] = (ptrdiff_t)((q % s->ow) * s->sw) - (ptrdiff_t)s->pw;
-    }
+    REP12(DECL_ACC)
+#define DECL_POS(p)                                                                      \
+    ptrdiff_t iy##p = (ptrdiff_t)(((q0 + p) / s->ow) * s->sh) - (ptrdiff_t)s->ph;          \
+    ptrdiff_t ix##p = (ptrdiff_t)(((q0 + p) % s->ow) * s->sw) - (ptrdiff_t)s->pw;
+    REP12(DECL_POS)
+#undef DECL_POS
     const size_t cv = s->cv;
     const float *wp = w;
+    out += q0 * GK_VLEN;
+    res = res ? res + q0 * GK_VLEN : NULL;
     for (size_t b = 0; b < s->cb; b++) {
         const float *ib = in + b * s->in_bstride;
         for (size_t y = 0; y < s->kh; y++) {
             for (size_t x = 0; x < s->kw; x++) {
-#pragma GCC unroll 16
-                for (int p = 0; p < NP; p++) {
-                    ptrdiff_t r = iy[p] + (ptrdiff_t)(y * s->dh);
-                    ptrdiff_t col = ix[p] + (ptrdiff_t)(x * s->dw);
-                    bool ok = (size_t)r < s->ih && (size_t)col < s->iw;
-                    ptr[p] = ok ? ib + ((size_t)r * s->iw + (size_t)col) * cv : gk_zeros;
-                }
-                for (size_t c = 0; c < cv; c++) {
-                    gk_vec w0 = VLOAD(wp + c * GK_VLEN);
-                    gk_vec w1 = NM > 1 ? VLOAD(wp + s->w_mstride + c * GK_VLEN) : w0;
-#pragma GCC unroll 16
-                    for (int p = 0; p < NP; p++) {
-                        gk_vec v = VBCAST(ptr[p] + c);
-                        acc[0][p] = VFMA(w0, v, acc[0][p]);
-                        if (NM > 1)
-                            acc[1][p] = VFMA(w1, v, acc[1][p]);
-                    }
-                }
+                ptrdiff_t dy = (ptrdiff_t)(y * s->dh), dx = (ptrdiff_t)(x * s->dw);
+#define SET_PTR(p)                                                                      \
+    if (p < NP) {                                                                       \
+        ptrdiff_t r_ = iy##p + dy, c_ = ix##p + dx;                                      \
+        ptr##p = (size_t)r_ < s->ih && (size_t)c_ < s->iw                               \
+                     ? ib + ((size_t)r_ * s->iw + (size_t)c_) * cv : gk_zeros;          \
+    }
+                REP12(SET_PTR)
+#undef SET_PTR
+                TAP_FMAS(wp)
                 wp += cv * GK_VLEN;
             }
         }
     }
-    store_tile(acc, NM, NP, out + q0 * GK_VLEN, s->out_bstride, bias,
-               res ? res + q0 * GK_VLEN : NULL, act, alpha, beta);
+    STORE_TILE();
 }
 
 /* Instantiates the gathered tile for a run-time pixel count; with constant shapes (the JIT)
