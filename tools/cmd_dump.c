@@ -22,6 +22,8 @@ static const struct {
     { "lowered", true, GLOW_STAGE_LOWERED, true },
     { "ir", true, GLOW_STAGE_IR, false },
     { "ir-optimized", true, GLOW_STAGE_IR_OPTIMIZED, false },
+    /* The cpu backend's optimized LLVM IR (printed through the "llvm" format, below). */
+    { "llvm", true, GLOW_STAGE_IR_OPTIMIZED, false },
 };
 #define NSTAGES (sizeof stages / sizeof stages[0])
 
@@ -50,6 +52,8 @@ void cmd_dump_help(void)
            "                                region sizes in bytes)\n"
            "                       ir-optimized  the IR after the IR optimizer, planned by\n"
            "                                the best-fit planner\n"
+           "                       llvm     the cpu backend's LLVM IR after its O3 pipeline\n"
+           "                                (kernels inlined; implies --backend cpu)\n"
            "  --format FORMAT    'text' (default): one line per node with attributes and\n"
            "                     result types; 'dot': a Graphviz digraph of the main function\n"
            "                     (graph stages only)\n"
@@ -160,7 +164,8 @@ static int parse_args(int argc, char **argv, dump_args *a)
             continue;
         if (!stages[k].available)
             return cli_usage_error("dump", "dump: stage '%s' is not available in this version "
-                                   "(available: loaded, optimized, lowered, ir, ir-optimized)",
+                                   "(available: loaded, optimized, lowered, ir, ir-optimized, "
+                                   "llvm)",
                                    a->stage);
         if (!stages[k].graph && strcmp(a->format, "text") != 0)
             return cli_usage_error("dump", "dump: --format %s is for graph stages; the '%s' "
@@ -169,7 +174,7 @@ static int parse_args(int argc, char **argv, dump_args *a)
         return -1;
     }
     return cli_usage_error("dump", "dump: unknown stage '%s' (available: loaded, optimized, "
-                           "lowered, ir, ir-optimized)", a->stage);
+                           "lowered, ir, ir-optimized, llvm)", a->stage);
 }
 
 /* Prints the program at its stage in the requested format; false when there is nothing to
@@ -177,6 +182,17 @@ static int parse_args(int argc, char **argv, dump_args *a)
 static bool print_graph(FILE *out, const glow_program *p, const char *format)
 {
     glow_module *m = p->m;
+    if (p->ir && !strcmp(format, "llvm")) {
+        char *text = NULL;
+        glow_diag d = { 0 };
+        if (glow_cpu_llvm_ir(p->ir, &text, &d) != GLOW_OK) {
+            cli_error("dump: %s", d.msg);
+            return false;
+        }
+        fputs(text, out);
+        free(text);
+        return true;
+    }
     if (p->ir) {
         ir_function_print(out, p->ir);
         return true;
@@ -233,6 +249,11 @@ int cmd_dump(int argc, char **argv)
     if (rc >= 0) {
         free(a.defines);
         return rc;
+    }
+    /* The llvm stage is the cpu backend's: lower for it, print through the "llvm" format. */
+    if (!strcmp(stages[a.stage_index].name, "llvm")) {
+        a.backend = "cpu";
+        a.format = "llvm";
     }
 
     glow_onnx_options opt = { .defines = a.defines, .ndefines = a.ndefines };

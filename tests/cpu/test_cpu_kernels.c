@@ -17,7 +17,10 @@ static uint32_t rnd(void)
     rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
     return (uint32_t)(rng_state >> 33);
 }
-static int64_t rint_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint32_t)(hi - lo + 1)); }
+static int64_t rint_in(int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(rnd() % (uint32_t)(hi - lo + 1));
+}
 static float rfloat(void) { return (float)((int)(rnd() % 2001) - 1000) / 500.0f; }
 
 static float *rand_data(int64_t n)
@@ -170,10 +173,9 @@ static void case_eltwise(void)
     /* Sizes around the vector widths (16 floats) and their tails. */
     int64_t n = rint_in(1, 70), m = rint_in(1, 5);
     glow_value a = input("a", 2, DIMS(m, n));
-    bool unary = glow_node_kind_flags(eltwise_kind) & 0 ? false
-                 : eltwise_kind == NK_RELU || eltwise_kind == NK_NEG || eltwise_kind == NK_ABS ||
-                       eltwise_kind == NK_SQRT || eltwise_kind == NK_EXP ||
-                       eltwise_kind == NK_TANH || eltwise_kind == NK_SIGMOID;
+    bool unary = eltwise_kind == NK_RELU || eltwise_kind == NK_NEG || eltwise_kind == NK_ABS ||
+                 eltwise_kind == NK_SQRT || eltwise_kind == NK_EXP || eltwise_kind == NK_TANH ||
+                 eltwise_kind == NK_SIGMOID;
     if (unary) {
         output(node(eltwise_kind, &a, 1, NULL, 0));
     } else {

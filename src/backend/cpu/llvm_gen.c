@@ -162,15 +162,12 @@ typedef struct gen {
     LLVMTypeRef i8p, i32, i64;
 } gen;
 
-static LLVMValueRef arg_value(gen *g, const cpu_arg *a, LLVMTypeRef ty)
+static LLVMValueRef arg_value(gen *g, const cpu_arg *a, LLVMTypeRef ty, LLVMValueRef *ptrs,
+                              int *nptr)
 {
     switch (a->kind) {
-    case CA_PTR: {
-        LLVMValueRef idx = LLVMConstInt(g->i64, a->offset, 0);
-        LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, LLVMInt8TypeInContext(g->c),
-                                               g->regions[a->region], &idx, 1, "");
-        return LLVMBuildBitCast(g->b, p, ty, "");
-    }
+    case CA_PTR:
+        return LLVMBuildBitCast(g->b, ptrs[(*nptr)++], ty, "");
     case CA_NULL:
         return LLVMConstNull(ty);
     case CA_INT:
@@ -180,7 +177,9 @@ static LLVMValueRef arg_value(gen *g, const cpu_arg *a, LLVMTypeRef ty)
     }
 }
 
-static glow_status emit_call(gen *g, const ir_instr *in, const cpu_call *cl, glow_diag *d)
+/* Calls cl's kernel; its address arguments are taken in order from ptrs[*nptr...]. */
+static glow_status emit_call(gen *g, const ir_instr *in, const cpu_call *cl, LLVMValueRef *ptrs,
+                             int *nptr, glow_diag *d)
 {
     LLVMValueRef f = LLVMGetNamedFunction(g->mod, cl->fn);
     if (!f)
@@ -203,12 +202,110 @@ static glow_status emit_call(gen *g, const ir_instr *in, const cpu_call *cl, glo
         if (!ok)
             return glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: argument %d of %s for '%s' "
                              "has the wrong kind", i, cl->fn, in->name);
-        args[i] = arg_value(g, &cl->args[i], pt[i]);
+        args[i] = arg_value(g, &cl->args[i], pt[i], ptrs, nptr);
     }
     args[cl->nargs] = g->tid;
     args[cl->nargs + 1] = g->nthreads;
     LLVMBuildCall2(g->b, fty, f, args, np, "");
     return GLOW_OK;
+}
+
+/* The shape of an instruction's calls: kernel names and every argument except addresses.
+ * Instructions with equal keys share one specialized function. */
+static char *call_key(const cpu_call *calls, int ncalls, int *nptr)
+{
+    /* Bounded: at most CPU_MAX_CALLS calls of CPU_MAX_ARGS arguments of < 32 characters. */
+    size_t cap = (size_t)ncalls * (CPU_MAX_ARGS * 32 + 64) + 1, len = 0;
+    char *buf = glow_xmalloc(cap);
+    buf[0] = 0;
+    *nptr = 0;
+    for (int c = 0; c < ncalls; c++) {
+        len += (size_t)snprintf(buf + len, cap - len, "%s(", calls[c].fn);
+        for (int i = 0; i < calls[c].nargs; i++) {
+            const cpu_arg *a = &calls[c].args[i];
+            switch (a->kind) {
+            case CA_PTR:
+                len += (size_t)snprintf(buf + len, cap - len, "p,");
+                (*nptr)++;
+                break;
+            case CA_NULL: len += (size_t)snprintf(buf + len, cap - len, "0,"); break;
+            case CA_INT:
+                len += (size_t)snprintf(buf + len, cap - len, "%lld,", (long long)a->i);
+                break;
+            default: len += (size_t)snprintf(buf + len, cap - len, "%a,", a->f); break;
+            }
+        }
+        len += (size_t)snprintf(buf + len, cap - len, ")");
+    }
+    return buf;
+}
+
+/* One noinline function per distinct kernel-call shape, glowc_k<n>(addresses..., tid,
+ * nthreads), into which the kernels are inlined with their constant shapes; glowc_run calls
+ * it with the instruction's addresses. The optimizer and code generator then work on small
+ * functions, once per shape: repeated layers (ResNet's blocks) share code, and compile time
+ * stays linear in the model size. */
+static glow_status emit_instr(gen *g, const ir_instr *in, const cpu_call *calls, int ncalls,
+                              glow_strmap *shapes, glow_diag *d)
+{
+    int nptr = 0;
+    char *key = call_key(calls, ncalls, &nptr);
+    LLVMTypeRef params[CPU_MAX_CALLS * CPU_MAX_ARGS / 4 + 2];
+    if (nptr + 2 > (int)(sizeof params / sizeof params[0])) {
+        free(key);
+        return glow_fail(d, GLOW_ERR_UNSUPPORTED, "cpu backend: %s '%s' has %d buffers",
+                         ir_instr_kind_name(in->kind), in->name, nptr);
+    }
+    for (int i = 0; i < nptr; i++)
+        params[i] = g->i8p;
+    params[nptr] = g->i32;
+    params[nptr + 1] = g->i32;
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(g->c), params,
+                                       (unsigned)nptr + 2, 0);
+    LLVMValueRef fn = glow_strmap_get(shapes, key);
+    glow_status s = GLOW_OK;
+    if (fn) {
+        free(key);
+    } else {
+        char name[32];
+        snprintf(name, sizeof name, "glowc_k%zu", shapes->len);
+        fn = LLVMAddFunction(g->mod, name, fty);
+        glow_strmap_put(shapes, key, fn);   /* the map owns key (freed by the caller) */
+        LLVMSetLinkage(fn, LLVMInternalLinkage);
+        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                LLVMCreateEnumAttribute(g->c, LLVMGetEnumAttributeKindForName(
+                                                                  "noinline", 8), 0));
+        gen sub = *g;
+        sub.fn = fn;
+        sub.b = LLVMCreateBuilderInContext(g->c);
+        sub.tid = LLVMGetParam(fn, (unsigned)nptr);
+        sub.nthreads = LLVMGetParam(fn, (unsigned)nptr + 1);
+        LLVMPositionBuilderAtEnd(sub.b, LLVMAppendBasicBlockInContext(g->c, fn, "entry"));
+        LLVMValueRef ptrs[sizeof params / sizeof params[0]];
+        for (int i = 0; i < nptr; i++)
+            ptrs[i] = LLVMGetParam(fn, (unsigned)i);
+        int used = 0;
+        for (int i = 0; i < ncalls && s == GLOW_OK; i++)
+            s = emit_call(&sub, in, &calls[i], ptrs, &used, d);
+        LLVMBuildRetVoid(sub.b);
+        LLVMDisposeBuilder(sub.b);
+    }
+    /* The call: region base + planned offset for every address. */
+    LLVMValueRef args[sizeof params / sizeof params[0]];
+    int k = 0;
+    for (int c = 0; c < ncalls; c++)
+        for (int i = 0; i < calls[c].nargs; i++) {
+            const cpu_arg *a = &calls[c].args[i];
+            if (a->kind != CA_PTR)
+                continue;
+            LLVMValueRef off = LLVMConstInt(g->i64, a->offset, 0);
+            args[k++] = LLVMBuildInBoundsGEP2(g->b, LLVMInt8TypeInContext(g->c),
+                                              g->regions[a->region], &off, 1, "");
+        }
+    args[k++] = g->tid;
+    args[k++] = g->nthreads;
+    LLVMBuildCall2(g->b, fty, fn, args, (unsigned)k, "");
+    return s;
 }
 
 static void emit_fallback(gen *g, int index)
@@ -254,6 +351,7 @@ static glow_status emit_run(gen *g, ir_function *f, int *nkernel, int *nfallback
     cpu_isa isa;
     cpu_host_isa(&isa);
     range_set rd = { 0 }, wr = { 0 };
+    glow_strmap shapes = { 0 };
     cpu_call *calls = glow_xcalloc(CPU_MAX_CALLS, sizeof(*calls));
     glow_status s = GLOW_OK;
     int index = 0;
@@ -269,14 +367,16 @@ static glow_status emit_run(gen *g, ir_function *f, int *nkernel, int *nfallback
         int ncalls = 0;
         if (cpu_select(in, &isa, calls, &ncalls)) {
             (*nkernel)++;
-            for (int i = 0; i < ncalls && s == GLOW_OK; i++)
-                s = emit_call(g, in, &calls[i], d);
+            s = emit_instr(g, in, calls, ncalls, &shapes, d);
         } else {
             (*nfallback)++;
             emit_fallback(g, index);
         }
     }
     free(calls);
+    for (size_t i = 0; i < shapes.cap; i++)
+        free((char *)shapes.keys[i]);
+    glow_strmap_free(&shapes);
     free(rd.v);
     free(wr.v);
     LLVMBuildRetVoid(g->b);
@@ -306,7 +406,8 @@ static void prepare_functions(gen *g, const char *cpu, const char *features)
         set_fn_attr(g->c, fn, "target-cpu", cpu);
         set_fn_attr(g->c, fn, "target-features", features);
         LLVMRemoveStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, "tune-cpu", 8);
-        if (fn == g->fn)
+        size_t len;
+        if (fn == g->fn || !strncmp(LLVMGetValueName2(fn, &len), "glowc_k", 7))
             continue;
         LLVMSetLinkage(fn, LLVMInternalLinkage);
         LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, noinl);
