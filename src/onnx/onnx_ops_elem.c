@@ -289,3 +289,40 @@ glow_status load_cast_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     GLOW_TRY(onnx_input(cx, np, 1, &like));
     return cast_to(cx, np, x, glow_dtype_to_onnx(glow_value_type(like)->dtype));
 }
+
+/* BitCast (opset 26) reinterprets bits between kinds of one width. A constant is copied
+ * byte for byte; between integer kinds (and bool -> 8-bit) a CAST is the same thing, since
+ * integer casts wrap modulo 2^bits and bool holds 0 or 1. Computed floats have no graph node
+ * that reinterprets bits, so they are refused by name. */
+glow_status load_bitcast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value x;
+    GLOW_TRY(check_inputs(cx, np, 1, 1));
+    GLOW_TRY(onnx_input(cx, np, 0, &x));
+    const Onnx__AttributeProto *to_attr = onnx_attr(np, "to");
+    if (!to_attr)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "attribute 'to' is required");
+    GLOW_TRY(onnx_attr_check(cx, np, "to", 2));
+    int64_t code = onnx_attr_int(np, "to", 0);
+    glow_dtype to;
+    if (code < INT32_MIN || code > INT32_MAX || !glow_dtype_from_onnx((int)code, &to))
+        return onnx_unsupported(cx, np, "bitcast to element type %s (%lld)",
+                                onnx_type_name(code), (long long)code);
+    const glow_type *xt = glow_value_type(x);
+    if (glow_dtype_size(xt->dtype) != glow_dtype_size(to))
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "'to' = %s is not as wide as the input's %s",
+                         glow_dtype_name(to), glow_dtype_name(xt->dtype));
+    if (xt->dtype == to)
+        return onnx_set_output(cx, np, 0, x);
+    if (glow_value_is_constant(x)) {
+        glow_type t = *xt;
+        t.dtype = to;
+        glow_value c = onnx_constant(cx, onnx_node_name(np), &t, x.node->payload.data);
+        return onnx_set_output(cx, np, 0, c);
+    }
+    bool int_like_x = glow_dtype_is_int(xt->dtype) || xt->dtype == GLOW_BOOL;
+    if (int_like_x && glow_dtype_is_int(to))
+        return cast_to(cx, np, x, code);
+    return onnx_unsupported(cx, np, "bitcast of a computed %s value to %s (only integer kinds, "
+                            "or constants)", glow_dtype_name(xt->dtype), glow_dtype_name(to));
+}

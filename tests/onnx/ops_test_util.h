@@ -20,6 +20,7 @@ typedef struct loaded {
     glow_status st;
     glow_diag d;
     char *text;   /* glow_function_print of "main" when the load succeeded; malloc'd */
+    char *module_text; /* glow_module_print (storage with small constants' values); malloc'd */
 } loaded;
 
 static inline uint8_t *read_all(const char *path, size_t *size)
@@ -151,6 +152,9 @@ static inline loaded load_node_test(const char *test, unsigned freeze, model_edi
         FILE *out = open_memstream(&r.text, &len);
         glow_function_print(out, glow_module_function(m, "main"));
         fclose(out);
+        out = open_memstream(&r.module_text, &len);
+        glow_module_print(out, m);
+        fclose(out);
     }
     glow_module_destroy(m);
     return r;
@@ -165,7 +169,8 @@ static inline const char *loaded_text(const loaded *r)
 static inline void loaded_free(loaded *r)
 {
     free(r->text);
-    r->text = NULL;
+    free(r->module_text);
+    r->text = r->module_text = NULL;
 }
 
 #endif

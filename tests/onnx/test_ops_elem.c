@@ -226,6 +226,26 @@ static void casts(void)
                  "  %CastLike#0 = Cast(%input) : f64[3, 4]\n"
                  "  Save(%CastLike#0, %output)\n"
                  "}\n");
+    /* BitCast between integer kinds is a wrapping Cast; a constant is copied bit for bit;
+     * a computed float has no bit-reinterpreting node. */
+    expect_graph("test_bitcast_uint32_to_int32", 0, NULL,
+                 "function main {\n"
+                 "  %BitCast#0 = Cast(%x) : i32[3]\n"
+                 "  Save(%BitCast#0, %y)\n"
+                 "}\n");
+    expect_graph("test_bitcast_bool_to_uint8", 0, NULL,
+                 "function main {\n"
+                 "  %BitCast#0 = Cast(%x) : u8[4]\n"
+                 "  Save(%BitCast#0, %y)\n"
+                 "}\n");
+    loaded r = load_node_test("test_bitcast_scalar_float32_to_int32", 1u << 0, NULL);
+    CHECK_EQ(r.st, GLOW_OK);
+    /* 1.0f is 0x3F800000. */
+    CHECK_CONTAINS(r.module_text ? r.module_text : r.d.msg,
+                   "%BitCast#0 = Constant [1065353216] : i32[]");
+    loaded_free(&r);
+    expect_fail("test_bitcast_float32_to_int32", 0, NULL, GLOW_ERR_UNSUPPORTED,
+                "BitCast 'BitCast#0' (opset 26): bitcast of a computed f32 value to i32");
 }
 
 int main(void)
