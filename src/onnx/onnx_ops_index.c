@@ -371,3 +371,77 @@ glow_status load_unique(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
                 cx->arena, "%s/%s", name, outs[i].sfx), outs[i].t, outs[i].v)));
     return GLOW_OK;
 }
+
+/* TensorScatter (opset 24), the KV-cache update: update's slices along `axis` are written into
+ * past_cache at write_indices[b] + s (mod the cache length in circular mode). It becomes one
+ * SCATTER_ELEMENTS whose indices are those positions broadcast to update's shape. */
+glow_status load_tensor_scatter(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+{
+    glow_value past, upd;
+    GLOW_TRY(onnx_input(cx, np, 0, &past));
+    GLOW_TRY(onnx_input(cx, np, 1, &upd));
+    const glow_type *pt = glow_value_type(past), *ut = glow_value_type(upd);
+    int r = pt->rank, axis;
+    GLOW_TRY(onnx_attr_check(cx, np, "axis", 2));
+    GLOW_TRY(onnx_axis(cx, np, onnx_attr_int(np, "axis", -2), r, &axis));
+    if (r < 2 || axis == 0)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "axis %d of a rank-%d cache (the sequence "
+                         "axis cannot be the batch axis)", axis, r);
+    const char *mode = onnx_attr_str(cx, np, "mode", "linear");
+    bool circular = !strcmp(mode, "circular");
+    if (!circular && strcmp(mode, "linear") != 0)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "mode '%s' is not valid", mode);
+    bool same = ut->rank == r && ut->dtype == pt->dtype && ut->dims[axis] <= pt->dims[axis];
+    for (int i = 0; same && i < r; i++)
+        same = i == axis || ut->dims[i] == pt->dims[i];
+    if (!same) {
+        char ub[96], pb[96];
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "update %s does not fit past_cache %s "
+                         "on axis %d", glow_type_str(ut, ub, sizeof ub),
+                         glow_type_str(pt, pb, sizeof pb), axis);
+    }
+    int64_t seq = ut->dims[axis], len = pt->dims[axis];
+    /* Positions 0..seq-1 along the axis, [1, ..., seq, ..., 1]. */
+    int64_t *ar = seq <= (1 << 26) ? glow_arena_try_alloc(&cx->scratch, sizeof(int64_t) *
+                                                          (size_t)(seq > 0 ? seq : 1))
+                                   : NULL;
+    if (!ar)
+        return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "sequence length %lld is too large",
+                         (long long)seq);
+    for (int64_t s = 0; s < seq; s++)
+        ar[s] = s;
+    glow_type at = glow_type_make(GLOW_I64, r, ut->dims);
+    for (int i = 0; i < r; i++)
+        at.dims[i] = i == axis ? seq : 1;
+    glow_value pos = onnx_constant(cx, glow_arena_printf(cx->arena, "%s/positions",
+                                                         onnx_node_name(np)), &at, ar);
+    if (onnx_has_input(np, 2)) {
+        glow_value wi;
+        GLOW_TRY(onnx_input(cx, np, 2, &wi));
+        const glow_type *wt = glow_value_type(wi);
+        if (wt->rank != 1 || wt->dims[0] != pt->dims[0] || !glow_dtype_is_int(wt->dtype))
+            return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "write_indices must be integer "
+                             "[batch] = [%lld]", (long long)pt->dims[0]);
+        if (wt->dtype != GLOW_I64)
+            GLOW_TRY(onnx_cast(cx, np, wi, GLOW_I64, &wi));
+        int64_t bd[GLOW_MAX_DIMS];
+        for (int i = 0; i < r; i++)
+            bd[i] = i == 0 ? pt->dims[0] : 1;
+        GLOW_TRY(onnx_reshape(cx, np, wi, r, bd, &wi));
+        glow_value sum[2] = { wi, pos };
+        GLOW_TRY(onnx_build_elemwise(cx, np, NK_ADD, sum, 2, NULL, 0, &pos));
+    }
+    if (circular && len > 0) {
+        glow_value m[2] = { pos, onnx_scalar(cx, glow_arena_printf(cx->arena, "%s/length",
+                                                                   onnx_node_name(np)),
+                                             GLOW_I64, (double)len) };
+        glow_attr fm = GLOW_AI(FMOD, 0);
+        GLOW_TRY(onnx_build_elemwise(cx, np, NK_MOD, m, 2, &fm, 1, &pos));
+    }
+    GLOW_TRY(onnx_broadcast_to(cx, np, pos, r, ut->dims, &pos));
+    glow_value ins[3] = { past, pos, upd };
+    glow_attr attrs[2] = { GLOW_AI(AXIS, axis), GLOW_ASTR(REDUCTION, "none") };
+    glow_value out;
+    GLOW_TRY(onnx_build(cx, np, NK_SCATTER_ELEMENTS, ins, 3, attrs, 2, NULL, 0, &out));
+    return onnx_set_output(cx, np, 0, out);
+}

@@ -287,6 +287,18 @@ static void indexing(void)
                  ": f32[4, 4, 4]\n"
                  "  Save(%ScatterND#0, %y)\n"
                  "}\n");
+    /* TensorScatter: one ScatterElements at write_indices[b] + s along the sequence axis. */
+    expect_graph("test_tensorscatter", 0, NULL,
+                 "function main {\n"
+                 "  %TensorScatter#0/reshape0 = Reshape(%write_indices) : i64[2, 1, 1, 1]\n"
+                 "  %TensorScatter#0 = Add(%TensorScatter#0/reshape0, %TensorScatter#0/bcast1) "
+                 ": i64[2, 1, 1, 1]\n"
+                 "  %TensorScatter#0/bcast2 = Broadcast(%TensorScatter#0) : i64[2, 1, 1, 5]\n"
+                 "  %TensorScatter#0/ScatterElements3 = ScatterElements(%past_cache, "
+                 "%TensorScatter#0/bcast2, %update) {axis=2, reduction=\"none\"} : "
+                 "f32[2, 1, 4, 5]\n"
+                 "  Save(%TensorScatter#0/ScatterElements3, %present_cache)\n"
+                 "}\n");
     /* A constant condition turns Compress into a Gather of constant positions. */
     expect_graph("test_compress_default_axis", 2, NULL,
                  "function main {\n"
