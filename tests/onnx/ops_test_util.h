@@ -85,6 +85,29 @@ static inline void set_ints_attr(Onnx__NodeProto *np, const char *name, const in
     np->attribute[np->n_attribute++] = a;
 }
 
+/* Sets a string attribute of np (added when absent). */
+static inline void set_string_attr(Onnx__NodeProto *np, const char *name, const char *v)
+{
+    Onnx__AttributeProto *a = NULL;
+    for (size_t i = 0; i < np->n_attribute && !a; i++)
+        if (strcmp(np->attribute[i]->name, name) == 0)
+            a = np->attribute[i];
+    if (!a) {
+        a = malloc(sizeof *a);
+        onnx__attribute_proto__init(a);
+        a->name = strdup(name);
+        a->type = 3;
+        a->has_type = 1;
+        np->attribute = realloc(np->attribute, (np->n_attribute + 1) * sizeof *np->attribute);
+        np->attribute[np->n_attribute++] = a;
+    } else {
+        free(a->s.data);
+    }
+    a->s.data = (uint8_t *)strdup(v);
+    a->s.len = strlen(v);
+    a->has_s = 1;
+}
+
 static inline void set_node_name(Onnx__NodeProto *np, const char *name)
 {
     if (np->name != protobuf_c_empty_string)

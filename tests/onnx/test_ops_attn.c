@@ -1,7 +1,7 @@
-// test_ops_attn.c - Attention, RotaryEmbedding and CausalConvWithState: every node-suite test
-// of these ops is imported and evaluated node by node against ONNX's outputs; the expanded
-// (function body) variants are run too for comparison; bad head counts and modes fail naming
-// the node.
+// test_ops_attn.c - Attention, RotaryEmbedding, CausalConvWithState and LinearAttention: every
+// node-suite test of these ops is imported and evaluated node by node against ONNX's outputs;
+// the expanded (function body) variants are run too for comparison; bad head counts and modes
+// fail naming the node.
 #include "check.h"
 #include "node_eval_prefix.h"
 #include "ops_test_util.h"
@@ -20,6 +20,17 @@ static void bad_mode(Onnx__ModelProto *mp)
 static void odd_rotary_dim(Onnx__ModelProto *mp)
 {
     set_int_attr(mp->graph->node[0], "rotary_embedding_dim", 3);
+}
+
+static void lin_heads(Onnx__ModelProto *mp)
+{
+    set_int_attr(mp->graph->node[0], "q_num_heads", 3);
+    set_node_name(mp->graph->node[0], "lin0");
+}
+
+static void lin_rule(Onnx__ModelProto *mp)
+{
+    set_string_attr(mp->graph->node[0], "update_rule", "fancy");
 }
 
 int main(void)
@@ -54,7 +65,23 @@ int main(void)
     e = ne_run_prefixes(conv, true);
     ne_print_totals("CausalConvWithState node tests, expanded", e);
 
-    loaded r = load_node_test("test_attention_3d_gqa", 0, odd_heads);
+    static const char *const lin[] = { "test_linear_attention_", NULL };
+    t = ne_run_prefixes(lin, false);
+    ne_print_totals("LinearAttention node tests", t);
+    CHECK_EQ(t.total, 14);
+    CHECK_EQ(t.pass, 14);
+
+    loaded r = load_node_test("test_linear_attention_gated_delta_gqa", 0, lin_heads);
+    CHECK_EQ(r.st, GLOW_ERR_BAD_ATTR);
+    CHECK_CONTAINS(r.d.msg, "LinearAttention 'lin0' (opset 27): q_num_heads 3 must be a "
+                   "positive multiple of kv_num_heads");
+    loaded_free(&r);
+    r = load_node_test("test_linear_attention_gated", 0, lin_rule);
+    CHECK_EQ(r.st, GLOW_ERR_BAD_ATTR);
+    CHECK_CONTAINS(r.d.msg, "update_rule 'fancy' is not valid");
+    loaded_free(&r);
+
+    r = load_node_test("test_attention_3d_gqa", 0, odd_heads);
     CHECK_EQ(r.st, GLOW_ERR_BAD_SHAPE);
     CHECK_CONTAINS(r.d.msg, "Attention 'attn0'");
     CHECK_CONTAINS(r.d.msg, "not a multiple of 5 heads");
