@@ -22,6 +22,46 @@ static inline void valid_range(int64_t off, int64_t stride, int64_t in, int64_t 
     *hi = b > a ? b : a;
 }
 
+/* One output plane, tap by tap over whole output rows. */
+static inline void plane_general(const float *xg, const float *wm, float *yp, int64_t cg,
+                                 int64_t h, int64_t wd, int64_t kh, int64_t kw, int64_t oh,
+                                 int64_t ow, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                                 int64_t ph, int64_t pw)
+{
+    int64_t in_plane = h * wd;
+    for (int64_t ic = 0; ic < cg; ic++) {
+        const float *xc = xg + ic * in_plane;
+        for (int64_t ky = 0; ky < kh; ky++) {
+            int64_t ylo, yhi;
+            valid_range(ky * dh - ph, sh, h, oh, &ylo, &yhi);
+            for (int64_t kx = 0; kx < kw; kx++) {
+                float wv = wm[(ic * kh + ky) * kw + kx];
+                int64_t xlo, xhi, xoff = kx * dw - pw;
+                valid_range(xoff, sw, wd, ow, &xlo, &xhi);
+                for (int64_t oy = ylo; oy < yhi; oy++) {
+                    const float *xr = xc + (oy * sh + ky * dh - ph) * wd + xoff;
+                    float *yr = yp + oy * ow;
+                    for (int64_t ox = xlo; ox < xhi; ox++)
+                        yr[ox] += wv * xr[ox * sw];
+                }
+            }
+        }
+    }
+}
+
+/* One output plane of a 1x1, stride-1, unpadded convolution: whole planes at once, a long
+ * contiguous vector loop even where rows are short (7x7 or 14x14 feature maps). */
+static inline void plane_1x1(const float *xg, const float *wm, float *yp, int64_t cg,
+                             int64_t plane)
+{
+    for (int64_t ic = 0; ic < cg; ic++) {
+        float wv = wm[ic];
+        const float *xc = xg + ic * plane;
+        for (int64_t i = 0; i < plane; i++)
+            yp[i] += wv * xc[i];
+    }
+}
+
 void gk_conv2d_f32_scalar(const float *x, const float *w, const float *bias, float *y,
                           int64_t n, int64_t c, int64_t h, int64_t wd, int64_t m, int64_t kh,
                           int64_t kw, int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t dh,
@@ -29,6 +69,8 @@ void gk_conv2d_f32_scalar(const float *x, const float *w, const float *bias, flo
                           double alpha, double beta, int tid, int nthreads)
 {
     int64_t cg = c / group, mg = m / group, plane = oh * ow, in_plane = h * wd;
+    bool pointwise = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 &&
+                     oh == h && ow == wd;
     int64_t lo, hi;
     gk_split(n * m, 1, tid, nthreads, &lo, &hi);
     for (int64_t p = lo; p < hi; p++) {
@@ -39,24 +81,10 @@ void gk_conv2d_f32_scalar(const float *x, const float *w, const float *bias, flo
             yp[i] = bv;
         const float *xg = x + (b * c + g * cg) * in_plane;
         const float *wm = w + oc * cg * kh * kw;
-        for (int64_t ic = 0; ic < cg; ic++) {
-            const float *xc = xg + ic * in_plane;
-            for (int64_t ky = 0; ky < kh; ky++) {
-                int64_t ylo, yhi;
-                valid_range(ky * dh - ph, sh, h, oh, &ylo, &yhi);
-                for (int64_t kx = 0; kx < kw; kx++) {
-                    float wv = wm[(ic * kh + ky) * kw + kx];
-                    int64_t xlo, xhi, xoff = kx * dw - pw;
-                    valid_range(xoff, sw, wd, ow, &xlo, &xhi);
-                    for (int64_t oy = ylo; oy < yhi; oy++) {
-                        const float *xr = xc + (oy * sh + ky * dh - ph) * wd + xoff;
-                        float *yr = yp + oy * ow;
-                        for (int64_t ox = xlo; ox < xhi; ox++)
-                            yr[ox] += wv * xr[ox * sw];
-                    }
-                }
-            }
-        }
+        if (pointwise)
+            plane_1x1(xg, wm, yp, cg, plane);
+        else
+            plane_general(xg, wm, yp, cg, h, wd, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw);
         if (act != GK_ACT_NONE)
             for (int64_t i = 0; i < plane; i++)
                 yp[i] = gk_act(act, yp[i], alpha, beta);
