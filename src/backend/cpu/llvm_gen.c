@@ -1,7 +1,7 @@
 // llvm_gen.c - LLVM code generation: the embedded kernel bitcode plus one function glowc_run
-// that calls, instruction by instruction, the selected kernels with constant arguments (or the
-// evaluator fallback), with barriers between dependent instructions; then the O3 pipeline for
-// the host CPU, after which the kernels are inlined and specialized to their call sites.
+// that calls, instruction by instruction, the selected kernels specialized to constant shapes
+// (or the evaluator fallback), with barriers between dependent instructions; then the O3
+// pipeline for the host CPU, which inlines the kernels into their specialized callers.
 //
 // glowc_run(constant, mutable, act, tid, nthreads, ctx) is run by every pool thread. Each
 // kernel call does the thread's share; a fallback instruction runs on thread 0 only. A
@@ -91,7 +91,7 @@ static bool needs_barrier(const ir_instr *in, const range_set *rd, const range_s
         const ir_value *v = in->ops[i].v;
         int r = value_region(v);
         uint64_t lo = v->addr, hi = lo + glow_type_bytes(&v->type);
-        if (r == CPU_REGION_CONSTANT || hi == lo)
+        if (hi == lo)
             continue;
         if (range_hits(wr, r, lo, hi))
             return true;
@@ -107,7 +107,7 @@ static void record(const ir_instr *in, range_set *rd, range_set *wr)
         const ir_value *v = in->ops[i].v;
         int r = value_region(v);
         uint64_t lo = v->addr, hi = lo + glow_type_bytes(&v->type);
-        if (r == CPU_REGION_CONSTANT || hi == lo)
+        if (hi == lo)
             continue;
         range_add(in->ops[i].role == 'i' ? rd : wr, r, lo, hi);
     }
@@ -160,6 +160,7 @@ typedef struct gen {
     LLVMValueRef barrier_fn, fallback_fn;
     LLVMTypeRef barrier_ty, fallback_ty;
     LLVMTypeRef i8p, i32, i64;
+    const cpu_isa *isa;       /* NULL: the host's */
 } gen;
 
 static LLVMValueRef arg_value(gen *g, const cpu_arg *a, LLVMTypeRef ty, LLVMValueRef *ptrs,
@@ -349,7 +350,10 @@ static glow_status emit_run(gen *g, ir_function *f, int *nkernel, int *nfallback
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(g->c, g->fn, "entry");
     LLVMPositionBuilderAtEnd(g->b, entry);
     cpu_isa isa;
-    cpu_host_isa(&isa);
+    if (g->isa)
+        isa = *g->isa;
+    else
+        cpu_host_isa(&isa);
     range_set rd = { 0 }, wr = { 0 };
     glow_strmap shapes = { 0 };
     cpu_call *calls = glow_xcalloc(CPU_MAX_CALLS, sizeof(*calls));
@@ -431,12 +435,25 @@ static glow_status llvm_error(LLVMErrorRef e, const char *what, glow_diag *d)
 glow_status cpu_generate(ir_function *f, cpu_module **out, int *nkernel, int *nfallback,
                          glow_diag *d)
 {
+    return cpu_generate_for(f, NULL, out, nkernel, nfallback, d);
+}
+
+LLVMModuleRef cpu_module_llvm(cpu_module *m) { return m->mod; }
+LLVMTargetMachineRef cpu_module_target_machine(cpu_module *m) { return m->tm; }
+
+glow_status cpu_generate_for(ir_function *f, const cpu_target *t, cpu_module **out,
+                             int *nkernel, int *nfallback, glow_diag *d)
+{
+    static const cpu_target host = { 0 };
+    if (!t)
+        t = &host;
     cpu_llvm_init();
     cpu_module *m = glow_xcalloc(1, sizeof(*m));
     m->tsc = LLVMOrcCreateNewThreadSafeContext();
     m->ctx = LLVMOrcThreadSafeContextGetContext(m->tsc);
     LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(
-        (const char *)glow_kernels_bc, glow_kernels_bc_size, "kernels.bc", 0);
+        (const char *)(t->bitcode ? t->bitcode : glow_kernels_bc),
+        t->bitcode ? t->bitcode_size : glow_kernels_bc_size, "kernels.bc", 0);
     LLVMBool bad = LLVMParseBitcodeInContext2(m->ctx, buf, &m->mod);
     LLVMDisposeMemoryBuffer(buf);
     if (bad) {
@@ -444,9 +461,9 @@ glow_status cpu_generate(ir_function *f, cpu_module **out, int *nkernel, int *nf
         return glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: the embedded kernel bitcode does "
                          "not parse");
     }
-    char *triple = LLVMGetDefaultTargetTriple();
-    char *cpu = LLVMGetHostCPUName();
-    char *features = LLVMGetHostCPUFeatures();
+    char *triple = t->triple ? strdup(t->triple) : LLVMGetDefaultTargetTriple();
+    char *cpu = t->cpu ? strdup(t->cpu) : LLVMGetHostCPUName();
+    char *features = t->features ? strdup(t->features) : LLVMGetHostCPUFeatures();
     LLVMTargetRef target;
     char *err = NULL;
     glow_status s = GLOW_OK;
@@ -456,8 +473,10 @@ glow_status cpu_generate(ir_function *f, cpu_module **out, int *nkernel, int *nf
         LLVMDisposeMessage(err);
     } else {
         m->tm = LLVMCreateTargetMachine(target, triple, cpu, features,
-                                        LLVMCodeGenLevelAggressive, LLVMRelocDefault,
-                                        LLVMCodeModelJITDefault);
+                                        LLVMCodeGenLevelAggressive,
+                                        t->object ? LLVMRelocPIC : LLVMRelocDefault,
+                                        t->object ? LLVMCodeModelDefault
+                                                  : LLVMCodeModelJITDefault);
         LLVMSetTarget(m->mod, triple);
         LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(m->tm);
         LLVMSetModuleDataLayout(m->mod, dl);
@@ -466,10 +485,15 @@ glow_status cpu_generate(ir_function *f, cpu_module **out, int *nkernel, int *nf
         g.i8p = LLVMPointerType(LLVMInt8TypeInContext(m->ctx), 0);
         g.i32 = LLVMInt32TypeInContext(m->ctx);
         g.i64 = LLVMInt64TypeInContext(m->ctx);
+        g.isa = t->isa;
         s = emit_run(&g, f, nkernel, nfallback, d);
         LLVMDisposeBuilder(g.b);
         if (s == GLOW_OK) {
             prepare_functions(&g, cpu, features);
+            if (t->add_entries)
+                s = t->add_entries(m->mod, g.fn, cpu, features, t->arg, d);
+        }
+        if (s == GLOW_OK) {
             char *verr = NULL;
             if (LLVMVerifyModule(m->mod, LLVMReturnStatusAction, &verr))
                 s = glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: generated code does not "
@@ -487,9 +511,10 @@ glow_status cpu_generate(ir_function *f, cpu_module **out, int *nkernel, int *nf
                 s = llvm_error(e, "optimizing", d);
         }
     }
-    LLVMDisposeMessage(triple);
-    LLVMDisposeMessage(cpu);
-    LLVMDisposeMessage(features);
+    /* strdup'd or LLVM's messages: both are malloc'd. */
+    free(triple);
+    free(cpu);
+    free(features);
     if (s != GLOW_OK) {
         cpu_module_destroy(m);
         return s;
