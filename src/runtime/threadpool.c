@@ -53,7 +53,7 @@ static inline void cpu_relax(void)
 static void wait_change(atomic_uint *gen, unsigned seen)
 {
     for (int i = 0; atomic_load(gen) == seen; i++) {
-        if (i < 4000)
+        if (i < 1000)
             cpu_relax();
         else
             sched_yield();
