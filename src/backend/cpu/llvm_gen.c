@@ -422,6 +422,18 @@ static void prepare_functions(gen *g, const char *cpu, const char *features)
     for (LLVMValueRef gv = LLVMGetFirstGlobal(g->mod); gv; gv = LLVMGetNextGlobal(gv))
         if (!LLVMIsDeclaration(gv))
             LLVMSetLinkage(gv, LLVMInternalLinkage);
+    /* Delete the kernels nothing calls (most of the library, for a given model) before the
+     * optimizer spends time on them; repeat, as deleting a kernel frees its helpers. */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (LLVMValueRef fn = LLVMGetFirstFunction(g->mod), next; fn; fn = next) {
+            next = LLVMGetNextFunction(fn);
+            if (fn != g->fn && !LLVMIsDeclaration(fn) && !LLVMGetFirstUse(fn)) {
+                LLVMDeleteFunction(fn);
+                changed = true;
+            }
+        }
+    }
 }
 
 static glow_status llvm_error(LLVMErrorRef e, const char *what, glow_diag *d)
