@@ -36,6 +36,19 @@ static const layer layers[] = {
     { "mobilenet_v2 dw 3x3 144 @56", 144, 56, 56, 144, 3, 1, 1, 144 },
 };
 
+typedef struct {
+    const char *name;
+    int m, n, k;
+} gemm_shape;
+
+static const gemm_shape gemms[] = {
+    { "resnet50 fc 2048->1000 b1", 1, 1000, 2048 },
+    { "resnet50 fc 2048->1000 b8", 8, 1000, 2048 },
+    { "vgg19 fc7 4096->4096 b1", 1, 4096, 4096 },
+    { "vgg19 fc7 4096->4096 b8", 8, 4096, 4096 },
+    { "gemm 192x512x512 (compute)", 192, 512, 512 },
+};
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -194,6 +207,31 @@ int main(int argc, char **argv)
         double gf = flops / best / 1e9;
         printf("%-34s %9.3f %9.1f %6.1f%%\n", l->name, best * 1e3, gf, 100.0 * gf / peak);
         free(j.in), free(w), free(b), free(j.wt), free(j.bias), free(j.out);
+    }
+    for (size_t gi = 0; gi < sizeof gemms / sizeof gemms[0]; gi++) {
+        const gemm_shape *g = &gemms[gi];
+        if (only && !strstr(g->name, only))
+            continue;
+        int nr = avx512 ? 32 : 16;
+        float *a = rnd((size_t)g->m * g->k), *b = rnd((size_t)g->k * g->n);
+        float *bias = rnd((size_t)g->n), *c = rnd((size_t)g->m * g->n);
+        size_t bf = glow_repack_gemm_b_floats(g->k, g->n, nr);
+        float *bp = aligned_alloc(64, (bf * 4 + 63) / 64 * 64);
+        glow_repack_gemm_b(bp, b, g->k, g->n, g->n, 0, nr);
+        double best = 1e30, t_end = now_s() + budget;
+        do {
+            double t0 = now_s();
+            (avx512 ? gk_gemm_packed_f32_avx512 : gk_gemm_packed_f32_avx2)(
+                c, a, bp, bias, NULL, (size_t)g->m, (size_t)g->n, (size_t)g->k, (size_t)g->k,
+                (size_t)g->n, 0, 0, 0, 0, 1);
+            double t = now_s() - t0;
+            if (t < best)
+                best = t;
+        } while (now_s() < t_end);
+        double gf = 2.0 * g->m * g->n * g->k / best / 1e9;
+        printf("%-34s %9.3f %9.1f %6.1f%%  (%.1f GB/s of weights)\n", g->name, best * 1e3, gf,
+               100.0 * gf / peak, (double)bf * 4 / best / 1e9);
+        free(a), free(b), free(bias), free(c), free(bp);
     }
     return 0;
 }

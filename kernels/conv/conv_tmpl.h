@@ -45,8 +45,7 @@ static void act_slow(float *p, size_t count, int act)
  * ptr<p> instead of using arrays, and guard each pixel with `p < NP`: once NM and NP are
  * constants every compiler keeps them in registers without relying on loop unrolling and
  * scalar replacement of arrays (clang would otherwise merge the tile sizes into one loop over
- * an array in memory). NP_MAX <= 12. */
-#define REP12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+ * an array in memory). NP_MAX <= 12 (GK_REP12). */
 #define DECL_ACC(p) gk_vec a0_##p = VZERO(), a1_##p = VZERO(); const float *ptr##p = gk_zeros;
 #define FMA_PIX(p)                                  \
     if (p < NP) {                                   \
@@ -72,7 +71,7 @@ static void act_slow(float *p, size_t count, int act)
     for (size_t c = 0; c < cv; c++) {                                           \
         gk_vec w0 = VLOAD((wp) + c * GK_VLEN);                                  \
         gk_vec w1 = NM > 1 ? VLOAD((wp) + s->w_mstride + c * GK_VLEN) : w0;     \
-        REP12(FMA_PIX)                                                          \
+        GK_REP12(FMA_PIX)                                                          \
     }
 /* Bias, residual, activation and the store of the tile (out/res at its first pixel). */
 #define STORE_TILE()                                                                  \
@@ -80,7 +79,7 @@ static void act_slow(float *p, size_t count, int act)
         size_t ostride = s->out_bstride;                                              \
         gk_vec b0 = bias ? VLOAD(bias) : VZERO();                                     \
         gk_vec b1 = bias && NM > 1 ? VLOAD(bias + GK_VLEN) : VZERO();                 \
-        REP12(STORE_PIX)                                                              \
+        GK_REP12(STORE_PIX)                                                              \
         if (act >= 4) {                                                               \
             act_slow(out, (size_t)NP * GK_VLEN, act);                                 \
             if (NM > 1)                                                               \
@@ -103,7 +102,7 @@ GK_INLINE void tile_interior(const conv_shape *s, int NM, int NP, const float *i
                              size_t y0, size_t y1, const float *w, float *out, const float *bias,
                              const float *res, int act, float alpha, float beta)
 {
-    REP12(DECL_ACC)
+    GK_REP12(DECL_ACC)
     const size_t cv = s->cv, pstride = s->sw * cv, rowlen = s->iw * cv;
     for (size_t b = 0; b < s->cb; b++) {
         for (size_t y = y0; y < y1; y++) {
@@ -115,7 +114,7 @@ GK_INLINE void tile_interior(const conv_shape *s, int NM, int NP, const float *i
                  * broadcast address is then a register plus the constant 4c. */
                 const float *ipx = ip + x * s->dw * cv;
 #define SET_PTR(p) if (p < NP) ptr##p = ipx + (size_t)p * pstride;
-                REP12(SET_PTR)
+                GK_REP12(SET_PTR)
 #undef SET_PTR
                 TAP_FMAS(wp)
                 wp += cv * GK_VLEN;
@@ -131,11 +130,11 @@ GK_INLINE void tile_gather(const conv_shape *s, int NM, int NP, const float *in,
                            const float *w, float *out, const float *bias, const float *res,
                            int act, float alpha, float beta)
 {
-    REP12(DECL_ACC)
+    GK_REP12(DECL_ACC)
 #define DECL_POS(p)                                                                      \
     ptrdiff_t iy##p = (ptrdiff_t)(((q0 + p) / s->ow) * s->sh) - (ptrdiff_t)s->ph;          \
     ptrdiff_t ix##p = (ptrdiff_t)(((q0 + p) % s->ow) * s->sw) - (ptrdiff_t)s->pw;
-    REP12(DECL_POS)
+    GK_REP12(DECL_POS)
 #undef DECL_POS
     const size_t cv = s->cv;
     const float *wp = w;
@@ -152,7 +151,7 @@ GK_INLINE void tile_gather(const conv_shape *s, int NM, int NP, const float *in,
         ptr##p = (size_t)r_ < s->ih && (size_t)c_ < s->iw                               \
                      ? ib + ((size_t)r_ * s->iw + (size_t)c_) * cv : gk_zeros;          \
     }
-                REP12(SET_PTR)
+                GK_REP12(SET_PTR)
 #undef SET_PTR
                 TAP_FMAS(wp)
                 wp += cv * GK_VLEN;

@@ -61,45 +61,52 @@ GK_INLINE void store_row(gk_vec a0, gk_vec a1, float *c, const float *bias, cons
             c[j] = act == 4 ? 1.0f / (1.0f + expf(-c[j])) : tanhf(c[j]);
 }
 
+/* Rows are named registers c0_<i> / c1_<i> (the two vectors of the panel) guarded by
+ * `i < R`, so the tile stays in registers once R is a constant (GK_REP12). */
 GK_INLINE void gemm_tile(int R, const float *a, size_t lda, const float *bp, size_t k, float *c,
                          size_t ldc, const float *bias, const float *res, size_t cols, int act,
                          float alpha, float beta)
 {
-    gk_vec acc[MR][2];
-#pragma GCC unroll 16
-    for (int i = 0; i < R; i++)
-        acc[i][0] = acc[i][1] = VZERO();
+#define G_DECL(i) gk_vec c0_##i = VZERO(), c1_##i = VZERO(); const float *a##i = a + i * lda;
+    GK_REP12(G_DECL)
+#undef G_DECL
     size_t kk = 0;
     if (R == 1) {
-        gk_vec p[3][2];
-        for (int j = 0; j < 3; j++)
-            p[j][0] = p[j][1] = VZERO();
+        gk_vec p00 = VZERO(), p01 = VZERO(), p10 = VZERO(), p11 = VZERO();
+        gk_vec p20 = VZERO(), p21 = VZERO();
         for (; kk + 4 <= k; kk += 4) {
             const float *b = bp + kk * NR;
-            acc[0][0] = VFMA(VBCAST(a + kk), VLOAD(b), acc[0][0]);
-            acc[0][1] = VFMA(VBCAST(a + kk), VLOAD(b + GK_VLEN), acc[0][1]);
-#pragma GCC unroll 4
-            for (int j = 0; j < 3; j++) {
-                gk_vec x = VBCAST(a + kk + 1 + j);
-                p[j][0] = VFMA(x, VLOAD(b + (1 + j) * NR), p[j][0]);
-                p[j][1] = VFMA(x, VLOAD(b + (1 + j) * NR + GK_VLEN), p[j][1]);
-            }
+            gk_vec x0 = VBCAST(a0 + kk), x1 = VBCAST(a0 + kk + 1);
+            gk_vec x2 = VBCAST(a0 + kk + 2), x3 = VBCAST(a0 + kk + 3);
+            c0_0 = VFMA(x0, VLOAD(b), c0_0);
+            c1_0 = VFMA(x0, VLOAD(b + GK_VLEN), c1_0);
+            p00 = VFMA(x1, VLOAD(b + NR), p00);
+            p01 = VFMA(x1, VLOAD(b + NR + GK_VLEN), p01);
+            p10 = VFMA(x2, VLOAD(b + 2 * NR), p10);
+            p11 = VFMA(x2, VLOAD(b + 2 * NR + GK_VLEN), p11);
+            p20 = VFMA(x3, VLOAD(b + 3 * NR), p20);
+            p21 = VFMA(x3, VLOAD(b + 3 * NR + GK_VLEN), p21);
         }
-        for (int h = 0; h < 2; h++)
-            acc[0][h] = VADD(VADD(acc[0][h], p[0][h]), VADD(p[1][h], p[2][h]));
+        c0_0 = VADD(VADD(c0_0, p00), VADD(p10, p20));
+        c1_0 = VADD(VADD(c1_0, p01), VADD(p11, p21));
     }
     for (; kk < k; kk++) {
         gk_vec b0 = VLOAD(bp + kk * NR), b1 = VLOAD(bp + kk * NR + GK_VLEN);
-#pragma GCC unroll 16
-        for (int i = 0; i < R; i++) {
-            gk_vec x = VBCAST(a + (size_t)i * lda + kk);
-            acc[i][0] = VFMA(x, b0, acc[i][0]);
-            acc[i][1] = VFMA(x, b1, acc[i][1]);
-        }
+#define G_FMA(i)                                \
+    if (i < R) {                                \
+        gk_vec x_ = VBCAST(a##i + kk);          \
+        c0_##i = VFMA(x_, b0, c0_##i);          \
+        c1_##i = VFMA(x_, b1, c1_##i);          \
     }
-    for (int i = 0; i < R; i++)
-        store_row(acc[i][0], acc[i][1], c + (size_t)i * ldc, bias,
-                  res ? res + (size_t)i * ldc : NULL, cols, act, alpha, beta);
+        GK_REP12(G_FMA)
+#undef G_FMA
+    }
+#define G_STORE(i)                                                                         \
+    if (i < R)                                                                             \
+        store_row(c0_##i, c1_##i, c + i * ldc, bias, res ? res + i * ldc : NULL, cols, act, \
+                  alpha, beta);
+    GK_REP12(G_STORE)
+#undef G_STORE
 }
 
 void GK_FN(gemm_packed)(float *c, const float *a, const float *bp, const float *bias,
