@@ -61,6 +61,8 @@ add_custom_command(
   COMMENT "embedding kernels.bc"
   VERBATIM)
 target_sources(glowc PRIVATE ${GLOWC_KERNELS_C})
+# The scalar kernels for aarch64 bundles.
+include(${CMAKE_SOURCE_DIR}/kernels/cross.cmake)
 
 # LLVM 14 as the shared libLLVM-14.so: every test program links libglowc, and the static
 # component libraries would make each of them large and slow to link.

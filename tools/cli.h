@@ -71,4 +71,8 @@ void cmd_run_help(void);
 int cmd_bench(int argc, char **argv);
 void cmd_bench_help(void);
 
+/* --- cmd_compile.c --- */
+int cmd_compile(int argc, char **argv);
+void cmd_compile_help(void);
+
 #endif

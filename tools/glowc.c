@@ -23,6 +23,8 @@ static const command commands[] = {
       cmd_run, cmd_run_help },
     { "bench", "compile a model and time repeated runs: latency, throughput, memory",
       cmd_bench, cmd_bench_help },
+    { "compile", "compile a model ahead of time into a bundle (object, header, weights)",
+      cmd_compile, cmd_compile_help },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

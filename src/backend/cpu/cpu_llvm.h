@@ -4,6 +4,7 @@
 
 #include <llvm-c/Core.h>
 #include <llvm-c/Orc.h>
+#include <llvm-c/TargetMachine.h>
 
 #include "backend/cpu/cpu_internal.h"
 
@@ -13,5 +14,28 @@ void cpu_llvm_init(void);
 void cpu_host_isa(cpu_isa *isa);
 /* Takes the module and its thread-safe context out of m (m is freed). */
 LLVMModuleRef cpu_module_take(cpu_module *m, LLVMOrcThreadSafeContextRef *tsc);
+
+/* Where cpu_generate_for generates code: the JIT's host defaults (all fields zero) or an AOT
+ * bundle's target (bundle.c). */
+typedef struct cpu_target {
+    const char *triple, *cpu, *features;   /* NULL: the host's */
+    const unsigned char *bitcode;          /* the kernel library; NULL: the embedded x86-64 one */
+    size_t bitcode_size;
+    const cpu_isa *isa;                    /* kernel variants to select; NULL: the host's */
+    bool object;                           /* for an object file: PIC, default code model */
+    /* Called after glowc_run is emitted and the kernels are made internal, before the module
+     * is verified and optimized: adds entry points around `run` (cpu and features are the
+     * target's, for the new functions' attributes). */
+    glow_status (*add_entries)(LLVMModuleRef mod, LLVMValueRef run, const char *cpu,
+                               const char *features, void *arg, glow_diag *d);
+    void *arg;
+} cpu_target;
+
+/* cpu_generate for a target (NULL: the host, as cpu_generate). */
+glow_status cpu_generate_for(ir_function *f, const cpu_target *t, cpu_module **out,
+                             int *nkernel, int *nfallback, glow_diag *d);
+/* The module and target machine of m (owned by m). */
+LLVMModuleRef cpu_module_llvm(cpu_module *m);
+LLVMTargetMachineRef cpu_module_target_machine(cpu_module *m);
 
 #endif
