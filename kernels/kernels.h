@@ -50,6 +50,12 @@ void gk_avgpool2d_f32_scalar(const float *x, float *y, int64_t planes, int64_t h
 void gk_softmax_f32_scalar(const float *x, float *y, int64_t outer, int64_t axis, int64_t inner,
                            int tid, int nthreads);
 
+/* --- reduce/ --- */
+/* gk_reduce_f32_*: reductions over the middle dim of [outer, n, inner]. */
+enum { GK_RED_SUM = 1, GK_RED_MEAN, GK_RED_MAX, GK_RED_MIN };
+void gk_reduce_f32_scalar(int op, int64_t outer, int64_t n, int64_t inner, const float *x,
+                          float *y, int tid, int nthreads);
+
 /* --- move/ --- */
 void gk_transpose_b32_scalar(const uint32_t *x, uint32_t *y, int64_t d0, int64_t d1, int64_t d2,
                              int64_t d3, int64_t d4, int64_t d5, int64_t s0, int64_t s1,

@@ -320,6 +320,76 @@ static bool sel_copy(const ir_instr *in, cpu_call *c)
     return true;
 }
 
+/* Broadcast of 4-byte elements: the transpose kernel with stride 0 on the broadcast dims
+ * (the operand is right-aligned against the result, NumPy style). */
+static bool sel_broadcast(const ir_instr *in, cpu_call *c)
+{
+    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
+    int r = y->rank;
+    if (in->nout != 1 || in->nops != 2 || glow_dtype_size(x->dtype) != 4 ||
+        y->dtype != x->dtype || r < 1 || r > 6 || x->rank > r || !no_alias(in))
+        return false;
+    int64_t xs[GLOW_MAX_DIMS], d[6], st[6], stride = 1;
+    for (int j = x->rank - 1; j >= 0; j--) {
+        xs[j] = stride;
+        stride *= x->dims[j];
+    }
+    for (int i = 0; i < 6; i++)
+        d[i] = 1, st[i] = 0;
+    for (int i = 0; i < r; i++) {
+        int j = i - (r - x->rank);
+        if (j >= 0 && x->dims[j] != 1 && x->dims[j] != y->dims[i])
+            return false;
+        d[6 - r + i] = y->dims[i];
+        st[6 - r + i] = j >= 0 && x->dims[j] != 1 ? xs[j] : 0;
+    }
+    CALL(c, "gk_transpose_b32_scalar", ptr(in->ops[1].v, 0), ptr(in->ops[0].v, 0), num(d[0]),
+         num(d[1]), num(d[2]), num(d[3]), num(d[4]), num(d[5]), num(st[0]), num(st[1]),
+         num(st[2]), num(st[3]), num(st[4]), num(st[5]));
+    return true;
+}
+
+/* Sum/Mean/Max/Min whose reduced dims (ignoring 1s) are one contiguous run: [outer, n, inner]. */
+static bool sel_reduce(const ir_instr *in, cpu_call *c)
+{
+    const glow_type *x = &in->ops[1].v->type;
+    const glow_attr *axes = attr(in, GA_AXES);
+    if (!all_f32(in) || in->nout != 1 || in->nops != 2 || !axes || !no_alias(in))
+        return false;
+    bool red[GLOW_MAX_DIMS] = { false };
+    for (uint32_t i = 0; i < axes->n; i++) {
+        int64_t a = axes->v.ints[i];
+        if (a < 0 || a >= x->rank)
+            return false;
+        red[a] = true;
+    }
+    int first = -1, last = -1;
+    for (int i = 0; i < x->rank; i++)
+        if (red[i] && x->dims[i] != 1) {
+            first = first < 0 ? i : first;
+            last = i;
+        }
+    int64_t outer = 1, n = 1, inner = 1;
+    for (int i = 0; i < x->rank; i++) {
+        if (first >= 0 && i >= first && i <= last) {
+            if (!red[i] && x->dims[i] != 1)
+                return false;
+            n *= x->dims[i];
+        } else if (first < 0 || i < first) {
+            outer *= x->dims[i];
+        } else {
+            inner *= x->dims[i];
+        }
+    }
+    if (outer * inner != glow_type_numel(&in->ops[0].v->type))
+        return false;
+    int op = in->kind == IK_REDUCE_SUM ? 1 : in->kind == IK_REDUCE_MEAN ? 2
+           : in->kind == IK_REDUCE_MAX ? 3 : 4;   /* kernels.h GK_RED_* */
+    CALL(c, "gk_reduce_f32_scalar", num(op), num(outer), num(n), num(inner),
+         ptr(in->ops[1].v, 0), ptr(in->ops[0].v, 0));
+    return true;
+}
+
 bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_call *calls, int *ncalls)
 {
     (void)isa;
@@ -337,6 +407,10 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_call *calls, int *nc
         return sel_transpose(in, calls);
     case IK_CONCAT:
         return sel_concat(in, calls, ncalls);
+    case IK_BROADCAST:
+        return sel_broadcast(in, calls);
+    case IK_REDUCE_SUM: case IK_REDUCE_MEAN: case IK_REDUCE_MAX: case IK_REDUCE_MIN:
+        return sel_reduce(in, calls);
     default:
         return sel_elementwise(in, calls);
     }
