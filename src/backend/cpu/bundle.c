@@ -282,9 +282,10 @@ static glow_status check_kernels(const ir_function *f, const cpu_isa *isa, int *
     free(calls);
     if (!nbad)
         return GLOW_OK;
-    return glow_fail(d, GLOW_ERR_UNSUPPORTED, "bundle: %d instruction%s of %d kind%s have no "
+    return glow_fail(d, GLOW_ERR_UNSUPPORTED, "bundle: %d instruction%s (%d kind%s) ha%s no "
                      "kernel, and a bundle has no evaluator to fall back on: %s", nbad,
-                     nbad > 1 ? "s" : "", nkinds, nkinds > 1 ? "s" : "", msg);
+                     nbad > 1 ? "s" : "", nkinds, nkinds > 1 ? "s" : "", nbad > 1 ? "ve" : "s",
+                     msg);
 }
 
 /* mkdir -p */
