@@ -24,6 +24,10 @@ struct glow_backend {
     /* Optional (NULL: none): true when the backend wants activation `act` fused into its
      * producer (the graph optimizer's fuse_activation pass, glow_fuse_act_fn in opt/opt.h). */
     bool (*fuse_activation)(const glow_node *producer, const glow_node *act);
+    /* Optional (NULL: none): called after the IR optimizer and before memory planning; may add
+     * constants (repacked weights) and scratch activations (alloc/dealloc pairs) for its
+     * kernels. Must leave f valid for the verifier and for the evaluator. */
+    glow_status (*prepare)(ir_function *f, glow_diag *d);
 };
 
 /* "interpreter" (and later "cpu"); NULL when unknown. */

@@ -109,6 +109,8 @@ static glow_status build(glow_program *p, const glow_compile_options *opt, glow_
     } else {
         if (!opt->no_ir_optimize)
             GLOW_TRY(ir_optimize(p->ir, opt->ir_optimize, d));
+        if (p->backend->prepare)
+            GLOW_TRY(p->backend->prepare(p->ir, d));
         GLOW_TRY(ir_plan_memory_best_fit(p->ir, d));
     }
     bind_weights(p);

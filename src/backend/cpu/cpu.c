@@ -28,12 +28,15 @@ typedef struct cpu_state {
     glow_diag diag;
 } cpu_state;
 
-/* Nodes lowering leaves whole: the interpreter's choice, so the CPU backend sees the same
- * instructions and the fallback always has an evaluator routine. */
+/* Nodes lowering leaves whole: the interpreter's choice (so the fallback always has an
+ * evaluator routine), except FullyConnected, which the GEMM kernel runs whole. */
 static bool cpu_keeps_node(const glow_node *n)
 {
     switch (n->kind) {
-    case NK_GEMM: case NK_FULLY_CONNECTED:
+    case NK_FULLY_CONNECTED:
+        /* Whole, for the packed GEMM kernel (bias and activation fused). */
+        return true;
+    case NK_GEMM:
     case NK_BATCH_NORM: case NK_INSTANCE_NORM: case NK_LAYER_NORM: case NK_GROUP_NORM:
     case NK_RMS_NORM: case NK_LP_NORM:
     case NK_SOFTMAX: case NK_LOG_SOFTMAX:
@@ -224,4 +227,5 @@ const glow_backend glow_cpu_backend = {
     .execute = cpu_execute,
     .destroy = cpu_destroy,
     .fuse_activation = cpu_fuse_activation,
+    .prepare = cpu_prepare,
 };

@@ -26,6 +26,10 @@ typedef struct cpu_call {
     char fn[48];         /* gk_<op>_<dtype>_<isa> */
     cpu_arg args[CPU_MAX_ARGS];
     int nargs;
+    /* The call reads what earlier calls of the same instruction wrote (a conv's layout
+     * conversions): all threads meet at a barrier first. An instruction with such a call
+     * also gets a barrier before and after it, since its scratch buffers are no operands. */
+    bool barrier_before;
 } cpu_call;
 
 /* Host features the selector may use (LLVMGetHostCPUFeatures). */
@@ -41,6 +45,21 @@ typedef struct cpu_isa {
 bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_call *calls, int *ncalls);
 /* True when the library was built with gk_<op>_<dtype>_<isa> (kernels/kernels.def). */
 bool cpu_kernel_built(const char *op, const char *dtype, const char *isa);
+
+/* --- prepare.c --- */
+
+/* The backend's prepare hook: for the convolutions and matrix products the fast kernels run,
+ * adds the repacked weights (constants) and the blocked-layout scratch activations (alloc/
+ * dealloc right around the instruction); cpu_select finds them by name. */
+glow_status cpu_prepare(ir_function *f, glow_diag *d);
+
+/* The values cpu_prepare added for instruction `in` (NULL members when absent). */
+typedef struct cpu_fast {
+    int v;                      /* vector length of the layouts: 16 (avx512) or 8 (avx2) */
+    const ir_value *xblk, *yblk; /* conv: blocked input and output scratch */
+    const ir_value *w, *bias;   /* repacked weight (conv blocks or GEMM panels), padded bias */
+} cpu_fast;
+bool cpu_fast_find(const ir_instr *in, cpu_fast *out);
 
 /* --- llvm_gen.c --- */
 

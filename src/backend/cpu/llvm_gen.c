@@ -328,6 +328,31 @@ static void emit_barrier(gen *g)
     LLVMBuildCall2(g->b, g->barrier_ty, g->barrier_fn, &g->ctx, 1, "");
 }
 
+/* An instruction whose calls need barriers between them (barrier_before: a conv through
+ * blocked scratch buffers) runs as phases, each its own shared function; scratch buffers are
+ * no operands, so the barrier analysis cannot see them: barriers before and after too. */
+static glow_status emit_phases(gen *g, const ir_instr *in, const cpu_call *calls, int ncalls,
+                               glow_strmap *shapes, range_set *rd, range_set *wr, glow_diag *d)
+{
+    bool phased = false;
+    for (int i = 0; i < ncalls; i++)
+        phased |= calls[i].barrier_before;
+    if (!phased)
+        return emit_instr(g, in, calls, ncalls, shapes, d);
+    emit_barrier(g);
+    glow_status s = GLOW_OK;
+    for (int i = 0, j; i < ncalls && s == GLOW_OK; i = j) {
+        for (j = i + 1; j < ncalls && !calls[j].barrier_before; j++)
+            ;
+        if (i > 0)
+            emit_barrier(g);
+        s = emit_instr(g, in, calls + i, j - i, shapes, d);
+    }
+    emit_barrier(g);
+    rd->n = wr->n = 0;
+    return s;
+}
+
 static glow_status emit_run(gen *g, ir_function *f, int *nkernel, int *nfallback,
                             glow_diag *d)
 {
@@ -371,7 +396,7 @@ static glow_status emit_run(gen *g, ir_function *f, int *nkernel, int *nfallback
         int ncalls = 0;
         if (cpu_select(in, &isa, calls, &ncalls)) {
             (*nkernel)++;
-            s = emit_instr(g, in, calls, ncalls, &shapes, d);
+            s = emit_phases(g, in, calls, ncalls, &shapes, &rd, &wr, d);
         } else {
             (*nfallback)++;
             emit_fallback(g, index);

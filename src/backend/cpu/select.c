@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
+#include "backend/cpu/repack.h"
 
 /* Must match kernels/kernels.h. */
 enum { UN_RELU = 1, UN_NEG, UN_ABS, UN_SQRT, UN_EXP, UN_TANH, UN_SIGMOID };
@@ -119,6 +120,7 @@ static void call(cpu_call *c, const char *fn, const cpu_arg *args, int nargs)
     snprintf(c->fn, sizeof c->fn, "%s", fn);
     memcpy(c->args, args, sizeof(*args) * (size_t)nargs);
     c->nargs = nargs;
+    c->barrier_before = false;
 }
 #define CALL(c, fn, ...) \
     call(c, fn, (const cpu_arg[]){ __VA_ARGS__ }, \
@@ -164,7 +166,66 @@ static bool sel_elementwise(const ir_instr *in, cpu_call *c)
     return true;
 }
 
-static bool sel_conv(const ir_instr *in, cpu_call *c)
+/* The ISA suffix of the fast kernels for prepared values of vector length v, or NULL when the
+ * target lacks it (a bundle built for another CPU): then the scalar kernels run. */
+static const char *fast_isa(const cpu_fast *fs, const cpu_isa *isa)
+{
+    if (fs->v == 16 && isa->avx512)
+        return "avx512";
+    if (fs->v == 8 && isa->avx2)
+        return "avx2";
+    return NULL;
+}
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* A conv cpu_prepare set up (shapes already checked by sel_conv): NCHW -> blocked scratch,
+ * blocked conv (bias and activation fused), blocked -> NCHW, with barriers between. */
+static bool sel_conv_fast(const ir_instr *in, const cpu_isa *isa, const int64_t *s,
+                          const int64_t *p, const int64_t *dl, int64_t g, cpu_arg act,
+                          cpu_arg alpha, cpu_arg beta, cpu_call *calls, int *ncalls)
+{
+    cpu_fast fs;
+    const char *sfx;
+    if (!cpu_fast_find(in, &fs) || !fs.xblk || !fs.yblk || !fs.w || !(sfx = fast_isa(&fs, isa)))
+        return false;
+    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type,
+                    *w = &in->ops[2].v->type;
+    int64_t v = fs.v, n = x->dims[0], c = x->dims[1], m = y->dims[1];
+    bool dw = g > 1 && g == c && m == c;
+    int64_t cv = g == 1 && c < v ? c : v;
+    int64_t cb = dw ? cdiv(c, v) : cdiv(c / g, cv), mb = cdiv(m, v);
+    int64_t ih = x->dims[2], iw = x->dims[3], oh = y->dims[2], ow = y->dims[3];
+    /* The scratch must hold the blocked tensors (cpu_prepare sized them so). */
+    if (glow_type_numel(&fs.xblk->type) < n * (dw ? cb : g * cb) * ih * iw * cv ||
+        glow_type_numel(&fs.yblk->type) < n * mb * oh * ow * v || (in->nops == 4) != !!fs.bias)
+        return false;
+    char fn[48];
+    snprintf(fn, sizeof fn, "gk_to_nchwc_f32_%s", sfx);
+    CALL(&calls[0], fn, ptr(fs.xblk, 0), ptr(in->ops[1].v, 0), num(n), num(c), num(ih * iw),
+         num(cv));
+    cpu_arg bias = fs.bias ? ptr(fs.bias, 0) : null_ptr();
+    if (dw) {
+        snprintf(fn, sizeof fn, "gk_dwconv2d_nchwc_f32_%s", sfx);
+        CALL(&calls[1], fn, ptr(fs.yblk, 0), ptr(fs.xblk, 0), ptr(fs.w, 0), bias, null_ptr(),
+             num(n), num(cb), num(ih), num(iw), num(oh), num(ow), num(w->dims[2]),
+             num(w->dims[3]), num(s[0]), num(s[1]), num(p[0]), num(p[1]), num(dl[0]),
+             num(dl[1]), act, alpha, beta);
+    } else {
+        snprintf(fn, sizeof fn, "gk_conv2d_nchwc_f32_%s", sfx);
+        CALL(&calls[1], fn, ptr(fs.yblk, 0), ptr(fs.xblk, 0), ptr(fs.w, 0), bias, null_ptr(),
+             num(n), num(g), num(cb), num(cv), num(ih), num(iw), num(mb), num(oh), num(ow),
+             num(w->dims[2]), num(w->dims[3]), num(s[0]), num(s[1]), num(p[0]), num(p[1]),
+             num(dl[0]), num(dl[1]), act, alpha, beta);
+    }
+    snprintf(fn, sizeof fn, "gk_from_nchwc_f32_%s", sfx);
+    CALL(&calls[2], fn, ptr(in->ops[0].v, 0), ptr(fs.yblk, 0), num(n), num(m), num(oh * ow));
+    calls[1].barrier_before = calls[2].barrier_before = true;
+    *ncalls = 3;
+    return true;
+}
+
+static bool sel_conv(const ir_instr *in, const cpu_isa *isa, cpu_call *c, int *ncalls)
 {
     const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type,
                     *w = &in->ops[2].v->type;
@@ -185,6 +246,8 @@ static bool sel_conv(const ir_instr *in, cpu_call *c)
             return false;
         bias = ptr(in->ops[3].v, 0);
     }
+    if (sel_conv_fast(in, isa, s, p, dl, g, act, alpha, beta, c, ncalls))
+        return true;
     CALL(c, "gk_conv2d_f32_scalar", ptr(in->ops[1].v, 0), ptr(in->ops[2].v, 0), bias,
          ptr(in->ops[0].v, 0), num(x->dims[0]), num(x->dims[1]), num(x->dims[2]),
          num(x->dims[3]), num(y->dims[1]), num(k[0]), num(k[1]), num(y->dims[2]),
@@ -193,7 +256,7 @@ static bool sel_conv(const ir_instr *in, cpu_call *c)
     return true;
 }
 
-static bool sel_matmul(const ir_instr *in, cpu_call *c)
+static bool sel_matmul(const ir_instr *in, const cpu_isa *isa, cpu_call *c)
 {
     const glow_type *y = &in->ops[0].v->type, *a = &in->ops[1].v->type,
                     *b = &in->ops[2].v->type;
@@ -218,6 +281,16 @@ static bool sel_matmul(const ir_instr *in, cpu_call *c)
         bias = ptr(in->ops[3].v, 0);
     } else if (in->nops != 3) {
         return false;
+    }
+    cpu_fast fs;
+    const char *sfx;
+    if (r == 2 && cpu_fast_find(in, &fs) && fs.w && (sfx = fast_isa(&fs, isa)) &&
+        glow_type_numel(&fs.w->type) >= (int64_t)glow_repack_gemm_b_floats(k, n, 2 * fs.v)) {
+        char fn[48];
+        snprintf(fn, sizeof fn, "gk_gemm_packed_f32_%s", sfx);
+        CALL(c, fn, ptr(in->ops[0].v, 0), ptr(in->ops[1].v, 0), ptr(fs.w, 0), bias, null_ptr(),
+             num(m), num(n), num(k), num(k), num(n), act, alpha, beta);
+        return true;
     }
     CALL(c, "gk_matmul_f32_scalar", ptr(in->ops[1].v, 0), ptr(in->ops[2].v, 0), bias,
          ptr(in->ops[0].v, 0), num(batch), num(m), num(k), num(n), num(k * n), act, alpha,
@@ -392,15 +465,14 @@ static bool sel_reduce(const ir_instr *in, cpu_call *c)
 
 bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_call *calls, int *ncalls)
 {
-    (void)isa;
     *ncalls = 1;
     switch ((int)in->kind) {
     case IK_COPY: case IK_RESHAPE:
         return sel_copy(in, calls);
     case IK_CONV:
-        return sel_conv(in, calls);
+        return sel_conv(in, isa, calls, ncalls);
     case IK_MATMUL: case IK_FULLY_CONNECTED:
-        return sel_matmul(in, calls);
+        return sel_matmul(in, isa, calls);
     case IK_MAX_POOL: case IK_AVG_POOL:
         return sel_pool(in, calls);
     case IK_TRANSPOSE:

@@ -1,0 +1,192 @@
+// prepare.c - The CPU backend's prepare hook: repacks constant conv / GEMM weights into the fast
+// kernels' layouts (new constants) and adds the blocked-layout scratch activations a conv
+// needs, before memory planning, so that everything lives in the program's regions.
+//
+// A fast conv runs as three calls: NCHW input -> blocked scratch (xblk), blocked conv into a
+// second scratch (yblk), blocked -> NCHW output. The scratch buffers are allocated right before
+// the conv and freed right after it, so the planner reuses their memory elsewhere. The values
+// are named "cpu.<what>.<instruction id>" and created after every existing value, which is how
+// cpu_fast_find gets from an instruction to them without a side table: it walks the function's
+// value list forward from one of the instruction's operands.
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/cpu/cpu_llvm.h"
+#include "backend/cpu/repack.h"
+
+static const glow_attr *find_attr(const ir_instr *in, glow_attr_id id)
+{
+    for (uint32_t i = 0; i < in->nattr; i++)
+        if (in->attrs[i].id == id)
+            return &in->attrs[i];
+    return NULL;
+}
+
+static int64_t attr_i(const ir_instr *in, glow_attr_id id, int64_t dflt)
+{
+    const glow_attr *a = find_attr(in, id);
+    return a ? a->v.i : dflt;
+}
+
+/* The constant payload behind a weight operand, or NULL when it is not a plain f32 constant. */
+static const float *const_data(const ir_value *v)
+{
+    if (v->kind != IV_WEIGHT || v->is_mutable || !v->storage ||
+        v->storage->kind != NK_CONSTANT || v->type.dtype != GLOW_F32)
+        return NULL;
+    return (const float *)v->storage->payload.data;
+}
+
+/* A new f32 constant of n floats named cpu.<what>.<v>.<id>, filled by the caller. */
+static ir_value *new_const(ir_function *f, const char *what, int v, uint32_t id, size_t n,
+                           float **data, glow_diag *d, glow_status *s)
+{
+    char name[64];
+    snprintf(name, sizeof name, "cpu.%s.%d.%u", what, v, id);
+    glow_type t = { .dtype = GLOW_F32, .rank = 1, .dims = { (int64_t)n } };
+    glow_node *c = glow_constant_create(f->module, name, &t, NULL);
+    if (!c) {
+        *s = glow_fail(d, GLOW_ERR_TOO_LARGE, "cpu backend: no memory to repack '%s'", name);
+        return NULL;
+    }
+    *data = (float *)c->payload.data;
+    ir_value *val = ir_weight_create(f, c);
+    val->readonly = true;
+    return val;
+}
+
+/* alloc before `in`, dealloc after it, of a scratch activation of n floats. */
+static ir_value *new_scratch(ir_function *f, ir_instr *in, const char *what, int v, size_t n)
+{
+    char name[64];
+    snprintf(name, sizeof name, "cpu.%s.%d.%u", what, v, in->id);
+    glow_type t = { .dtype = GLOW_F32, .rank = 1, .dims = { (int64_t)n } };
+    ir_value *val = ir_alloc_create(f, name, &t);
+    ir_operand op = { val, 'o' };
+    ir_instr *a = ir_instr_append(f, IK_ALLOC, name, &op, 1, 1, NULL, 0);
+    ir_instr_unlink(f, a);
+    ir_instr_insert_before(f, in, a);
+    op.role = 'x';
+    ir_instr *dl = ir_instr_append(f, IK_DEALLOC, name, &op, 1, 0, NULL, 0);
+    ir_instr_unlink(f, dl);
+    ir_instr_insert_before(f, in->next, dl);
+    return val;
+}
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* Blocked conv when the shapes fit the kernels: group 1, depthwise, or groups whose channel
+ * counts are whole blocks. */
+static glow_status prep_conv(ir_function *f, ir_instr *in, int v, glow_diag *d)
+{
+    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type,
+                    *w = &in->ops[2].v->type;
+    const float *wd = const_data(in->ops[2].v);
+    const float *bd = in->nops == 4 ? const_data(in->ops[3].v) : NULL;
+    int64_t g = attr_i(in, GA_GROUP, 1);
+    if (in->nout != 1 || (in->nops != 3 && in->nops != 4) || !wd || (in->nops == 4 && !bd) ||
+        x->rank != 4 || y->rank != 4 || w->rank != 4 || x->dtype != GLOW_F32 ||
+        y->dtype != GLOW_F32 || g < 1)
+        return GLOW_OK;
+    int64_t n = x->dims[0], c = x->dims[1], m = y->dims[1], kh = w->dims[2], kw = w->dims[3];
+    if (c % g || m % g || w->dims[0] != m || w->dims[1] != c / g ||
+        (in->nops == 4 && glow_type_numel(&in->ops[3].v->type) != m))
+        return GLOW_OK;
+    bool dw = g > 1 && g == c && m == c;
+    int cv = g == 1 && c < v ? (int)c : v;
+    size_t wn = dw ? glow_repack_dwconv_floats(c, kh, kw, v)
+                   : glow_repack_conv_floats(m, c / g, g, kh, kw, v, cv);
+    if (!wn)
+        return GLOW_OK;
+    /* Scratch sizes; overflow-checked by glow_type_bytes's callers only up to int64, so keep
+     * them modest: the activations themselves exist already, blocking pads < one block. */
+    int64_t xb = n * cdiv(c, cv) * x->dims[2] * x->dims[3] * cv;
+    int64_t yb = n * cdiv(m, v) * y->dims[2] * y->dims[3] * v;
+    if (xb <= 0 || yb <= 0 || xb > ((int64_t)1 << 34) || yb > ((int64_t)1 << 34))
+        return GLOW_OK;
+    glow_status s = GLOW_OK;
+    float *p;
+    new_scratch(f, in, "xblk", v, (size_t)xb);
+    new_scratch(f, in, "yblk", v, (size_t)yb);
+    if (!new_const(f, "wblk", v, in->id, wn, &p, d, &s))
+        return s;
+    if (dw)
+        glow_repack_dwconv(p, wd, c, kh, kw, v);
+    else
+        glow_repack_conv(p, wd, m, c / g, g, kh, kw, v, cv);
+    if (bd) {
+        if (!new_const(f, "bblk", v, in->id, glow_repack_bias_floats(m, v), &p, d, &s))
+            return s;
+        glow_repack_bias(p, bd, m, v);
+    }
+    return GLOW_OK;
+}
+
+/* FullyConnected / 2-D MatMul whose right operand is a constant: B as GEMM panels. */
+static glow_status prep_gemm(ir_function *f, ir_instr *in, int v, glow_diag *d)
+{
+    const glow_type *b = &in->ops[2].v->type;
+    const float *bd = const_data(in->ops[2].v);
+    if (in->nout != 1 || !bd || b->rank != 2 || in->ops[0].v->type.rank != 2 ||
+        in->ops[1].v->type.dtype != GLOW_F32 || in->ops[0].v->type.dtype != GLOW_F32)
+        return GLOW_OK;
+    int64_t k = b->dims[0], n = b->dims[1];
+    size_t pn = glow_repack_gemm_b_floats(k, n, 2 * v);
+    if (!pn)
+        return GLOW_OK;
+    glow_status s = GLOW_OK;
+    float *p;
+    if (!new_const(f, "gemm", v, in->id, pn, &p, d, &s))
+        return s;
+    glow_repack_gemm_b(p, bd, k, n, n, 0, 2 * v);
+    return GLOW_OK;
+}
+
+glow_status cpu_prepare(ir_function *f, glow_diag *d)
+{
+    cpu_isa isa;
+    cpu_host_isa(&isa);
+    int v = isa.avx512 ? 16 : isa.avx2 ? 8 : 0;
+    if (!v)
+        return GLOW_OK;
+    for (ir_instr *in = f->first; in; in = in->next) {
+        if (in->kind == IK_CONV)
+            GLOW_TRY(prep_conv(f, in, v, d));
+        else if (in->kind == IK_FULLY_CONNECTED || in->kind == IK_MATMUL)
+            GLOW_TRY(prep_gemm(f, in, v, d));
+    }
+    return GLOW_OK;
+}
+
+bool cpu_fast_find(const ir_instr *in, cpu_fast *out)
+{
+    memset(out, 0, sizeof *out);
+    if (in->nops == 0)
+        return false;
+    /* Our values come after every operand in the list; start at the latest operand. */
+    const ir_value *start = in->ops[0].v;
+    for (uint32_t i = 1; i < in->nops; i++)
+        if (in->ops[i].v->id > start->id)
+            start = in->ops[i].v;
+    bool any = false;
+    for (const ir_value *v = start; v; v = v->next) {
+        char what[16];
+        int vl = 0, len = 0;
+        unsigned id = 0;
+        if (strncmp(v->name, "cpu.", 4) ||
+            sscanf(v->name, "cpu.%15[a-z].%d.%u%n", what, &vl, &id, &len) != 3 ||
+            v->name[len] || id != in->id || (any && vl != out->v))
+            continue;
+        out->v = vl;
+        any = true;
+        if (!strcmp(what, "xblk"))
+            out->xblk = v;
+        else if (!strcmp(what, "yblk"))
+            out->yblk = v;
+        else if (!strcmp(what, "wblk") || !strcmp(what, "gemm"))
+            out->w = v;
+        else if (!strcmp(what, "bblk"))
+            out->bias = v;
+    }
+    return any;
+}

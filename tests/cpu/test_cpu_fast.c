@@ -1,0 +1,283 @@
+// test_cpu_fast.c - The cpu backend's fast paths (blocked-layout conv through scratch buffers,
+// packed GEMM for FullyConnected/MatMul with constant weights) against the interpreter, on
+// fixed layer shapes (odd channels, strides, pads, dilations, 1x1, 3x3, 7x7/2, depthwise,
+// groups, batch 2), 1 vs 2 threads bit-identical, and checks that the fast kernels ran.
+// Not bit-exact against the interpreter: the blocked kernels sum in another order with FMA.
+#include "check.h"
+#include "backend/cpu/cpu_internal.h"
+#include "runtime/runtime.h"
+
+/* llvm_gen.c (cpu_llvm.h needs the LLVM headers, which tests do not get). */
+void cpu_host_isa(cpu_isa *isa);
+
+static glow_module *M;
+static glow_function *F;
+static glow_diag D;
+static uint64_t rng_state;
+
+#define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
+
+static uint32_t rnd(void)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)(rng_state >> 33);
+}
+static float rfloat(void) { return (float)((int)(rnd() % 2001) - 1000) / 500.0f; }
+
+static float *rand_data(int64_t n)
+{
+    float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+    for (int64_t i = 0; i < n; i++)
+        p[i] = rfloat();
+    return p;
+}
+
+/* --- graph building (one module per compile: programs consume their module) --- */
+
+#define MAX_IN 4
+static glow_tensor inputs[MAX_IN];
+static int ninputs;
+
+static glow_value input(const char *name, int rank, const int64_t *dims)
+{
+    glow_type ty = glow_type_make(GLOW_F32, rank, dims);
+    if (ninputs < MAX_IN) {
+        glow_tensor_alloc(&inputs[ninputs], &ty, &D);
+        float *p = inputs[ninputs].data;
+        for (int64_t i = 0; i < glow_type_numel(&ty); i++)
+            p[i] = rfloat();
+        ninputs++;
+    }
+    return glow_val(glow_placeholder_create(M, name, &ty, true), 0);
+}
+
+static glow_value cst(int rank, const int64_t *dims)
+{
+    static int count;
+    char name[32];
+    snprintf(name, sizeof name, "w%d", count++);
+    glow_type ty = glow_type_make(GLOW_F32, rank, dims);
+    float *data = rand_data(glow_type_numel(&ty));
+    glow_value v = glow_val(glow_constant_create(M, name, &ty, data), 0);
+    free(data);
+    return v;
+}
+
+static glow_value node(glow_node_kind k, const glow_value *ins, int nin, const glow_attr *attrs,
+                       int nattr)
+{
+    glow_node *n = glow_build(F, k, glow_node_kind_name(k), ins, nin, attrs, nattr, NULL,
+                              k == NK_MAX_POOL ? 1 : 0, &D);
+    if (!n) {
+        fprintf(stderr, "build %s: %s\n", glow_node_kind_name(k), D.msg);
+        exit(1);
+    }
+    return glow_val(n, 0);
+}
+
+static void output(glow_value v)
+{
+    glow_node *ph = glow_placeholder_create(M, "y", glow_value_type(v), false);
+    glow_save_create(F, "y", v, ph);
+}
+
+/* A case builds M/F from the seed; it is built once per backend/thread count. */
+typedef void (*case_fn)(void);
+
+static void build(case_fn fn, uint64_t seed)
+{
+    for (int i = 0; i < ninputs; i++)
+        glow_tensor_free(&inputs[i]);
+    ninputs = 0;
+    rng_state = seed;
+    M = glow_module_create();
+    F = glow_function_create(M, "main");
+    fn();
+}
+
+
+/* Compiles and runs; returns a malloc'd copy of output 0 (NULL on failure); *fast counts the
+ * instructions that run through a blocked/packed kernel. */
+static float *run(case_fn fn, uint64_t seed, const char *backend, int threads, int64_t *n,
+                  int *fast)
+{
+    build(fn, seed);
+    glow_program *p = NULL;
+    glow_compile_options o = { .backend = backend, .threads = threads,
+                               .stop_after = GLOW_STAGE_COMPILED };
+    glow_diag_clear(&D);
+    if (glow_program_create(M, &o, &p, &D) != GLOW_OK ||
+        glow_program_run(p, inputs, ninputs, &D) != GLOW_OK) {
+        fprintf(stderr, "%s: %s\n", backend, D.msg);
+        glow_program_destroy(p);
+        return NULL;
+    }
+    if (fast) {
+        cpu_isa isa;
+        cpu_host_isa(&isa);
+        cpu_call *calls = calloc(CPU_MAX_CALLS, sizeof(*calls));
+        *fast = 0;
+        for (const ir_instr *in = p->ir->first; in; in = in->next) {
+            int nc = 0;
+            if (cpu_select(in, &isa, calls, &nc))
+                for (int i = 0; i < nc; i++)
+                    if (strstr(calls[i].fn, "nchwc") || strstr(calls[i].fn, "packed")) {
+                        (*fast)++;
+                        break;
+                    }
+        }
+        free(calls);
+    }
+    glow_tensor t = glow_program_output(p, 0);
+    *n = glow_type_numel(&t.type);
+    float *out = malloc(sizeof(float) * (size_t)(*n > 0 ? *n : 1));
+    memcpy(out, t.data, sizeof(float) * (size_t)*n);
+    glow_program_destroy(p);
+    return out;
+}
+
+/* cpu (1 and 2 threads) against the interpreter within rel_tol, the thread counts
+ * bit-identical, and at least want_fast instructions on a fast kernel (on AVX2/AVX-512
+ * hosts). */
+static void diff(const char *what, case_fn fn, uint64_t seed, double rel_tol, int want_fast)
+{
+    int64_t n0 = 0, n1 = 0, n2 = 0;
+    int fast = 0;
+    float *ref = run(fn, seed, "interpreter", 1, &n0, NULL);
+    float *c1 = run(fn, seed, "cpu", 1, &n1, &fast);
+    float *c2 = run(fn, seed, "cpu", 2, &n2, NULL);
+    CHECK(ref && c1 && c2);
+    if (!ref || !c1 || !c2)
+        goto done;
+    CHECK_EQ(n0, n1);
+    CHECK_EQ(n1, n2);
+    cpu_isa isa;
+    cpu_host_isa(&isa);
+    if ((isa.avx2 || isa.avx512) && fast < want_fast) {
+        fprintf(stderr, "%s: %d fast instructions, %d expected\n", what, fast, want_fast);
+        CHECK(false);
+    }
+    /* Blocked kernels sum in another order (and with FMA): rounding errors scale with the
+     * terms' magnitudes, so tolerances are relative to the output's RMS where it is larger
+     * than the element (cancellation), and to 1 at least. */
+    double rms = 0;
+    for (int64_t i = 0; i < n0; i++)
+        rms += (double)ref[i] * ref[i];
+    rms = n0 > 0 ? sqrt(rms / (double)n0) : 0;
+    double scale = rms > 1 ? rms : 1;
+    int bad = 0;
+    for (int64_t i = 0; i < n0 && bad < 3; i++) {
+        double a = ref[i], b = c1[i];
+        if (!(fabs(a - b) <= rel_tol * (fabs(a) > scale ? fabs(a) : scale))) {
+            fprintf(stderr, "%s: [%lld] cpu %.9g, interpreter %.9g\n", what, (long long)i, b,
+                    a);
+            bad++;
+        }
+        if (memcmp(&c1[i], &c2[i], sizeof(float)) != 0 && bad < 3) {
+            fprintf(stderr, "%s: [%lld] 1 thread %.9g, 2 threads %.9g\n", what, (long long)i,
+                    c1[i], c2[i]);
+            bad++;
+        }
+    }
+    CHECK(bad == 0);
+done:
+    free(ref);
+    free(c1);
+    free(c2);
+}
+
+/* --- cases --- */
+
+typedef struct conv_cfg {
+    const char *what;
+    int64_t n, c, m, h, w, kh, kw, sh, sw, dh, dw, p[4], g;
+    bool bias;
+    const char *act;   /* NULL, "Relu" or "Clip" (fused by the optimizer) */
+} conv_cfg;
+
+static const conv_cfg *cur;
+
+static void case_conv(void)
+{
+    const conv_cfg *c = cur;
+    int64_t k[2] = { c->kh, c->kw }, s[2] = { c->sh, c->sw }, dl[2] = { c->dh, c->dw };
+    int64_t p[4] = { c->p[0], c->p[1], c->p[2], c->p[3] };
+    glow_value x = input("x", 4, DIMS(c->n, c->c, c->h, c->w));
+    glow_value ins[3] = { x, cst(4, DIMS(c->m, c->c / c->g, c->kh, c->kw)), cst(1, DIMS(c->m)) };
+    glow_attr a[] = { GLOW_AINTS(KERNEL, k, 2), GLOW_AINTS(STRIDES, s, 2),
+                      GLOW_AINTS(PADS, p, 4), GLOW_AINTS(DILATIONS, dl, 2),
+                      GLOW_AI(GROUP, c->g) };
+    glow_value y = node(NK_CONV, ins, c->bias ? 3 : 2, a, 5);
+    if (c->act && !strcmp(c->act, "Relu")) {
+        y = node(NK_RELU, &y, 1, NULL, 0);
+    } else if (c->act) {
+        glow_attr ca[] = { GLOW_AF(MIN, 0.0), GLOW_AF(MAX, 6.0) };
+        y = node(NK_CLIP, &y, 1, ca, 2);
+    }
+    output(y);
+}
+
+/* Two convs in a row (blocked scratch reused by the planner) with a residual Add. */
+static void case_chain(void)
+{
+    int64_t k[2] = { 3, 3 }, s[2] = { 1, 1 }, dl[2] = { 1, 1 }, p[4] = { 1, 1, 1, 1 };
+    glow_attr a[] = { GLOW_AINTS(KERNEL, k, 2), GLOW_AINTS(STRIDES, s, 2),
+                      GLOW_AINTS(PADS, p, 4), GLOW_AINTS(DILATIONS, dl, 2), GLOW_AI(GROUP, 1) };
+    glow_value x = input("x", 4, DIMS(1, 24, 9, 11));
+    glow_value i1[3] = { x, cst(4, DIMS(24, 24, 3, 3)), cst(1, DIMS(24)) };
+    glow_value y = node(NK_RELU, (glow_value[]){ node(NK_CONV, i1, 3, a, 5) }, 1, NULL, 0);
+    glow_value i2[3] = { y, cst(4, DIMS(24, 24, 3, 3)), cst(1, DIMS(24)) };
+    glow_value z = node(NK_CONV, i2, 3, a, 5);
+    output(node(NK_ADD, (glow_value[]){ z, x }, 2, NULL, 0));
+}
+
+static int64_t fc_m, fc_k, fc_n;
+
+static void case_fc(void)
+{
+    glow_value ins[3] = { input("x", 2, DIMS(fc_m, fc_k)), cst(2, DIMS(fc_k, fc_n)),
+                          cst(1, DIMS(fc_n)) };
+    output(node(NK_FULLY_CONNECTED, ins, 3, NULL, 0));
+}
+
+static void case_matmul(void)
+{
+    glow_value ins[2] = { input("a", 2, DIMS(fc_m, fc_k)), cst(2, DIMS(fc_k, fc_n)) };
+    output(node(NK_MATMUL, ins, 2, NULL, 0));
+}
+
+int main(void)
+{
+    static const conv_cfg convs[] = {
+        { "7x7/2 first conv (3 channels)", 1, 3, 64, 37, 35, 7, 7, 2, 2, 1, 1, { 3, 3, 3, 3 },
+          1, true, "Relu" },
+        { "3x3 odd channels", 1, 17, 33, 13, 10, 3, 3, 1, 1, 1, 1, { 1, 1, 1, 1 }, 1, true,
+          NULL },
+        { "1x1", 2, 64, 40, 7, 7, 1, 1, 1, 1, 1, 1, { 0, 0, 0, 0 }, 1, true, "Relu" },
+        { "1x1 stride 2", 1, 32, 48, 9, 9, 1, 1, 2, 2, 1, 1, { 0, 0, 0, 0 }, 1, false, NULL },
+        { "3x3 dilation 2", 1, 16, 16, 12, 14, 3, 3, 1, 1, 2, 2, { 2, 2, 2, 2 }, 1, true,
+          "Clip" },
+        { "3x3/2 asymmetric pads", 1, 20, 24, 15, 16, 3, 3, 2, 2, 1, 1, { 0, 1, 1, 0 }, 1,
+          true, NULL },
+        { "5x3 rectangular, mixed strides", 1, 9, 5, 11, 12, 5, 3, 1, 2, 1, 1, { 2, 1, 2, 1 },
+          1, true, NULL },
+        { "depthwise 3x3/2", 1, 40, 40, 11, 13, 3, 3, 2, 2, 1, 1, { 1, 1, 1, 1 }, 40, true,
+          "Clip" },
+        { "grouped 2 x 16", 1, 32, 32, 8, 8, 3, 3, 1, 1, 1, 1, { 1, 1, 1, 1 }, 2, true, NULL },
+    };
+    for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
+        cur = &convs[i];
+        diff(convs[i].what, case_conv, 100 + i, 1e-5, 1);
+    }
+    diff("conv chain + residual", case_chain, 200, 1e-5, 2);
+    static const int64_t fcs[][3] = { { 1, 2048, 1000 }, { 3, 37, 33 }, { 13, 64, 70 },
+                                      { 1, 1, 1 } };
+    for (size_t i = 0; i < sizeof fcs / sizeof fcs[0]; i++) {
+        fc_m = fcs[i][0], fc_k = fcs[i][1], fc_n = fcs[i][2];
+        diff("FullyConnected", case_fc, 300 + i, 1e-5, 1);
+        diff("MatMul, constant B", case_matmul, 400 + i, 1e-5, 1);
+    }
+    for (int i = 0; i < ninputs; i++)
+        glow_tensor_free(&inputs[i]);
+    return CHECK_DONE();
+}
