@@ -55,7 +55,7 @@ static void act_slow(float *p, size_t count, int act)
             a1_##p = VFMA(w1, v_, a1_##p);          \
     }
 #define STORE_PIX(p)                                                                         \
-    if (p < NP) {                                                                            \
+    if (p < NP && p < live) {                                                                \
         gk_vec v0_ = VADD(a0_##p, b0), v1_ = VADD(a1_##p, b1);                               \
         if (res) {                                                                           \
             v0_ = VADD(v0_, VLOAD(res + p * GK_VLEN));                                       \
@@ -66,14 +66,18 @@ static void act_slow(float *p, size_t count, int act)
         if (NM > 1)                                                                          \
             VSTORE(out + ostride + p * GK_VLEN, act_vec(v1_, act, alpha, beta));             \
     }
-/* The c loop of one tap: NM weight vectors, NP broadcasts, NM * NP FMAs per input channel. */
+/* The c loop of one tap: NM weight vectors, NP broadcasts, NM * NP FMAs per input channel.
+ * Never unrolled: one iteration already holds 24 FMAs, and unrolling it (LLVM does for
+ * -mcpu=znver3) keeps the next iteration's broadcasts live and spills accumulators. */
 #define TAP_FMAS(wp)                                                            \
+    _Pragma("GCC unroll 1")                                                     \
     for (size_t c = 0; c < cv; c++) {                                           \
         gk_vec w0 = VLOAD((wp) + c * GK_VLEN);                                  \
         gk_vec w1 = NM > 1 ? VLOAD((wp) + s->w_mstride + c * GK_VLEN) : w0;     \
         GK_REP12(FMA_PIX)                                                          \
     }
-/* Bias, residual, activation and the store of the tile (out/res at its first pixel). */
+/* Bias, residual, activation and the store of the tile's first `live` pixels (out/res at the
+ * first pixel). */
 #define STORE_TILE()                                                                  \
     do {                                                                              \
         size_t ostride = s->out_bstride;                                              \
@@ -81,9 +85,9 @@ static void act_slow(float *p, size_t count, int act)
         gk_vec b1 = bias && NM > 1 ? VLOAD(bias + GK_VLEN) : VZERO();                 \
         GK_REP12(STORE_PIX)                                                              \
         if (act >= 4) {                                                               \
-            act_slow(out, (size_t)NP * GK_VLEN, act);                                 \
+            act_slow(out, (size_t)live * GK_VLEN, act);                               \
             if (NM > 1)                                                               \
-                act_slow(out + ostride, (size_t)NP * GK_VLEN, act);                   \
+                act_slow(out + ostride, (size_t)live * GK_VLEN, act);                 \
         }                                                                             \
     } while (0)
 
@@ -103,6 +107,7 @@ GK_INLINE void tile_interior(const conv_shape *s, int NM, int NP, const float *i
                              const float *res, int act, float alpha, float beta)
 {
     GK_REP12(DECL_ACC)
+    const int live = NP;
     const size_t cv = s->cv, pstride = s->sw * cv, rowlen = s->iw * cv;
     for (size_t b = 0; b < s->cb; b++) {
         for (size_t y = y0; y < y1; y++) {
@@ -125,15 +130,19 @@ GK_INLINE void tile_interior(const conv_shape *s, int NM, int NP, const float *i
 }
 
 /* Gathered tile: NP consecutive pixels of the flattened output plane from index q0, any
- * position; a tap outside the input reads gk_zeros. */
-GK_INLINE void tile_gather(const conv_shape *s, int NM, int NP, const float *in, size_t q0,
-                           const float *w, float *out, const float *bias, const float *res,
-                           int act, float alpha, float beta)
+ * position; a tap outside the input reads gk_zeros. Only the first `live` pixels exist (the
+ * plane's last tile): the others read zeros for every tap and are not stored, so one tile
+ * size serves every tail (fewer instantiations, less code for the JIT to optimize). */
+GK_INLINE void tile_gather(const conv_shape *s, int NM, int NP, int live, const float *in,
+                           size_t q0, const float *w, float *out, const float *bias,
+                           const float *res, int act, float alpha, float beta)
 {
     GK_REP12(DECL_ACC)
 #define DECL_POS(p)                                                                      \
     ptrdiff_t iy##p = (ptrdiff_t)(((q0 + p) / s->ow) * s->sh) - (ptrdiff_t)s->ph;          \
-    ptrdiff_t ix##p = (ptrdiff_t)(((q0 + p) % s->ow) * s->sw) - (ptrdiff_t)s->pw;
+    ptrdiff_t ix##p = (ptrdiff_t)(((q0 + p) % s->ow) * s->sw) - (ptrdiff_t)s->pw;          \
+    if (p >= live)                                                                       \
+        iy##p = -((ptrdiff_t)1 << 40); /* every row out of range */
     GK_REP12(DECL_POS)
 #undef DECL_POS
     const size_t cv = s->cv;
@@ -161,41 +170,28 @@ GK_INLINE void tile_gather(const conv_shape *s, int NM, int NP, const float *in,
     STORE_TILE();
 }
 
-/* Instantiates the gathered tile for a run-time pixel count; with constant shapes (the JIT)
- * only one case survives. */
-static void tile_gather_n(const conv_shape *s, int NM, int np, const float *in, size_t q0,
-                          const float *w, float *out, const float *bias, const float *res,
-                          int act, float alpha, float beta)
-{
-#define GATHER_CASE(k)                                                                     \
-    case k:                                                                                \
-        if (NM > 1)                                                                        \
-            tile_gather(s, 2, k, in, q0, w, out, bias, res, act, alpha, beta);             \
-        else                                                                               \
-            tile_gather(s, 1, k, in, q0, w, out, bias, res, act, alpha, beta);             \
-        break;
-    switch (np) {
-        GATHER_CASE(1) GATHER_CASE(2) GATHER_CASE(3) GATHER_CASE(4) GATHER_CASE(5)
-        GATHER_CASE(6)
-#if NP_MAX > 6
-        GATHER_CASE(7) GATHER_CASE(8) GATHER_CASE(9) GATHER_CASE(10) GATHER_CASE(11)
-        GATHER_CASE(12)
-#endif
-    default: break;
-    }
-#undef GATHER_CASE
-}
-
 /* The tile of pixels [q0, q0 + np): an interior tile when they are NP_MAX pixels of one row
  * whose windows lie inside the input columns [ox_lo, ox_hi), else a gathered tile. Narrower
  * tiles would leave FMA chains latency-bound, so borders get full-width gathered tiles too. */
-static void conv_tile(const conv_shape *s, int NM, size_t q0, size_t np, size_t ox_lo,
+GK_INLINE void conv_tile(const conv_shape *s, int NM, size_t q0, size_t np, size_t ox_lo,
                       size_t ox_hi, const float *in, const float *w, float *out,
                       const float *bias, const float *res, int act, float alpha, float beta)
 {
     size_t oy = q0 / s->ow, ox = q0 % s->ow;
+    /* A short tail uses a half-width tile: still enough FMA chains to keep both pipes busy,
+     * half the dead work of a full one. */
+    if (np <= NP_MAX / 2) {
+        if (NM > 1)
+            tile_gather(s, 2, NP_MAX / 2, (int)np, in, q0, w, out, bias, res, act, alpha, beta);
+        else
+            tile_gather(s, 1, NP_MAX / 2, (int)np, in, q0, w, out, bias, res, act, alpha, beta);
+        return;
+    }
     if (np < NP_MAX || ox < ox_lo || ox + NP_MAX > ox_hi) {
-        tile_gather_n(s, NM, (int)np, in, q0, w, out, bias, res, act, alpha, beta);
+        if (NM > 1)
+            tile_gather(s, 2, NP_MAX, (int)np, in, q0, w, out, bias, res, act, alpha, beta);
+        else
+            tile_gather(s, 1, NP_MAX, (int)np, in, q0, w, out, bias, res, act, alpha, beta);
         return;
     }
     ptrdiff_t iy0 = (ptrdiff_t)(oy * s->sh) - (ptrdiff_t)s->ph;
@@ -258,13 +254,16 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
             r = u % tiles, pair = u / tiles % pairs;
         size_t g = t % groups, img = t / groups;
         size_t m0 = g * mpg + pair * 2;
-        int NM = m0 + 1 < (g + 1) * mpg ? 2 : 1;
+        /* Written so that constant shapes fold it (and the tail size below) to a constant:
+         * the JIT then keeps only the tile sizes this layer uses. */
+        int NM = mpg % 2 == 0 || pair + 1 < pairs ? 2 : 1;
         const float *ip = in + img * plane_in + g * cb * s.in_bstride;
         const float *wp = wt + m0 * s.w_mstride;
         float *op = out + img * plane_out + m0 * s.out_bstride;
         const float *rp = res ? res + img * plane_out + m0 * s.out_bstride : NULL;
         const float *bp = bias ? bias + m0 * GK_VLEN : NULL;
-        size_t q0 = r * NP_MAX, np = s.oh * s.ow - q0 < NP_MAX ? s.oh * s.ow - q0 : NP_MAX;
+        size_t q0 = r * NP_MAX, tail = s.oh * s.ow % NP_MAX;
+        size_t np = r + 1 == tiles && tail ? tail : NP_MAX;
         conv_tile(&s, NM, q0, np, ox_lo, ox_hi, ip, wp, op, bp, rp, act, alpha, beta);
     }
 }
