@@ -493,7 +493,11 @@ int main(int argc, char **argv)
     printf("\nall suites: %d passed, %d failed (of %d) in %.1f s; %d unexpected failures, %d "
            "unexpected passes\n", passed, failed, passed + failed, elapsed, unexpected_fail,
            unexpected_pass);
-    printf("%d passed, %d failed\n", passed + failed - bad, bad);
+    /* The closing line CI reads: tests that pass as expected, tests whose outcome differs
+     * from the expected-failure list (the failures of this test), and the listed known
+     * failures as skipped, so the line never counts a failing model as passed. */
+    printf("%d passed, %d failed, %d skipped\n", passed - unexpected_pass, bad,
+           failed - unexpected_fail);
     free(tests);
     return bad && !o.update ? 1 : 0;
 }
