@@ -42,6 +42,11 @@ typedef glow_status (*onnx_loader)(onnx_ctx *cx, const Onnx__NodeProto *np, int 
 
 /* The loader for op_type at `opset` (the row with the largest since-version <= opset). */
 onnx_loader onnx_find_loader(const char *op_type, int opset);
+/* Like onnx_find_loader for any domain ("" and "ai.onnx" are the default one). The opset
+ * passed on is the default domain's. */
+onnx_loader onnx_find_domain_loader(const char *domain, const char *op_type, int opset);
+/* onnx_ops_grad.c: ai.onnx.preview.training Gradient. */
+glow_status load_gradient(onnx_ctx *cx, const Onnx__NodeProto *np, int opset);
 
 #define ONNX_OP(name, since, fn) glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset);
 #include "onnx_ops.def"

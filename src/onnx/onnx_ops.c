@@ -30,9 +30,18 @@ onnx_loader onnx_find_loader(const char *op_type, int opset)
     return best ? best->fn : NULL;
 }
 
+/* Ops of other domains glowc imports (training preview: reverse-mode Gradient at import). */
+onnx_loader onnx_find_domain_loader(const char *domain, const char *op_type, int opset)
+{
+    if (!domain || !*domain || strcmp(domain, "ai.onnx") == 0)
+        return onnx_find_loader(op_type, opset);
+    if (op_type && strcmp(domain, "ai.onnx.preview.training") == 0 &&
+        strcmp(op_type, "Gradient") == 0)
+        return load_gradient;
+    return NULL;
+}
+
 bool glow_onnx_op_supported(const char *domain, const char *op_type, int opset)
 {
-    if (domain && *domain && strcmp(domain, "ai.onnx") != 0)
-        return false;
-    return onnx_find_loader(op_type, opset) != NULL;
+    return onnx_find_domain_loader(domain, op_type, opset) != NULL;
 }
