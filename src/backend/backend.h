@@ -37,6 +37,11 @@ const char *glow_backend_names(void);
 
 /* --- interp/interp.c --- */
 extern const glow_backend glow_interpreter_backend;
+/* Runs one node-mirroring instruction through the evaluator over the three regions: the
+ * interpreter's execution step, also the cpu backend's fallback for instructions it has no
+ * kernel for. */
+glow_status glow_interp_run_node(const ir_instr *in, uint8_t *constant, uint8_t *mutable_,
+                                 uint8_t *act, glow_diag *d);
 
 /* --- cpu/cpu.c --- */
 extern const glow_backend glow_cpu_backend;

@@ -103,27 +103,7 @@ static glow_status run_instr(const cpu_state *s, const ir_instr *in, glow_diag *
     if (!ir_kind_is_node(in->kind) || in->nout > MAX_RES || in->nops - in->nout > MAX_OPS)
         return glow_fail(d, GLOW_ERR_UNSUPPORTED, "cpu backend: no implementation of %s '%s'",
                          ir_instr_kind_name(in->kind), in->name);
-    glow_tensor ins[MAX_OPS], outs[MAX_RES];
-    glow_type out_types[MAX_RES];
-    uint32_t nin = in->nops - in->nout;
-    for (uint32_t i = 0; i < in->nout; i++) {
-        out_types[i] = in->ops[i].v->type;
-        outs[i] = glow_tensor_borrow(&out_types[i], value_ptr(s, in->ops[i].v));
-    }
-    for (uint32_t i = 0; i < nin; i++) {
-        const ir_value *v = in->ops[in->nout + i].v;
-        ins[i] = glow_tensor_borrow(&v->type, value_ptr(s, v));
-    }
-    glow_node node = {
-        .kind = (glow_node_kind)in->kind,
-        .name = in->name,
-        .outs = out_types,
-        .nout = in->nout,
-        .nin = nin,
-        .attrs = in->attrs,
-        .nattr = in->nattr,
-    };
-    return glow_eval_node_into(&node, ins, outs, d);
+    return glow_interp_run_node(in, s->constant, s->mutable_, s->act, d);
 }
 
 void glowc_cpu_barrier(void *ctx)

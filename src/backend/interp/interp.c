@@ -121,6 +121,13 @@ static glow_status run_node(const ir_instr *in, const regions *r, glow_diag *d)
     return glow_eval_node_into(&node, ins, outs, d);
 }
 
+glow_status glow_interp_run_node(const ir_instr *in, uint8_t *constant, uint8_t *mutable_,
+                                 uint8_t *act, glow_diag *d)
+{
+    regions r = { constant, mutable_, act };
+    return run_node(in, &r, d);
+}
+
 static glow_status interp_execute(void *state, uint8_t *constant, uint8_t *mutable_,
                                   uint8_t *act, glow_diag *d)
 {
