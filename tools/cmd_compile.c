@@ -160,8 +160,11 @@ int cmd_compile(int argc, char **argv)
         glow_module_destroy(m);
         rc = cli_model_error(a.path, &d);
     } else {
+        /* Another triple or CPU gets no host-ISA preparation (blocked layouts, repacking). */
+        bool foreign = a.triple || (a.cpu && strcmp(a.cpu, "native"));
         glow_compile_options copt = { .backend = "cpu", .stop_after = GLOW_STAGE_IR_OPTIMIZED,
-                                      .no_optimize = a.no_optimize };
+                                      .no_optimize = a.no_optimize,
+                                      .foreign_target = foreign };
         if (glow_program_create(m, &copt, &p, &d) != GLOW_OK)
             rc = cli_model_error(a.path, &d);
     }

@@ -26,8 +26,12 @@ struct glow_backend {
     bool (*fuse_activation)(const glow_node *producer, const glow_node *act);
     /* Optional (NULL: none): called after the IR optimizer and before memory planning; may add
      * constants (repacked weights) and scratch activations (alloc/dealloc pairs) for its
-     * kernels. Must leave f valid for the verifier and for the evaluator. */
-    glow_status (*prepare)(ir_function *f, glow_diag *d);
+     * kernels, keep activations in its own layouts (ir_value.blocked), fuse instructions
+     * and mark weights it no longer reads (ir_value.unplaced). Such a function is the
+     * backend's own: the verifier still accepts it, the evaluator no longer runs it.
+     * `host` is false when the code is for another CPU (a cross-compiled bundle): then no
+     * host vector ISA may be assumed. */
+    glow_status (*prepare)(ir_function *f, bool host, glow_diag *d);
 };
 
 /* "interpreter" (and later "cpu"); NULL when unknown. */

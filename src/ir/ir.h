@@ -38,6 +38,10 @@ struct ir_value {
     ir_value *base;           /* IV_VIEW: the viewed weight or alloc (never another view) */
     uint64_t view_offset;     /* IV_VIEW: byte offset into base */
     uint64_t addr;            /* byte offset in the value's region (planner; views: base's) */
+    /* Set by a backend's prepare hook (the CPU backend's, src/backend/cpu/layout.c): */
+    uint8_t blocked;          /* the bytes hold NCHWc of this channel block (0: as typed) */
+    bool unplaced;            /* IV_WEIGHT: no instruction reads these bytes (a repacked copy
+                               * replaces them), so the planner gives them no memory */
     ir_value *next;           /* in the function's value list */
 };
 

@@ -101,7 +101,7 @@ static void place_weights(ir_function *f, uint64_t align)
 {
     f->constant_bytes = f->mutable_bytes = 0;
     for (ir_value *v = f->values; v; v = v->next) {
-        if (v->kind != IV_WEIGHT)
+        if (v->kind != IV_WEIGHT || v->unplaced)
             continue;
         uint64_t *region = v->is_mutable ? &f->mutable_bytes : &f->constant_bytes;
         v->addr = align_up(*region, align);
@@ -181,6 +181,9 @@ glow_status ir_memory_check(const ir_function *f, glow_diag *d)
             continue;
         if (v->kind == IV_VIEW && v->base->kind == IV_ALLOC && !lv.use[v->base->id].alloc)
             continue;
+        /* Weights a backend no longer reads have no memory (ir_value.unplaced). */
+        if (ir_root((ir_value *)v)->unplaced)
+            continue;
         if (v->kind == IV_VIEW) {
             if (v->view_offset + bytes > glow_type_bytes(&v->base->type) ||
                 v->addr != v->base->addr + v->view_offset) {
@@ -208,7 +211,7 @@ glow_status ir_memory_check(const ir_function *f, glow_diag *d)
         nins++;
     for (ir_value *v = f->values; v; v = v->next) {
         const iropt_use *u = &lv.use[v->id];
-        if (v->kind == IV_VIEW || (v->kind == IV_ALLOC && !u->alloc))
+        if (v->kind == IV_VIEW || (v->kind == IV_ALLOC && !u->alloc) || v->unplaced)
             continue;
         pbuf b = { v, 0, nins, glow_type_bytes(&v->type), v->addr, 0 };
         if (v->kind == IV_ALLOC) {

@@ -110,7 +110,7 @@ static glow_status build(glow_program *p, const glow_compile_options *opt, glow_
         if (!opt->no_ir_optimize)
             GLOW_TRY(ir_optimize(p->ir, opt->ir_optimize, d));
         if (p->backend->prepare)
-            GLOW_TRY(p->backend->prepare(p->ir, d));
+            GLOW_TRY(p->backend->prepare(p->ir, !opt->foreign_target, d));
         GLOW_TRY(ir_plan_memory_best_fit(p->ir, d));
     }
     bind_weights(p);
@@ -126,7 +126,7 @@ static glow_status build(glow_program *p, const glow_compile_options *opt, glow_
                          (unsigned long long)p->ir->mutable_bytes,
                          (unsigned long long)p->ir->activation_bytes);
     for (ir_value *v = p->ir->values; v; v = v->next) {
-        if (v->kind == IV_WEIGHT && v->storage->kind == NK_CONSTANT)
+        if (v->kind == IV_WEIGHT && v->storage->kind == NK_CONSTANT && !v->unplaced)
             memcpy(p->constant + v->addr, v->storage->payload.data, glow_type_bytes(&v->type));
     }
     return p->backend->compile(p->ir, opt->threads, &p->state, d);

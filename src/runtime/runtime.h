@@ -25,6 +25,9 @@ typedef struct glow_compile_options {
     bool no_ir_optimize;    /* skip the IR optimizer (the planner still runs) */
     /* IR optimizer dumps/statistics (NULL: defaults). */
     const struct ir_opt_options *ir_optimize;
+    /* The code will run on another CPU than this one (a bundle for --target / --mcpu): the
+     * backend prepares nothing for the host's vector ISA. */
+    bool foreign_target;
 } glow_compile_options;
 
 typedef struct glow_program {

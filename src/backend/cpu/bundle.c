@@ -314,7 +314,7 @@ static uint8_t *constant_region(const ir_function *f)
 {
     uint8_t *c = glow_xcalloc(1, (size_t)f->constant_bytes + 1);
     for (const ir_value *v = f->values; v; v = v->next)
-        if (v->kind == IV_WEIGHT && v->storage->kind == NK_CONSTANT)
+        if (v->kind == IV_WEIGHT && v->storage->kind == NK_CONSTANT && !v->unplaced)
             memcpy(c + v->addr, v->storage->payload.data, glow_type_bytes(&v->type));
     return c;
 }

@@ -43,6 +43,27 @@ typedef struct cpu_isa {
  * barrier between them: they write disjoint bytes). False: no kernel fits, the instruction
  * runs through the evaluator (glowc_cpu_fallback). */
 bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_call *calls, int *ncalls);
+/* The parameters of a Conv the kernels run (checked: f32, 2-D, consistent shapes, a known
+ * fused activation; operands [y, x, w, bias?, residual?]); false when no kernel can. */
+typedef struct cpu_conv {
+    int64_t k[2], s[2], p[4], dl[2], g;
+    int act;
+    double alpha, beta;
+} cpu_conv;
+bool cpu_conv_params(const ir_instr *in, cpu_conv *cp);
+/* The parameters of a 2-D f32 MaxPool / AvgPool (pe: the end pads count_include_pad counts,
+ * i.e. without ceil_mode's extra); false when no kernel can run it. */
+typedef struct cpu_pool {
+    int64_t k[2], s[2], p[4], dl[2], pe[2];
+    bool cip;
+} cpu_pool;
+bool cpu_pool_params(const ir_instr *in, cpu_pool *pp);
+/* The kernel op code of a same-shape f32 elementwise instruction (> 0 unary, < 0 binary),
+ * 0 when the elementwise kernels do not run it. */
+int cpu_eltwise_op(const ir_instr *in);
+/* Copy, or Concat along channels in whole blocks of v: the same bytes move in NCHW and
+ * NCHWc layouts. */
+bool cpu_layout_agnostic(const ir_instr *in, int v);
 /* True when the library was built with gk_<op>_<dtype>_<isa> (kernels/kernels.def). */
 bool cpu_kernel_built(const char *op, const char *dtype, const char *isa);
 
@@ -51,7 +72,16 @@ bool cpu_kernel_built(const char *op, const char *dtype, const char *isa);
 /* The backend's prepare hook: for the convolutions and matrix products the fast kernels run,
  * adds the repacked weights (constants) and the blocked-layout scratch activations (alloc/
  * dealloc right around the instruction); cpu_select finds them by name. */
-glow_status cpu_prepare(ir_function *f, glow_diag *d);
+glow_status cpu_prepare(ir_function *f, bool host, glow_diag *d);
+
+/* --- layout.c --- */
+
+/* Sets ir_value.blocked = v on every activation the fast kernels can keep in the NCHWc
+ * layout of block v; fast[instruction id]: the convs cpu_prepare repacked. */
+void cpu_plan_layout(ir_function *f, int v, const bool *fast);
+/* Folds residual Adds (and a Relu after them) into the fast conv producing one operand;
+ * returns how many. */
+int cpu_fuse_residuals(ir_function *f, const bool *fast);
 
 /* The values cpu_prepare added for instruction `in` (NULL members when absent). */
 typedef struct cpu_fast {

@@ -353,6 +353,18 @@ static glow_status emit_phases(gen *g, const ir_instr *in, const cpu_call *calls
     return s;
 }
 
+/* The evaluator cannot run an instruction over blocked bytes, dropped weights or a fused
+ * residual operand. */
+static bool backend_only(const ir_instr *in)
+{
+    if (in->kind == IK_CONV && in->nops == 5)
+        return true;
+    for (uint32_t i = 0; i < in->nops; i++)
+        if (in->ops[i].v->blocked || ir_root(in->ops[i].v)->unplaced)
+            return true;
+    return false;
+}
+
 static glow_status emit_run(gen *g, ir_function *f, int *nkernel, int *nfallback,
                             glow_diag *d)
 {
@@ -397,6 +409,11 @@ static glow_status emit_run(gen *g, ir_function *f, int *nkernel, int *nfallback
         if (cpu_select(in, &isa, calls, &ncalls)) {
             (*nkernel)++;
             s = emit_phases(g, in, calls, ncalls, &shapes, &rd, &wr, d);
+        } else if (backend_only(in)) {
+            s = glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: %s '%s' was prepared for a "
+                          "fast kernel (blocked layout, residual or repacked weights) but "
+                          "none was selected", ir_instr_kind_name(in->kind),
+                          in->name ? in->name : "?");
         } else {
             (*nfallback)++;
             emit_fallback(g, index);

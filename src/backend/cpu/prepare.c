@@ -9,6 +9,7 @@
 // cpu_fast_find gets from an instruction to them without a side table: it walks the function's
 // value list forward from one of the instruction's operands.
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/cpu/cpu_llvm.h"
@@ -20,12 +21,6 @@ static const glow_attr *find_attr(const ir_instr *in, glow_attr_id id)
         if (in->attrs[i].id == id)
             return &in->attrs[i];
     return NULL;
-}
-
-static int64_t attr_i(const ir_instr *in, glow_attr_id id, int64_t dflt)
-{
-    const glow_attr *a = find_attr(in, id);
-    return a ? a->v.i : dflt;
 }
 
 /* The constant payload behind a weight operand, or NULL when it is not a plain f32 constant. */
@@ -76,38 +71,35 @@ static ir_value *new_scratch(ir_function *f, ir_instr *in, const char *what, int
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* Blocked conv when the shapes fit the kernels: group 1, depthwise, or groups whose channel
- * counts are whole blocks. */
-static glow_status prep_conv(ir_function *f, ir_instr *in, int v, glow_diag *d)
+ * counts are whole blocks. Repacks the weights (and bias); true when the conv is fast. */
+static glow_status prep_conv(ir_function *f, ir_instr *in, int v, bool *fast, glow_diag *d)
 {
+    *fast = false;
+    cpu_conv cp;
+    if (!cpu_conv_params(in, &cp) || in->nops > 4)
+        return GLOW_OK;
     const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type,
                     *w = &in->ops[2].v->type;
     const float *wd = const_data(in->ops[2].v);
     const float *bd = in->nops == 4 ? const_data(in->ops[3].v) : NULL;
-    int64_t g = attr_i(in, GA_GROUP, 1);
-    if (in->nout != 1 || (in->nops != 3 && in->nops != 4) || !wd || (in->nops == 4 && !bd) ||
-        x->rank != 4 || y->rank != 4 || w->rank != 4 || x->dtype != GLOW_F32 ||
-        y->dtype != GLOW_F32 || g < 1)
+    int64_t g = cp.g;
+    if (!wd || (in->nops == 4 && !bd))
         return GLOW_OK;
     int64_t n = x->dims[0], c = x->dims[1], m = y->dims[1], kh = w->dims[2], kw = w->dims[3];
-    if (c % g || m % g || w->dims[0] != m || w->dims[1] != c / g ||
-        (in->nops == 4 && glow_type_numel(&in->ops[3].v->type) != m))
-        return GLOW_OK;
     bool dw = g > 1 && g == c && m == c;
     int cv = g == 1 && c < v ? (int)c : v;
     size_t wn = dw ? glow_repack_dwconv_floats(c, kh, kw, v)
                    : glow_repack_conv_floats(m, c / g, g, kh, kw, v, cv);
     if (!wn)
         return GLOW_OK;
-    /* Scratch sizes; overflow-checked by glow_type_bytes's callers only up to int64, so keep
-     * them modest: the activations themselves exist already, blocking pads < one block. */
+    /* Scratch sizes (allocated later, when the layouts are known): the activations exist
+     * already, blocking pads less than one block; keep them modest all the same. */
     int64_t xb = n * cdiv(c, cv) * x->dims[2] * x->dims[3] * cv;
     int64_t yb = n * cdiv(m, v) * y->dims[2] * y->dims[3] * v;
     if (xb <= 0 || yb <= 0 || xb > ((int64_t)1 << 34) || yb > ((int64_t)1 << 34))
         return GLOW_OK;
     glow_status s = GLOW_OK;
     float *p;
-    new_scratch(f, in, "xblk", v, (size_t)xb);
-    new_scratch(f, in, "yblk", v, (size_t)yb);
     if (!new_const(f, "wblk", v, in->id, wn, &p, d, &s))
         return s;
     if (dw)
@@ -119,12 +111,30 @@ static glow_status prep_conv(ir_function *f, ir_instr *in, int v, glow_diag *d)
             return s;
         glow_repack_bias(p, bd, m, v);
     }
+    *fast = true;
     return GLOW_OK;
 }
 
-/* FullyConnected / 2-D MatMul whose right operand is a constant: B as GEMM panels. */
-static glow_status prep_gemm(ir_function *f, ir_instr *in, int v, glow_diag *d)
+/* The blocked scratch a fast conv needs for whichever of its input and output is plain. */
+static void conv_scratch(ir_function *f, ir_instr *in, int v)
 {
+    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
+    int64_t g = 1;
+    const glow_attr *ga = find_attr(in, GA_GROUP);
+    if (ga)
+        g = ga->v.i;
+    int64_t n = x->dims[0], c = x->dims[1], m = y->dims[1];
+    int64_t cv = g == 1 && c < v ? c : v;
+    if (in->ops[1].v->blocked != v)
+        new_scratch(f, in, "xblk", v, (size_t)(n * cdiv(c, cv) * x->dims[2] * x->dims[3] * cv));
+    if (in->ops[0].v->blocked != v)
+        new_scratch(f, in, "yblk", v, (size_t)(n * cdiv(m, v) * y->dims[2] * y->dims[3] * v));
+}
+
+/* FullyConnected / 2-D MatMul whose right operand is a constant: B as GEMM panels. */
+static glow_status prep_gemm(ir_function *f, ir_instr *in, int v, bool *fast, glow_diag *d)
+{
+    *fast = false;
     const glow_type *b = &in->ops[2].v->type;
     const float *bd = const_data(in->ops[2].v);
     if (in->nout != 1 || !bd || b->rank != 2 || in->ops[0].v->type.rank != 2 ||
@@ -139,23 +149,61 @@ static glow_status prep_gemm(ir_function *f, ir_instr *in, int v, glow_diag *d)
     if (!new_const(f, "gemm", v, in->id, pn, &p, d, &s))
         return s;
     glow_repack_gemm_b(p, bd, k, n, n, 0, 2 * v);
+    *fast = true;
     return GLOW_OK;
 }
 
-glow_status cpu_prepare(ir_function *f, glow_diag *d)
+/* Constants that only fast kernels use, which read repacked copies, get no memory. */
+static void drop_originals(ir_function *f, const bool *fast)
+{
+    uint32_t n = f->next_id;
+    uint8_t *other = glow_xcalloc(n ? n : 1, 1), *repacked = glow_xcalloc(n ? n : 1, 1);
+    for (ir_instr *in = f->first; in; in = in->next)
+        for (uint32_t i = 0; i < in->nops; i++) {
+            const ir_value *r = ir_root(in->ops[i].v);
+            bool copy = fast[in->id] && in->ops[i].v == r &&
+                        ((in->kind == IK_CONV && (i == 2 || i == 3)) ||
+                         (in->kind != IK_CONV && i == 2));
+            if (copy)
+                repacked[r->id] = 1;
+            else
+                other[r->id] = 1;
+        }
+    for (ir_value *v = f->values; v; v = v->next)
+        if (v->kind == IV_WEIGHT && !v->is_mutable && repacked[v->id] && !other[v->id])
+            v->unplaced = true;
+    free(other);
+    free(repacked);
+}
+
+glow_status cpu_prepare(ir_function *f, bool host, glow_diag *d)
 {
     cpu_isa isa;
     cpu_host_isa(&isa);
     int v = isa.avx512 ? 16 : isa.avx2 ? 8 : 0;
-    if (!v)
+    if (!v || !host)
         return GLOW_OK;
-    for (ir_instr *in = f->first; in; in = in->next) {
+    uint32_t n = f->next_id;
+    bool *fast = glow_xcalloc(n ? n : 1, sizeof *fast);
+    glow_status s = GLOW_OK;
+    for (ir_instr *in = f->first; in && s == GLOW_OK; in = in->next) {
         if (in->kind == IK_CONV)
-            GLOW_TRY(prep_conv(f, in, v, d));
+            s = prep_conv(f, in, v, &fast[in->id], d);
         else if (in->kind == IK_FULLY_CONNECTED || in->kind == IK_MATMUL)
-            GLOW_TRY(prep_gemm(f, in, v, d));
+            s = prep_gemm(f, in, v, &fast[in->id], d);
     }
-    return GLOW_OK;
+    if (s == GLOW_OK && !getenv("GLOWC_CPU_PLAIN")) {
+        cpu_plan_layout(f, v, fast);
+        cpu_fuse_residuals(f, fast);
+    }
+    if (s == GLOW_OK) {
+        for (ir_instr *in = f->first; in; in = in->next)
+            if (in->kind == IK_CONV && fast[in->id])
+                conv_scratch(f, in, v);
+        drop_originals(f, fast);
+    }
+    free(fast);
+    return s;
 }
 
 bool cpu_fast_find(const ir_instr *in, cpu_fast *out)

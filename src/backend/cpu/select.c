@@ -126,19 +126,8 @@ static void call(cpu_call *c, const char *fn, const cpu_arg *args, int nargs)
     call(c, fn, (const cpu_arg[]){ __VA_ARGS__ }, \
          (int)(sizeof((const cpu_arg[]){ __VA_ARGS__ }) / sizeof(cpu_arg)))
 
-static bool sel_elementwise(const ir_instr *in, cpu_call *c)
+int cpu_eltwise_op(const ir_instr *in)
 {
-    const ir_value *y = in->ops[0].v;
-    int64_t n = glow_type_numel(&y->type);
-    if (!all_f32(in) || in->nout != 1)
-        return false;
-    for (uint32_t i = 1; i < in->nops; i++)
-        if (!glow_type_same_shape(&in->ops[i].v->type, &y->type))
-            return false;
-    /* In place is fine only when the output is exactly an input. */
-    for (uint32_t i = 1; i < in->nops; i++)
-        if (overlap(y, in->ops[i].v) && in->ops[i].v->addr != y->addr)
-            return false;
     int op = 0;
     switch ((int)in->kind) {
     case IK_RELU: op = UN_RELU; break;
@@ -154,15 +143,34 @@ static bool sel_elementwise(const ir_instr *in, cpu_call *c)
     case IK_DIV: op = -BIN_DIV; break;
     case IK_MAX: op = -BIN_MAX; break;
     case IK_MIN: op = -BIN_MIN; break;
-    default: return false;
+    default: return 0;
     }
-    if (op > 0 && in->nops == 2)
+    if (!all_f32(in) || in->nout != 1 || in->nops != (op > 0 ? 2u : 3u))
+        return 0;
+    for (uint32_t i = 1; i < in->nops; i++)
+        if (!glow_type_same_shape(&in->ops[i].v->type, &in->ops[0].v->type))
+            return 0;
+    return op;
+}
+
+/* Same-shape elementwise ops: any layout, as long as every operand has the same one. */
+static bool sel_elementwise(const ir_instr *in, cpu_call *c)
+{
+    const ir_value *y = in->ops[0].v;
+    int64_t n = glow_type_numel(&y->type);
+    int op = cpu_eltwise_op(in);
+    if (!op)
+        return false;
+    /* In place is fine only when the output is exactly an input. */
+    for (uint32_t i = 1; i < in->nops; i++)
+        if ((overlap(y, in->ops[i].v) && in->ops[i].v->addr != y->addr) ||
+            in->ops[i].v->blocked != y->blocked)
+            return false;
+    if (op > 0)
         CALL(c, "gk_unary_f32_scalar", num(op), num(n), ptr(in->ops[1].v, 0), ptr(y, 0));
-    else if (op < 0 && in->nops == 3)
+    else
         CALL(c, "gk_binary_f32_scalar", num(-op), num(n), ptr(in->ops[1].v, 0),
              ptr(in->ops[2].v, 0), ptr(y, 0));
-    else
-        return false;
     return true;
 }
 
@@ -179,80 +187,119 @@ static const char *fast_isa(const cpu_fast *fs, const cpu_isa *isa)
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/* A conv cpu_prepare set up (shapes already checked by sel_conv): NCHW -> blocked scratch,
- * blocked conv (bias and activation fused), blocked -> NCHW, with barriers between. */
-static bool sel_conv_fast(const ir_instr *in, const cpu_isa *isa, const int64_t *s,
-                          const int64_t *p, const int64_t *dl, int64_t g, cpu_arg act,
-                          cpu_arg alpha, cpu_arg beta, cpu_call *calls, int *ncalls)
+bool cpu_conv_params(const ir_instr *in, cpu_conv *cp)
 {
-    cpu_fast fs;
-    const char *sfx;
-    if (!cpu_fast_find(in, &fs) || !fs.xblk || !fs.yblk || !fs.w || !(sfx = fast_isa(&fs, isa)))
+    memset(cp, 0, sizeof *cp);
+    if (in->kind != IK_CONV || in->nout != 1 || in->nops < 3 || in->nops > 5)
         return false;
     const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type,
                     *w = &in->ops[2].v->type;
-    int64_t v = fs.v, n = x->dims[0], c = x->dims[1], m = y->dims[1];
+    cp->g = attr_int(in, GA_GROUP, 1);
+    if (!all_f32(in) || x->rank != 4 || w->rank != 4 || y->rank != 4 ||
+        !attr_ints(in, GA_KERNEL, 2, cp->k) || !attr_ints(in, GA_STRIDES, 2, cp->s) ||
+        !attr_ints(in, GA_PADS, 4, cp->p) || !attr_ints(in, GA_DILATIONS, 2, cp->dl) ||
+        cp->g < 1 || x->dims[1] % cp->g || y->dims[1] % cp->g ||
+        w->dims[0] != y->dims[1] || w->dims[1] != x->dims[1] / cp->g ||
+        w->dims[2] != cp->k[0] || w->dims[3] != cp->k[1] || cp->s[0] < 1 || cp->s[1] < 1 ||
+        cp->dl[0] < 1 || cp->dl[1] < 1 || x->dims[0] != y->dims[0])
+        return false;
+    cpu_arg act, alpha, beta;
+    if (!fused_act(in, &act, &alpha, &beta))
+        return false;
+    cp->act = (int)act.i;
+    cp->alpha = alpha.f;
+    cp->beta = beta.f;
+    if (in->nops >= 4 && glow_type_numel(&in->ops[3].v->type) != y->dims[1])
+        return false;
+    if (in->nops == 5 && !glow_type_same_shape(&in->ops[4].v->type, y))
+        return false;
+    return true;
+}
+
+/* A conv cpu_prepare set up: the input converted to the blocked layout unless it is kept
+ * blocked (ir_value.blocked), the blocked conv (bias, residual, activation fused), the output
+ * converted back unless it is kept blocked; a barrier between dependent calls. */
+static bool sel_conv_fast(const ir_instr *in, const cpu_isa *isa, const cpu_conv *cp,
+                          cpu_call *calls, int *ncalls)
+{
+    cpu_fast fs;
+    const char *sfx;
+    if (!cpu_fast_find(in, &fs) || !fs.w || !(sfx = fast_isa(&fs, isa)))
+        return false;
+    const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v;
+    const glow_type *y = &yv->type, *x = &xv->type, *w = &in->ops[2].v->type;
+    int64_t v = fs.v, n = x->dims[0], c = x->dims[1], m = y->dims[1], g = cp->g;
     bool dw = g > 1 && g == c && m == c;
+    bool xb = xv->blocked == v, yb = yv->blocked == v, res = in->nops == 5;
     int64_t cv = g == 1 && c < v ? c : v;
     int64_t cb = dw ? cdiv(c, v) : cdiv(c / g, cv), mb = cdiv(m, v);
     int64_t ih = x->dims[2], iw = x->dims[3], oh = y->dims[2], ow = y->dims[3];
-    /* The scratch must hold the blocked tensors (cpu_prepare sized them so). */
-    if (glow_type_numel(&fs.xblk->type) < n * (dw ? cb : g * cb) * ih * iw * cv ||
-        glow_type_numel(&fs.yblk->type) < n * mb * oh * ow * v || (in->nops == 4) != !!fs.bias)
+    /* Blocked operands hold whole blocks; otherwise the scratch must hold the blocked
+     * tensors (cpu_prepare sized them so). A residual is added in the output's layout. */
+    if ((xb && c % v) || (yb && m % v) || (res && (!yb || in->ops[4].v->blocked != v)) ||
+        (!xb && (!fs.xblk ||
+                 glow_type_numel(&fs.xblk->type) < n * (dw ? cb : g * cb) * ih * iw * cv)) ||
+        (!yb && (!fs.yblk || glow_type_numel(&fs.yblk->type) < n * mb * oh * ow * v)) ||
+        (in->nops >= 4) != !!fs.bias)
         return false;
     char fn[48];
-    snprintf(fn, sizeof fn, "gk_to_nchwc_f32_%s", sfx);
-    CALL(&calls[0], fn, ptr(fs.xblk, 0), ptr(in->ops[1].v, 0), num(n), num(c), num(ih * iw),
-         num(cv));
+    int k = 0;
+    if (!xb) {
+        snprintf(fn, sizeof fn, "gk_to_nchwc_f32_%s", sfx);
+        CALL(&calls[k++], fn, ptr(fs.xblk, 0), ptr(xv, 0), num(n), num(c), num(ih * iw),
+             num(cv));
+    }
     cpu_arg bias = fs.bias ? ptr(fs.bias, 0) : null_ptr();
+    cpu_arg out = yb ? ptr(yv, 0) : ptr(fs.yblk, 0), inp = xb ? ptr(xv, 0) : ptr(fs.xblk, 0);
+    cpu_arg rp = res ? ptr(in->ops[4].v, 0) : null_ptr();
+    cpu_arg act = num(cp->act), alpha = real(cp->alpha), beta = real(cp->beta);
     if (dw) {
         snprintf(fn, sizeof fn, "gk_dwconv2d_nchwc_f32_%s", sfx);
-        CALL(&calls[1], fn, ptr(fs.yblk, 0), ptr(fs.xblk, 0), ptr(fs.w, 0), bias, null_ptr(),
-             num(n), num(cb), num(ih), num(iw), num(oh), num(ow), num(w->dims[2]),
-             num(w->dims[3]), num(s[0]), num(s[1]), num(p[0]), num(p[1]), num(dl[0]),
-             num(dl[1]), act, alpha, beta);
+        CALL(&calls[k], fn, out, inp, ptr(fs.w, 0), bias, rp, num(n), num(cb), num(ih),
+             num(iw), num(oh), num(ow), num(w->dims[2]), num(w->dims[3]), num(cp->s[0]),
+             num(cp->s[1]), num(cp->p[0]), num(cp->p[1]), num(cp->dl[0]), num(cp->dl[1]), act,
+             alpha, beta);
     } else {
         snprintf(fn, sizeof fn, "gk_conv2d_nchwc_f32_%s", sfx);
-        CALL(&calls[1], fn, ptr(fs.yblk, 0), ptr(fs.xblk, 0), ptr(fs.w, 0), bias, null_ptr(),
-             num(n), num(g), num(cb), num(cv), num(ih), num(iw), num(mb), num(oh), num(ow),
-             num(w->dims[2]), num(w->dims[3]), num(s[0]), num(s[1]), num(p[0]), num(p[1]),
-             num(dl[0]), num(dl[1]), act, alpha, beta);
+        CALL(&calls[k], fn, out, inp, ptr(fs.w, 0), bias, rp, num(n), num(g), num(cb),
+             num(cv), num(ih), num(iw), num(mb), num(oh), num(ow), num(w->dims[2]),
+             num(w->dims[3]), num(cp->s[0]), num(cp->s[1]), num(cp->p[0]), num(cp->p[1]),
+             num(cp->dl[0]), num(cp->dl[1]), act, alpha, beta);
     }
-    snprintf(fn, sizeof fn, "gk_from_nchwc_f32_%s", sfx);
-    CALL(&calls[2], fn, ptr(in->ops[0].v, 0), ptr(fs.yblk, 0), num(n), num(m), num(oh * ow));
-    calls[1].barrier_before = calls[2].barrier_before = true;
-    *ncalls = 3;
+    calls[k].barrier_before = k > 0;
+    k++;
+    if (!yb) {
+        snprintf(fn, sizeof fn, "gk_from_nchwc_f32_%s", sfx);
+        CALL(&calls[k], fn, ptr(yv, 0), ptr(fs.yblk, 0), num(n), num(m), num(oh * ow));
+        calls[k++].barrier_before = true;
+    }
+    *ncalls = k;
     return true;
 }
 
 static bool sel_conv(const ir_instr *in, const cpu_isa *isa, cpu_call *c, int *ncalls)
 {
-    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type,
-                    *w = &in->ops[2].v->type;
-    int64_t k[2], s[2], p[4], dl[2], g = attr_int(in, GA_GROUP, 1);
-    if (!all_f32(in) || in->nout != 1 || x->rank != 4 || w->rank != 4 || y->rank != 4 ||
-        !attr_ints(in, GA_KERNEL, 2, k) || !attr_ints(in, GA_STRIDES, 2, s) ||
-        !attr_ints(in, GA_PADS, 4, p) || !attr_ints(in, GA_DILATIONS, 2, dl) || g < 1 ||
-        x->dims[1] % g || y->dims[1] % g || w->dims[1] != x->dims[1] / g ||
-        w->dims[2] != k[0] || w->dims[3] != k[1] || s[0] < 1 || s[1] < 1 || dl[0] < 1 ||
-        dl[1] < 1 || !no_alias(in))
+    cpu_conv cp;
+    if (!cpu_conv_params(in, &cp))
         return false;
-    cpu_arg act, alpha, beta;
-    if (!fused_act(in, &act, &alpha, &beta))
-        return false;
-    cpu_arg bias = null_ptr();
-    if (in->nops == 4) {
-        if (glow_type_numel(&in->ops[3].v->type) != y->dims[1])
+    /* The output shares no byte with the input and weights; the residual may be it exactly. */
+    const ir_value *yv = in->ops[0].v;
+    for (uint32_t i = 1; i < in->nops; i++)
+        if (overlap(yv, in->ops[i].v) && !(i == 4 && in->ops[i].v->addr == yv->addr))
             return false;
-        bias = ptr(in->ops[3].v, 0);
-    }
-    if (sel_conv_fast(in, isa, s, p, dl, g, act, alpha, beta, c, ncalls))
+    if (sel_conv_fast(in, isa, &cp, c, ncalls))
         return true;
+    /* The scalar kernel reads and writes NCHW, knows no residual, reads the original weights. */
+    if (in->nops == 5 || in->ops[0].v->blocked || in->ops[1].v->blocked ||
+        ir_root(in->ops[2].v)->unplaced || (in->nops == 4 && ir_root(in->ops[3].v)->unplaced))
+        return false;
+    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
+    cpu_arg bias = in->nops == 4 ? ptr(in->ops[3].v, 0) : null_ptr();
     CALL(c, "gk_conv2d_f32_scalar", ptr(in->ops[1].v, 0), ptr(in->ops[2].v, 0), bias,
          ptr(in->ops[0].v, 0), num(x->dims[0]), num(x->dims[1]), num(x->dims[2]),
-         num(x->dims[3]), num(y->dims[1]), num(k[0]), num(k[1]), num(y->dims[2]),
-         num(y->dims[3]), num(s[0]), num(s[1]), num(dl[0]), num(dl[1]), num(p[0]), num(p[1]),
-         num(g), act, alpha, beta);
+         num(x->dims[3]), num(y->dims[1]), num(cp.k[0]), num(cp.k[1]), num(y->dims[2]),
+         num(y->dims[3]), num(cp.s[0]), num(cp.s[1]), num(cp.dl[0]), num(cp.dl[1]),
+         num(cp.p[0]), num(cp.p[1]), num(cp.g), num(cp.act), real(cp.alpha), real(cp.beta));
     return true;
 }
 
@@ -292,34 +339,96 @@ static bool sel_matmul(const ir_instr *in, const cpu_isa *isa, cpu_call *c)
              num(m), num(n), num(k), num(k), num(n), act, alpha, beta);
         return true;
     }
+    if (ir_root(in->ops[2].v)->unplaced)
+        return false;
     CALL(c, "gk_matmul_f32_scalar", ptr(in->ops[1].v, 0), ptr(in->ops[2].v, 0), bias,
          ptr(in->ops[0].v, 0), num(batch), num(m), num(k), num(n), num(k * n), act, alpha,
          beta);
     return true;
 }
 
-static bool sel_pool(const ir_instr *in, cpu_call *c)
+bool cpu_pool_params(const ir_instr *in, cpu_pool *pp)
 {
-    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
-    int64_t k[2], s[2], p[4], dl[2];
-    if (!all_f32(in) || in->nout != 1 || in->nops != 2 || x->rank != 4 || y->rank != 4 ||
-        !attr_ints(in, GA_KERNEL, 2, k) || !attr_ints(in, GA_STRIDES, 2, s) ||
-        !attr_ints(in, GA_PADS, 4, p) || !attr_ints(in, GA_DILATIONS, 2, dl) ||
-        s[0] < 1 || s[1] < 1 || dl[0] < 1 || dl[1] < 1 || y->dims[0] != x->dims[0] ||
-        y->dims[1] != x->dims[1] || !no_alias(in))
+    memset(pp, 0, sizeof *pp);
+    if (in->kind != IK_MAX_POOL && in->kind != IK_AVG_POOL)
         return false;
+    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
+    if (!all_f32(in) || in->nout != 1 || in->nops != 2 || x->rank != 4 || y->rank != 4 ||
+        !attr_ints(in, GA_KERNEL, 2, pp->k) || !attr_ints(in, GA_STRIDES, 2, pp->s) ||
+        !attr_ints(in, GA_PADS, 4, pp->p) || !attr_ints(in, GA_DILATIONS, 2, pp->dl) ||
+        pp->s[0] < 1 || pp->s[1] < 1 || pp->dl[0] < 1 || pp->dl[1] < 1 ||
+        y->dims[0] != x->dims[0] || y->dims[1] != x->dims[1])
+        return false;
+    for (int i = 0; i < 4; i++)
+        if (pp->p[i] < 0)
+            return false;
+    /* AvgPool: ceil_mode's extra end padding is not counted by count_include_pad. */
+    pp->pe[0] = pp->p[2];
+    pp->pe[1] = pp->p[3];
+    int64_t cx[2];
+    if (attr(in, GA_CEIL_EXTRA)) {
+        if (!attr_ints(in, GA_CEIL_EXTRA, 2, cx) || cx[0] < 0 || cx[1] < 0 ||
+            cx[0] > pp->p[2] || cx[1] > pp->p[3])
+            return false;
+        pp->pe[0] -= cx[0];
+        pp->pe[1] -= cx[1];
+    }
+    pp->cip = attr_int(in, GA_COUNT_INCLUDE_PAD, 0) != 0;
+    return true;
+}
+
+/* The blocked pools: for activations kept blocked (ir_value.blocked); AvgPool without
+ * dilation. */
+static bool sel_pool_blocked(const ir_instr *in, const cpu_isa *isa, const cpu_pool *pp,
+                             cpu_call *c)
+{
+    const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v;
+    const glow_type *y = &yv->type, *x = &xv->type;
+    int v = xv->blocked;
+    const char *sfx = v == 16 && isa->avx512 ? "avx512" : v == 8 && isa->avx2 ? "avx2" : NULL;
+    if (!sfx || yv->blocked != v || x->dims[1] % v)
+        return false;
+    char fn[48];
+    int64_t cb = x->dims[1] / v;
+    if (in->kind == IK_MAX_POOL) {
+        snprintf(fn, sizeof fn, "gk_maxpool_nchwc_f32_%s", sfx);
+        CALL(c, fn, ptr(yv, 0), ptr(xv, 0), num(x->dims[0]), num(cb), num(x->dims[2]),
+             num(x->dims[3]), num(y->dims[2]), num(y->dims[3]), num(pp->k[0]), num(pp->k[1]),
+             num(pp->s[0]), num(pp->s[1]), num(pp->p[0]), num(pp->p[1]), num(pp->dl[0]),
+             num(pp->dl[1]));
+        return true;
+    }
+    if (pp->dl[0] != 1 || pp->dl[1] != 1)
+        return false;
+    snprintf(fn, sizeof fn, "gk_avgpool_nchwc_f32_%s", sfx);
+    CALL(c, fn, ptr(yv, 0), ptr(xv, 0), num(x->dims[0]), num(cb), num(x->dims[2]),
+         num(x->dims[3]), num(y->dims[2]), num(y->dims[3]), num(pp->k[0]), num(pp->k[1]),
+         num(pp->s[0]), num(pp->s[1]), num(pp->p[0]), num(pp->p[1]), num(pp->pe[0]),
+         num(pp->pe[1]), num(pp->cip));
+    return true;
+}
+
+static bool sel_pool(const ir_instr *in, const cpu_isa *isa, cpu_call *c)
+{
+    cpu_pool pp;
+    if (!cpu_pool_params(in, &pp) || !no_alias(in))
+        return false;
+    const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v;
+    if (xv->blocked || yv->blocked)
+        return sel_pool_blocked(in, isa, &pp, c);
+    const glow_type *y = &yv->type, *x = &xv->type;
     int64_t planes = x->dims[0] * x->dims[1];
     if (in->kind == IK_MAX_POOL)
-        CALL(c, "gk_maxpool2d_f32_scalar", ptr(in->ops[1].v, 0), ptr(in->ops[0].v, 0),
-             num(planes), num(x->dims[2]), num(x->dims[3]), num(y->dims[2]), num(y->dims[3]),
-             num(k[0]), num(k[1]), num(s[0]), num(s[1]), num(dl[0]), num(dl[1]), num(p[0]),
-             num(p[1]));
+        CALL(c, "gk_maxpool2d_f32_scalar", ptr(xv, 0), ptr(yv, 0), num(planes),
+             num(x->dims[2]), num(x->dims[3]), num(y->dims[2]), num(y->dims[3]),
+             num(pp.k[0]), num(pp.k[1]), num(pp.s[0]), num(pp.s[1]), num(pp.dl[0]),
+             num(pp.dl[1]), num(pp.p[0]), num(pp.p[1]));
     else
-        CALL(c, "gk_avgpool2d_f32_scalar", ptr(in->ops[1].v, 0), ptr(in->ops[0].v, 0),
-             num(planes), num(x->dims[2]), num(x->dims[3]), num(y->dims[2]), num(y->dims[3]),
-             num(k[0]), num(k[1]), num(s[0]), num(s[1]), num(dl[0]), num(dl[1]), num(p[0]),
-             num(p[1]), num(p[2]), num(p[3]),
-             num(attr_int(in, GA_COUNT_INCLUDE_PAD, 0) != 0));
+        CALL(c, "gk_avgpool2d_f32_scalar", ptr(xv, 0), ptr(yv, 0), num(planes),
+             num(x->dims[2]), num(x->dims[3]), num(y->dims[2]), num(y->dims[3]),
+             num(pp.k[0]), num(pp.k[1]), num(pp.s[0]), num(pp.s[1]), num(pp.dl[0]),
+             num(pp.dl[1]), num(pp.p[0]), num(pp.p[1]), num(pp.pe[0]), num(pp.pe[1]),
+             num(pp.cip));
     return true;
 }
 
@@ -463,9 +572,48 @@ static bool sel_reduce(const ir_instr *in, cpu_call *c)
     return true;
 }
 
+bool cpu_layout_agnostic(const ir_instr *in, int v)
+{
+    if (in->kind == IK_COPY)
+        return in->nops == 2 && glow_type_same_shape(&in->ops[0].v->type, &in->ops[1].v->type);
+    if (in->kind != IK_CONCAT)
+        return false;
+    /* Along C with whole blocks: each input is one run of bytes per image in either layout. */
+    if (attr_int(in, GA_AXIS, -1) != 1 || in->nout != 1)
+        return false;
+    for (uint32_t i = 0; i < in->nops; i++)
+        if (in->ops[i].v->type.rank != 4 || in->ops[i].v->type.dims[1] % v)
+            return false;
+    return true;
+}
+
+/* Which instructions may see a blocked operand: the layout-aware kernels and the
+ * layout-agnostic moves, with every operand in one layout (a conv converts its own). */
+static bool blocked_ok(const ir_instr *in)
+{
+    int v = 0;
+    bool mixed = false;
+    for (uint32_t i = 0; i < in->nops; i++) {
+        int b = in->ops[i].v->blocked;
+        if (b && v && b != v)
+            return false;
+        v = b ? b : v;
+    }
+    if (!v || in->kind == IK_CONV)
+        return true;
+    for (uint32_t i = 0; i < in->nops; i++)
+        mixed |= in->ops[i].v->blocked != v;
+    if (mixed)
+        return false;
+    return in->kind == IK_MAX_POOL || in->kind == IK_AVG_POOL || cpu_eltwise_op(in) ||
+           cpu_layout_agnostic(in, v);
+}
+
 bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_call *calls, int *ncalls)
 {
     *ncalls = 1;
+    if (!blocked_ok(in))
+        return false;
     switch ((int)in->kind) {
     case IK_COPY: case IK_RESHAPE:
         return sel_copy(in, calls);
@@ -474,7 +622,7 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_call *calls, int *nc
     case IK_MATMUL: case IK_FULLY_CONNECTED:
         return sel_matmul(in, isa, calls);
     case IK_MAX_POOL: case IK_AVG_POOL:
-        return sel_pool(in, calls);
+        return sel_pool(in, isa, calls);
     case IK_TRANSPOSE:
         return sel_transpose(in, calls);
     case IK_CONCAT:
