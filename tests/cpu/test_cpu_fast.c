@@ -96,10 +96,16 @@ static void build(case_fn fn, uint64_t seed)
 }
 
 
-/* Compiles and runs; returns a malloc'd copy of output 0 (NULL on failure); *fast counts the
- * instructions that run through a blocked/packed kernel. */
+/* What the cpu backend made of a case: instructions on a blocked/packed kernel, layout
+ * conversions (to/from NCHWc calls), Adds left in the program, activations kept blocked. */
+typedef struct stats {
+    int fast, conversions, adds, blocked;
+} stats;
+
+/* Compiles and runs; returns a malloc'd copy of output 0 (NULL on failure); *st (if given)
+ * describes the compiled program. */
 static float *run(case_fn fn, uint64_t seed, const char *backend, int threads, int64_t *n,
-                  int *fast)
+                  stats *st)
 {
     build(fn, seed);
     glow_program *p = NULL;
@@ -112,20 +118,26 @@ static float *run(case_fn fn, uint64_t seed, const char *backend, int threads, i
         glow_program_destroy(p);
         return NULL;
     }
-    if (fast) {
+    if (st) {
         cpu_isa isa;
         cpu_host_isa(&isa);
         cpu_call *calls = calloc(CPU_MAX_CALLS, sizeof(*calls));
-        *fast = 0;
+        memset(st, 0, sizeof *st);
         for (const ir_instr *in = p->ir->first; in; in = in->next) {
             int nc = 0;
-            if (cpu_select(in, &isa, calls, &nc))
-                for (int i = 0; i < nc; i++)
-                    if (strstr(calls[i].fn, "nchwc") || strstr(calls[i].fn, "packed")) {
-                        (*fast)++;
-                        break;
-                    }
+            st->adds += in->kind == IK_ADD;
+            if (!cpu_select(in, &isa, calls, &nc))
+                continue;
+            bool f = false;
+            for (int i = 0; i < nc; i++) {
+                f |= strstr(calls[i].fn, "nchwc") || strstr(calls[i].fn, "packed");
+                st->conversions += !strncmp(calls[i].fn, "gk_to_nchwc", 11) ||
+                                   !strncmp(calls[i].fn, "gk_from_nchwc", 13);
+            }
+            st->fast += f;
         }
+        for (const ir_value *v = p->ir->values; v; v = v->next)
+            st->blocked += v->kind == IV_ALLOC && v->blocked;
         free(calls);
     }
     glow_tensor t = glow_program_output(p, 0);
@@ -136,15 +148,26 @@ static float *run(case_fn fn, uint64_t seed, const char *backend, int threads, i
     return out;
 }
 
+/* What a case expects of the cpu backend on an AVX2/AVX-512 host: at least `fast` fast
+ * instructions; with `layout` set, at most `conversions` layout conversions, at most `adds`
+ * Adds left (the others fused into convs), and some activation kept blocked. */
+typedef struct expect {
+    int fast;
+    bool layout;
+    int conversions, adds;
+} expect;
+
+static stats last;   /* of the last diff's 1-thread cpu run */
+
 /* cpu (1 and 2 threads) against the interpreter within rel_tol, the thread counts
- * bit-identical, and at least want_fast instructions on a fast kernel (on AVX2/AVX-512
- * hosts). */
-static void diff(const char *what, case_fn fn, uint64_t seed, double rel_tol, int want_fast)
+ * bit-identical, and the fast paths as `want` says. */
+static void diff_x(const char *what, case_fn fn, uint64_t seed, double rel_tol, expect want)
 {
     int64_t n0 = 0, n1 = 0, n2 = 0;
-    int fast = 0;
+    stats st = { 0 };
     float *ref = run(fn, seed, "interpreter", 1, &n0, NULL);
-    float *c1 = run(fn, seed, "cpu", 1, &n1, &fast);
+    float *c1 = run(fn, seed, "cpu", 1, &n1, &st);
+    last = st;
     float *c2 = run(fn, seed, "cpu", 2, &n2, NULL);
     CHECK(ref && c1 && c2);
     if (!ref || !c1 || !c2)
@@ -153,8 +176,13 @@ static void diff(const char *what, case_fn fn, uint64_t seed, double rel_tol, in
     CHECK_EQ(n1, n2);
     cpu_isa isa;
     cpu_host_isa(&isa);
-    if ((isa.avx2 || isa.avx512) && fast < want_fast) {
-        fprintf(stderr, "%s: %d fast instructions, %d expected\n", what, fast, want_fast);
+    if ((isa.avx2 || isa.avx512) &&
+        (st.fast < want.fast ||
+         (want.layout && (st.conversions > want.conversions || st.adds > want.adds ||
+                          st.blocked == 0)))) {
+        fprintf(stderr, "%s: %d fast instructions (%d expected), %d conversions (<= %d), "
+                "%d adds (<= %d), %d blocked activations\n", what, st.fast, want.fast,
+                st.conversions, want.conversions, st.adds, want.adds, st.blocked);
         CHECK(false);
     }
     /* Blocked kernels sum in another order (and with FMA): rounding errors scale with the
@@ -184,6 +212,11 @@ done:
     free(ref);
     free(c1);
     free(c2);
+}
+
+static void diff(const char *what, case_fn fn, uint64_t seed, double rel_tol, int want_fast)
+{
+    diff_x(what, fn, seed, rel_tol, (expect){ .fast = want_fast });
 }
 
 /* --- cases --- */
@@ -231,6 +264,70 @@ static void case_chain(void)
     output(node(NK_ADD, (glow_value[]){ z, x }, 2, NULL, 0));
 }
 
+/* --- layouts kept blocked between kernels, residuals fused into convs --- */
+
+/* conv k x k / s, "same" padding for odd k, bias, optional Relu. */
+static glow_value conv(glow_value x, int64_t m, int64_t k, int64_t s, bool relu)
+{
+    int64_t c = glow_value_type(x)->dims[1], pd = k / 2;
+    int64_t kk[2] = { k, k }, ss[2] = { s, s }, dl[2] = { 1, 1 }, p[4] = { pd, pd, pd, pd };
+    glow_attr a[] = { GLOW_AINTS(KERNEL, kk, 2), GLOW_AINTS(STRIDES, ss, 2),
+                      GLOW_AINTS(PADS, p, 4), GLOW_AINTS(DILATIONS, dl, 2), GLOW_AI(GROUP, 1) };
+    glow_value ins[3] = { x, cst(4, DIMS(m, c, k, k)), cst(1, DIMS(m)) };
+    glow_value y = node(NK_CONV, ins, 3, a, 5);
+    return relu ? node(NK_RELU, &y, 1, NULL, 0) : y;
+}
+
+static glow_value pool(glow_node_kind kind, glow_value x, int64_t k, int64_t s, const int64_t *p)
+{
+    int64_t kk[2] = { k, k }, ss[2] = { s, s }, dl[2] = { 1, 1 }, pp[4] = { p[0], p[1], p[2], p[3] };
+    glow_attr a[] = { GLOW_AINTS(KERNEL, kk, 2), GLOW_AINTS(STRIDES, ss, 2),
+                      GLOW_AINTS(PADS, pp, 4), GLOW_AINTS(DILATIONS, dl, 2),
+                      GLOW_AI(COUNT_INCLUDE_PAD, 1) };
+    return node(kind, &x, 1, a, kind == NK_AVG_POOL ? 5 : 4);
+}
+
+static int64_t layout_batch = 1;
+
+/* ResNet's bottleneck with a downsampling shortcut, then an identity block: both Adds (and
+ * their Relus) fold into convs; max and average pools on the blocked layout between. */
+static void case_resnet_blocks(void)
+{
+    glow_value x = input("x", 4, DIMS(layout_batch, 3, 19, 17));
+    glow_value a = conv(x, 32, 3, 1, true);
+    a = pool(NK_MAX_POOL, a, 3, 2, DIMS(1, 1, 1, 1));
+    glow_value b = conv(conv(conv(a, 16, 1, 1, true), 16, 3, 1, true), 64, 1, 1, false);
+    glow_value sc = conv(a, 64, 1, 1, false);
+    glow_value r = node(NK_RELU, (glow_value[]){ node(NK_ADD, (glow_value[]){ b, sc }, 2,
+                                                      NULL, 0) }, 1, NULL, 0);
+    glow_value c = conv(conv(r, 16, 1, 1, true), 64, 3, 1, false);
+    r = node(NK_RELU, (glow_value[]){ node(NK_ADD, (glow_value[]){ r, c }, 2, NULL, 0) }, 1,
+             NULL, 0);
+    r = pool(NK_AVG_POOL, r, 2, 2, DIMS(0, 0, 1, 1));
+    output(conv(r, 24, 1, 1, false));
+}
+
+/* Inception-style branches written into their Concat (in place at batch 1), a pool on the
+ * concatenation, then Flatten + FullyConnected: the layout edge before the FC. */
+static void case_inception(void)
+{
+    glow_value x = input("x", 4, DIMS(layout_batch, 16, 9, 9));
+    glow_value b1 = conv(x, 16, 1, 1, true);
+    glow_value b2 = conv(conv(x, 16, 1, 1, true), 32, 3, 1, true);
+    glow_value b3 = conv(pool(NK_MAX_POOL, x, 3, 1, DIMS(1, 1, 1, 1)), 16, 1, 1, true);
+    glow_value y = node(NK_CONCAT, (glow_value[]){ b1, b2, b3 }, 3,
+                        (glow_attr[]){ GLOW_AI(AXIS, 1) }, 1);
+    y = conv(pool(NK_MAX_POOL, y, 3, 2, DIMS(0, 0, 1, 1)), 32, 3, 1, true);
+    glow_type ft = glow_type_make(GLOW_F32, 2, DIMS(layout_batch, 32 * 4 * 4));
+    glow_node *fl = glow_build(F, NK_RESHAPE, "flatten", &y, 1, NULL, 0, &ft, 1, &D);
+    if (!fl) {
+        fprintf(stderr, "build Reshape: %s\n", D.msg);
+        exit(1);
+    }
+    glow_value ins[3] = { glow_val(fl, 0), cst(2, DIMS(32 * 4 * 4, 10)), cst(1, DIMS(10)) };
+    output(node(NK_FULLY_CONNECTED, ins, 3, NULL, 0));
+}
+
 static int64_t fc_m, fc_k, fc_n;
 
 static void case_fc(void)
@@ -270,6 +367,22 @@ int main(void)
         diff(convs[i].what, case_conv, 100 + i, 1e-5, 1);
     }
     diff("conv chain + residual", case_chain, 200, 1e-5, 2);
+    for (layout_batch = 1; layout_batch <= 2; layout_batch++) {
+        /* One conversion in (the first conv's 3 channels), one out; both Adds fused. */
+        diff_x("resnet blocks", case_resnet_blocks, 500 + layout_batch, 1e-5,
+               (expect){ .fast = 10, .layout = true, .conversions = 2, .adds = 0 });
+        /* In: x, read by three branches; out: before the flatten. At batch 2 the concat
+         * copies. */
+        diff_x("inception", case_inception, 600 + layout_batch, 1e-5,
+               (expect){ .fast = 7, .layout = true, .conversions = 4, .adds = 0 });
+    }
+    /* The same programs without the layout pass agree with the blocked ones (within
+     * rounding: the residual is added before, not after, the conv's rounding). */
+    setenv("GLOWC_CPU_PLAIN", "1", 1);
+    layout_batch = 1;
+    diff_x("resnet blocks, plain layout", case_resnet_blocks, 501, 1e-5, (expect){ .fast = 8 });
+    CHECK(last.adds == 2 && last.blocked == 0);
+    unsetenv("GLOWC_CPU_PLAIN");
     static const int64_t fcs[][3] = { { 1, 2048, 1000 }, { 3, 37, 33 }, { 13, 64, 70 },
                                       { 1, 1, 1 } };
     for (size_t i = 0; i < sizeof fcs / sizeof fcs[0]; i++) {
