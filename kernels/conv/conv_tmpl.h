@@ -54,17 +54,34 @@ static void act_slow(float *p, size_t count, int act)
         if (NM > 1)                                 \
             a1_##p = VFMA(w1, v_, a1_##p);          \
     }
+/* The accumulators of the tile's first `live` pixels start from bias (+ residual) in the first
+ * chunk of input blocks, from the partial sums stored in `out` in the later ones. */
+#define INIT_PIX(p)                                                                          \
+    if (p < NP && p < live) {                                                                \
+        if (ck->first) {                                                                     \
+            a0_##p = b0;                                                                     \
+            a1_##p = b1;                                                                     \
+            if (res) {                                                                       \
+                a0_##p = VADD(a0_##p, VLOAD(res + p * GK_VLEN));                             \
+                if (NM > 1)                                                                  \
+                    a1_##p = VADD(a1_##p, VLOAD(res + ostride + p * GK_VLEN));               \
+            }                                                                                \
+        } else {                                                                             \
+            a0_##p = VLOAD(out + p * GK_VLEN);                                               \
+            if (NM > 1)                                                                      \
+                a1_##p = VLOAD(out + ostride + p * GK_VLEN);                                 \
+        }                                                                                    \
+    }
 #define STORE_PIX(p)                                                                         \
     if (p < NP && p < live) {                                                                \
-        gk_vec v0_ = VADD(a0_##p, b0), v1_ = VADD(a1_##p, b1);                               \
-        if (res) {                                                                           \
-            v0_ = VADD(v0_, VLOAD(res + p * GK_VLEN));                                       \
-            if (NM > 1)                                                                      \
-                v1_ = VADD(v1_, VLOAD(res + ostride + p * GK_VLEN));                         \
+        gk_vec v0_ = a0_##p, v1_ = a1_##p;                                                   \
+        if (ck->last) {                                                                      \
+            v0_ = act_vec(v0_, act, alpha, beta);                                            \
+            v1_ = act_vec(v1_, act, alpha, beta);                                            \
         }                                                                                    \
-        VSTORE(out + p * GK_VLEN, act_vec(v0_, act, alpha, beta));                           \
+        VSTORE(out + p * GK_VLEN, v0_);                                                      \
         if (NM > 1)                                                                          \
-            VSTORE(out + ostride + p * GK_VLEN, act_vec(v1_, act, alpha, beta));             \
+            VSTORE(out + ostride + p * GK_VLEN, v1_);                                        \
     }
 /* The c loop of one tap: NM weight vectors, NP broadcasts, NM * NP FMAs per input channel.
  * Never unrolled: one iteration already holds 24 FMAs, and unrolling it (LLVM does for
@@ -76,15 +93,20 @@ static void act_slow(float *p, size_t count, int act)
         gk_vec w1 = NM > 1 ? VLOAD((wp) + s->w_mstride + c * GK_VLEN) : w0;     \
         GK_REP12(FMA_PIX)                                                          \
     }
-/* Bias, residual, activation and the store of the tile's first `live` pixels (out/res at the
- * first pixel). */
-#define STORE_TILE()                                                                  \
+/* Start of a tile (out/res at its first pixel): accumulators set for this chunk. */
+#define INIT_TILE()                                                                   \
+    size_t ostride = s->out_bstride;                                                  \
     do {                                                                              \
-        size_t ostride = s->out_bstride;                                              \
         gk_vec b0 = bias ? VLOAD(bias) : VZERO();                                     \
         gk_vec b1 = bias && NM > 1 ? VLOAD(bias + GK_VLEN) : VZERO();                 \
+        GK_REP12(INIT_PIX)                                                               \
+    } while (0)
+/* Store of the tile's first `live` pixels: partial sums, or in the last chunk the activation
+ * of the finished sums. */
+#define STORE_TILE()                                                                  \
+    do {                                                                              \
         GK_REP12(STORE_PIX)                                                              \
-        if (act >= 4) {                                                               \
+        if (ck->last && act >= 4) {                                                   \
             act_slow(out, (size_t)live * GK_VLEN, act);                               \
             if (NM > 1)                                                               \
                 act_slow(out + ostride, (size_t)live * GK_VLEN, act);                 \
@@ -99,17 +121,25 @@ typedef struct {
     size_t out_bstride; /* floats between output blocks: oh * ow * V */
 } conv_shape;
 
+/* The chunk of input blocks [b0, b1) a tile sums now; first / last chunk of the reduction. */
+typedef struct {
+    size_t b0, b1;
+    bool first, last;
+} conv_chunk;
+
 /* Interior tile: NP pixels of one output row starting at input column iw0 = ox * sw - pw,
  * all columns of the window inside the input; rows restricted to [y0, y1). `in` points at
  * (block 0, row iy0 (may be "negative": only rows in [y0, y1) are read), column iw0). */
 GK_INLINE void tile_interior(const conv_shape *s, int NM, int NP, const float *in, ptrdiff_t iy0,
                              size_t y0, size_t y1, const float *w, float *out, const float *bias,
-                             const float *res, int act, float alpha, float beta)
+                             const float *res, int act, float alpha, float beta,
+                             const conv_chunk *ck)
 {
     GK_REP12(DECL_ACC)
     const int live = NP;
+    INIT_TILE();
     const size_t cv = s->cv, pstride = s->sw * cv, rowlen = s->iw * cv;
-    for (size_t b = 0; b < s->cb; b++) {
+    for (size_t b = ck->b0; b < ck->b1; b++) {
         for (size_t y = y0; y < y1; y++) {
             const float *ip = in + b * s->in_bstride +
                               (ptrdiff_t)((iy0 + (ptrdiff_t)(y * s->dh)) * (ptrdiff_t)rowlen);
@@ -129,13 +159,43 @@ GK_INLINE void tile_interior(const conv_shape *s, int NM, int NP, const float *i
     STORE_TILE();
 }
 
+/* 1x1 tile without padding: NP consecutive pixels of the flattened output plane from q0 (any
+ * rows, any stride), every tap inside the input; the pixel offsets are computed once and the
+ * loop runs over the input blocks only. Dead pixels (p >= live) read pixel 0, not stored. */
+GK_INLINE void tile_1x1(const conv_shape *s, int NM, int NP, int live, const float *in,
+                        size_t q0, const float *w, float *out, const float *bias,
+                        const float *res, int act, float alpha, float beta, const conv_chunk *ck)
+{
+    GK_REP12(DECL_ACC)
+    out += q0 * GK_VLEN;
+    res = res ? res + q0 * GK_VLEN : NULL;
+    INIT_TILE();
+    const size_t cv = s->cv;
+#define DECL_OFF(p)                                                                      \
+    size_t off##p = p < live ? ((q0 + p) / s->ow * s->sh * s->iw + (q0 + p) % s->ow * s->sw) * cv \
+                             : 0;
+    GK_REP12(DECL_OFF)
+#undef DECL_OFF
+    const float *wp = w + ck->b0 * cv * GK_VLEN;
+    for (size_t b = ck->b0; b < ck->b1; b++) {
+        const float *ib = in + b * s->in_bstride;
+#define SET_PTR(p) if (p < NP) ptr##p = ib + off##p;
+        GK_REP12(SET_PTR)
+#undef SET_PTR
+        TAP_FMAS(wp)
+        wp += cv * GK_VLEN;
+    }
+    STORE_TILE();
+}
+
 /* Gathered tile: NP consecutive pixels of the flattened output plane from index q0, any
  * position; a tap outside the input reads gk_zeros. Only the first `live` pixels exist (the
  * plane's last tile): the others read zeros for every tap and are not stored, so one tile
  * size serves every tail (fewer instantiations, less code for the JIT to optimize). */
 GK_INLINE void tile_gather(const conv_shape *s, int NM, int NP, int live, const float *in,
                            size_t q0, const float *w, float *out, const float *bias,
-                           const float *res, int act, float alpha, float beta)
+                           const float *res, int act, float alpha, float beta,
+                           const conv_chunk *ck)
 {
     GK_REP12(DECL_ACC)
 #define DECL_POS(p)                                                                      \
@@ -146,10 +206,11 @@ GK_INLINE void tile_gather(const conv_shape *s, int NM, int NP, int live, const 
     GK_REP12(DECL_POS)
 #undef DECL_POS
     const size_t cv = s->cv;
-    const float *wp = w;
+    const float *wp = w + ck->b0 * s->kh * s->kw * cv * GK_VLEN;
     out += q0 * GK_VLEN;
     res = res ? res + q0 * GK_VLEN : NULL;
-    for (size_t b = 0; b < s->cb; b++) {
+    INIT_TILE();
+    for (size_t b = ck->b0; b < ck->b1; b++) {
         const float *ib = in + b * s->in_bstride;
         for (size_t y = 0; y < s->kh; y++) {
             for (size_t x = 0; x < s->kw; x++) {
@@ -170,28 +231,39 @@ GK_INLINE void tile_gather(const conv_shape *s, int NM, int NP, int live, const 
     STORE_TILE();
 }
 
-/* The tile of pixels [q0, q0 + np): an interior tile when they are NP_MAX pixels of one row
- * whose windows lie inside the input columns [ox_lo, ox_hi), else a gathered tile. Narrower
- * tiles would leave FMA chains latency-bound, so borders get full-width gathered tiles too. */
-GK_INLINE void conv_tile(const conv_shape *s, int NM, size_t q0, size_t np, size_t ox_lo,
-                      size_t ox_hi, const float *in, const float *w, float *out,
-                      const float *bias, const float *res, int act, float alpha, float beta)
+/* The tile of pixels [q0, q0 + np): a 1x1 tile for unpadded 1x1 convolutions; an interior
+ * tile when they are NP_MAX pixels of one row whose windows lie inside the input columns
+ * [ox_lo, ox_hi); else a gathered tile. Narrower tiles would leave FMA chains latency-bound,
+ * so borders get full-width gathered tiles too. */
+GK_INLINE void conv_tile(const conv_shape *s, int NM, bool is1x1, size_t q0, size_t np,
+                         size_t ox_lo, size_t ox_hi, const float *in, const float *w,
+                         float *out, const float *bias, const float *res, int act, float alpha,
+                         float beta, const conv_chunk *ck)
 {
+    if (is1x1) {
+        if (NM > 1)
+            tile_1x1(s, 2, NP_MAX, (int)np, in, q0, w, out, bias, res, act, alpha, beta, ck);
+        else
+            tile_1x1(s, 1, NP_MAX, (int)np, in, q0, w, out, bias, res, act, alpha, beta, ck);
+        return;
+    }
     size_t oy = q0 / s->ow, ox = q0 % s->ow;
     /* A short tail uses a half-width tile: still enough FMA chains to keep both pipes busy,
      * half the dead work of a full one. */
     if (np <= NP_MAX / 2) {
         if (NM > 1)
-            tile_gather(s, 2, NP_MAX / 2, (int)np, in, q0, w, out, bias, res, act, alpha, beta);
+            tile_gather(s, 2, NP_MAX / 2, (int)np, in, q0, w, out, bias, res, act, alpha, beta,
+                        ck);
         else
-            tile_gather(s, 1, NP_MAX / 2, (int)np, in, q0, w, out, bias, res, act, alpha, beta);
+            tile_gather(s, 1, NP_MAX / 2, (int)np, in, q0, w, out, bias, res, act, alpha, beta,
+                        ck);
         return;
     }
     if (np < NP_MAX || ox < ox_lo || ox + NP_MAX > ox_hi) {
         if (NM > 1)
-            tile_gather(s, 2, NP_MAX, (int)np, in, q0, w, out, bias, res, act, alpha, beta);
+            tile_gather(s, 2, NP_MAX, (int)np, in, q0, w, out, bias, res, act, alpha, beta, ck);
         else
-            tile_gather(s, 1, NP_MAX, (int)np, in, q0, w, out, bias, res, act, alpha, beta);
+            tile_gather(s, 1, NP_MAX, (int)np, in, q0, w, out, bias, res, act, alpha, beta, ck);
         return;
     }
     ptrdiff_t iy0 = (ptrdiff_t)(oy * s->sh) - (ptrdiff_t)s->ph;
@@ -204,10 +276,16 @@ GK_INLINE void conv_tile(const conv_shape *s, int NM, size_t q0, size_t np, size
     float *op = out + q0 * GK_VLEN;
     const float *rp = res ? res + q0 * GK_VLEN : NULL;
     if (NM > 1)
-        tile_interior(s, 2, NP_MAX, ip, iy0, y0, y1, w, op, bias, rp, act, alpha, beta);
+        tile_interior(s, 2, NP_MAX, ip, iy0, y0, y1, w, op, bias, rp, act, alpha, beta, ck);
     else
-        tile_interior(s, 1, NP_MAX, ip, iy0, y0, y1, w, op, bias, rp, act, alpha, beta);
+        tile_interior(s, 1, NP_MAX, ip, iy0, y0, y1, w, op, bias, rp, act, alpha, beta, ck);
 }
+
+/* Cache blocking of the direct convolution (bytes): a pair of output blocks' weights for one
+ * chunk of input blocks stays in L1 while the tiles of a tile group use it; a tile group's
+ * input (all its blocks) stays in L2 while every pair of output blocks reads it. */
+#define CONV_L1_WEIGHTS ((size_t)16 << 10)
+#define CONV_L2_INPUT ((size_t)192 << 10)
 
 void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const float *bias,
                          const float *res, size_t n, size_t groups, size_t cb, size_t cv,
@@ -217,9 +295,11 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
                          int nthreads)
 {
     conv_shape s = { cb, cv, ih, iw, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, 0, 0, 0 };
-    /* A 1x1 convolution without stride or padding is a GEMM over the flattened pixels: one
-     * long row, all interior. */
-    if (kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && oh == ih && ow == iw) {
+    /* An unpadded 1x1 convolution: every tap lies inside the input (checked: an end pad could
+     * still add pixels past it). Without stride it is a GEMM over the flattened pixels. */
+    bool is1x1 = kh == 1 && kw == 1 && ph == 0 && pw == 0 && (oh - 1) * sh < ih &&
+                 (ow - 1) * sw < iw;
+    if (is1x1 && sh == 1 && sw == 1 && ow == iw) {
         s.iw = s.ow = ih * iw;
         s.ih = s.oh = 1;
     }
@@ -235,23 +315,32 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
         ox_hi = s.ow;
     if (ox_lo > ox_hi)
         ox_lo = ox_hi;
-    /* Work units are (image, group, pair of output blocks, tile of NP_MAX flattened pixels).
-     * When the group's weights fit in L2 the pair varies fastest, so a tile's input stays in L1
-     * while every pair reads it (1x1 layers); otherwise the tile does, so one pair's weights
-     * stay in L2 while all tiles use them. */
+    /* The reduction over the cb input blocks runs in chunks of kc blocks (partial sums kept in
+     * `out`); the chunks depend only on the shape, so every thread count sums alike. */
+    size_t blk_bytes = 2 * kh * kw * cv * GK_VLEN * sizeof(float);
+    size_t kc = CONV_L1_WEIGHTS / blk_bytes;
+    kc = kc < 1 ? 1 : kc > cb ? cb : kc;
+    size_t nchunks = (cb + kc - 1) / kc;
+    kc = (cb + nchunks - 1) / nchunks;
+    /* Work units are (image, group, tile group, pair of output blocks), the pair fastest: the
+     * tile group's input stays in L2 while the pairs read it. */
     size_t mpg = mb / groups, pairs = (mpg + 1) / 2;
     size_t tiles = (s.oh * s.ow + NP_MAX - 1) / NP_MAX;
-    bool pair_inner = mpg * s.w_mstride * sizeof(float) <= ((size_t)512 << 10);
-    size_t total = n * groups * pairs * tiles;
+    size_t tile_in = NP_MAX * sh * sw * cb * cv * sizeof(float);
+    size_t tg = CONV_L2_INPUT / tile_in;
+    tg = tg < 1 ? 1 : tg > tiles ? tiles : tg;
+    size_t ngr = (tiles + tg - 1) / tg;
+    if (ngr * pairs < 8) /* some parallelism for the thread split */
+        ngr = (8 + pairs - 1) / pairs < tiles ? (8 + pairs - 1) / pairs : tiles;
+    tg = (tiles + ngr - 1) / ngr;
+    ngr = (tiles + tg - 1) / tg;
+    size_t total = n * groups * ngr * pairs;
     size_t lo, hi;
     gk_share(total, tid, nthreads, &lo, &hi);
     size_t plane_in = groups * cb * s.in_bstride, plane_out = mb * s.out_bstride;
+    size_t tail = s.oh * s.ow % NP_MAX;
     for (size_t u = lo; u < hi; u++) {
-        size_t r, pair, t = u / (pairs * tiles);
-        if (pair_inner)
-            pair = u % pairs, r = u / pairs % tiles;
-        else
-            r = u % tiles, pair = u / tiles % pairs;
+        size_t pair = u % pairs, grp = u / pairs % ngr, t = u / (pairs * ngr);
         size_t g = t % groups, img = t / groups;
         size_t m0 = g * mpg + pair * 2;
         /* Written so that constant shapes fold it (and the tail size below) to a constant:
@@ -262,9 +351,15 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
         float *op = out + img * plane_out + m0 * s.out_bstride;
         const float *rp = res ? res + img * plane_out + m0 * s.out_bstride : NULL;
         const float *bp = bias ? bias + m0 * GK_VLEN : NULL;
-        size_t q0 = r * NP_MAX, tail = s.oh * s.ow % NP_MAX;
-        size_t np = r + 1 == tiles && tail ? tail : NP_MAX;
-        conv_tile(&s, NM, q0, np, ox_lo, ox_hi, ip, wp, op, bp, rp, act, alpha, beta);
+        size_t r0 = grp * tg, r1 = r0 + tg < tiles ? r0 + tg : tiles;
+        for (size_t k0 = 0; k0 < cb; k0 += kc) {
+            conv_chunk ck = { k0, k0 + kc < cb ? k0 + kc : cb, k0 == 0, k0 + kc >= cb };
+            for (size_t r = r0; r < r1; r++) {
+                size_t np = r + 1 == tiles && tail ? tail : NP_MAX;
+                conv_tile(&s, NM, is1x1, r * NP_MAX, np, ox_lo, ox_hi, ip, wp, op, bp, rp, act,
+                          alpha, beta, &ck);
+            }
+        }
     }
 }
 
