@@ -11,6 +11,8 @@
 //   }
 //   memory { constant 37632, mutable 602112, activations 3211264, alignment 64 }
 //
+// A backend's prepare hook may mark activations it keeps channel-blocked ("{ f32[...] }
+// nchwc8 @0": the bytes are NCHWc8) and weights it no longer reads ("unplaced": no memory).
 // Values print as %name when the name is plain, else %v<id>; the same rules make every
 // value distinct (names are made unique by irgen).
 #include <string.h>
@@ -64,8 +66,12 @@ void ir_function_print(FILE *out, const ir_function *f)
             continue;
         fputs("  ", out);
         print_value_name(out, v);
-        fprintf(out, " = weight %s %s @%llu\n", v->is_mutable ? "mutable" : "const",
-                glow_type_str(&v->type, buf, sizeof(buf)), (unsigned long long)v->addr);
+        if (v->unplaced)
+            fprintf(out, " = weight const %s unplaced\n",
+                    glow_type_str(&v->type, buf, sizeof(buf)));
+        else
+            fprintf(out, " = weight %s %s @%llu\n", v->is_mutable ? "mutable" : "const",
+                    glow_type_str(&v->type, buf, sizeof(buf)), (unsigned long long)v->addr);
     }
     fputs("}\nprogram {\n", out);
     for (const ir_instr *in = f->first; in; in = in->next) {
@@ -73,8 +79,10 @@ void ir_function_print(FILE *out, const ir_function *f)
         if (in->kind == IK_ALLOC) {
             const ir_value *v = in->ops[0].v;
             print_value_name(out, v);
-            fprintf(out, " = allocactivation { %s } @%llu\n",
-                    glow_type_str(&v->type, buf, sizeof(buf)), (unsigned long long)v->addr);
+            fprintf(out, " = allocactivation { %s }", glow_type_str(&v->type, buf, sizeof(buf)));
+            if (v->blocked)
+                fprintf(out, " nchwc%d", v->blocked);
+            fprintf(out, " @%llu\n", (unsigned long long)v->addr);
             continue;
         }
         fprintf(out, "%s%s", in->name[0] ? "%" : "", in->name);

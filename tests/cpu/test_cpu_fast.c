@@ -266,16 +266,27 @@ static void case_chain(void)
 
 /* --- layouts kept blocked between kernels, residuals fused into convs --- */
 
-/* conv k x k / s, "same" padding for odd k, bias, optional Relu. */
-static glow_value conv(glow_value x, int64_t m, int64_t k, int64_t s, bool relu)
+static glow_value relu6(glow_value x)
+{
+    glow_attr ca[] = { GLOW_AF(MIN, 0.0), GLOW_AF(MAX, 6.0) };
+    return node(NK_CLIP, &x, 1, ca, 2);
+}
+
+/* conv k x k / s in g groups, "same" padding for odd k, bias; act 'r' Relu, 'c' ReLU6. */
+static glow_value conv_g(glow_value x, int64_t m, int64_t k, int64_t s, int64_t g, char act)
 {
     int64_t c = glow_value_type(x)->dims[1], pd = k / 2;
     int64_t kk[2] = { k, k }, ss[2] = { s, s }, dl[2] = { 1, 1 }, p[4] = { pd, pd, pd, pd };
     glow_attr a[] = { GLOW_AINTS(KERNEL, kk, 2), GLOW_AINTS(STRIDES, ss, 2),
-                      GLOW_AINTS(PADS, p, 4), GLOW_AINTS(DILATIONS, dl, 2), GLOW_AI(GROUP, 1) };
-    glow_value ins[3] = { x, cst(4, DIMS(m, c, k, k)), cst(1, DIMS(m)) };
+                      GLOW_AINTS(PADS, p, 4), GLOW_AINTS(DILATIONS, dl, 2), GLOW_AI(GROUP, g) };
+    glow_value ins[3] = { x, cst(4, DIMS(m, c / g, k, k)), cst(1, DIMS(m)) };
     glow_value y = node(NK_CONV, ins, 3, a, 5);
-    return relu ? node(NK_RELU, &y, 1, NULL, 0) : y;
+    return act == 'r' ? node(NK_RELU, &y, 1, NULL, 0) : act == 'c' ? relu6(y) : y;
+}
+
+static glow_value conv(glow_value x, int64_t m, int64_t k, int64_t s, bool relu)
+{
+    return conv_g(x, m, k, s, 1, relu ? 'r' : 0);
 }
 
 static glow_value pool(glow_node_kind kind, glow_value x, int64_t k, int64_t s, const int64_t *p)
@@ -328,6 +339,21 @@ static void case_inception(void)
     output(node(NK_FULLY_CONNECTED, ins, 3, NULL, 0));
 }
 
+/* MobileNet v2's inverted residuals: ReLU6 fused into the convs, depthwise, two residual
+ * Adds in a row (each fused into the projection conv), a Clip that follows an Add (the act
+ * kernel, on the blocked layout). */
+static void case_mobilenet(void)
+{
+    glow_value x = input("x", 4, DIMS(layout_batch, 3, 15, 15));
+    glow_value a = conv_g(x, 16, 3, 2, 1, 'c');
+    for (int i = 0; i < 2; i++) {
+        glow_value e = conv_g(a, 48, 1, 1, 1, 'c');
+        glow_value d = conv_g(e, 48, 3, 1, 48, 'c');
+        a = node(NK_ADD, (glow_value[]){ a, conv_g(d, 16, 1, 1, 1, 0) }, 2, NULL, 0);
+    }
+    output(conv(relu6(node(NK_ADD, (glow_value[]){ a, a }, 2, NULL, 0)), 8, 1, 1, false));
+}
+
 static int64_t fc_m, fc_k, fc_n;
 
 static void case_fc(void)
@@ -371,6 +397,11 @@ int main(void)
         /* One conversion in (the first conv's 3 channels), one out; both Adds fused. */
         diff_x("resnet blocks", case_resnet_blocks, 500 + layout_batch, 1e-5,
                (expect){ .fast = 10, .layout = true, .conversions = 2, .adds = 0 });
+        /* In: x; out: the last conv; the doubling Add has no conv to fold into. Five convs
+         * deep with pre-activations in the hundreds (weights in [-2, 2]), so the fast kernels'
+         * other summation order shows up to ~2e-4 of the scale (plain layouts alike). */
+        diff_x("mobilenet blocks", case_mobilenet, 700 + layout_batch, 1e-3,
+               (expect){ .fast = 8, .layout = true, .conversions = 2, .adds = 1 });
         /* In: x, read by three branches; out: before the flatten. At batch 2 the concat
          * copies. */
         diff_x("inception", case_inception, 600 + layout_batch, 1e-5,

@@ -36,11 +36,14 @@ static bool cpu_keeps_node(const glow_node *n)
     case NK_FULLY_CONNECTED:
         /* Whole, for the packed GEMM kernel (bias and activation fused). */
         return true;
+    case NK_CLIP:
+        /* f32 Clip whole: fused into the Conv/FC before it (ReLU6) or the act kernel. */
+        return n->outs[0].dtype == GLOW_F32;
     case NK_GEMM:
     case NK_BATCH_NORM: case NK_INSTANCE_NORM: case NK_LAYER_NORM: case NK_GROUP_NORM:
     case NK_RMS_NORM: case NK_LP_NORM:
     case NK_SOFTMAX: case NK_LOG_SOFTMAX:
-    case NK_CLIP: case NK_LEAKY_RELU: case NK_PRELU: case NK_HARD_SIGMOID: case NK_HARD_SWISH:
+    case NK_LEAKY_RELU: case NK_PRELU: case NK_HARD_SIGMOID: case NK_HARD_SWISH:
         return false;
     case NK_PAD:
         return strcmp(glow_node_str(n, GA_MODE, "constant"), "constant") != 0;

@@ -58,8 +58,9 @@ typedef struct cpu_pool {
     bool cip;
 } cpu_pool;
 bool cpu_pool_params(const ir_instr *in, cpu_pool *pp);
-/* The kernel op code of a same-shape f32 elementwise instruction (> 0 unary, < 0 binary),
- * 0 when the elementwise kernels do not run it. */
+/* The kernel op code of a same-shape f32 elementwise instruction (> 0 unary, < 0 binary,
+ * CPU_OP_CLIP for Clip), 0 when the elementwise kernels do not run it. */
+enum { CPU_OP_CLIP = 100 };
 int cpu_eltwise_op(const ir_instr *in);
 /* Copy, or Concat along channels in whole blocks of v: the same bytes move in NCHW and
  * NCHWc layouts. */

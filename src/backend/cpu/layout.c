@@ -172,7 +172,7 @@ static bool fuse_one(ir_function *f, ir_instr *add, int yi, const bool *fast, ir
     if (act && !(act->kind == IK_RELU && act->nops == 2 && act->ops[0].v == z &&
                  act->ops[1].v == z))
         act = NULL;
-    *cont = (act ? act : add)->next;
+    ir_instr *before = add->prev;   /* stays: y's dealloc comes after the Add */
     ir_operand *ops = GLOW_NEW_ARRAY(&f->arena, ir_operand, 5);
     memcpy(ops, c->ops, 4 * sizeof *ops);
     ops[0].v = z;
@@ -193,6 +193,7 @@ static bool fuse_one(ir_function *f, ir_instr *add, int yi, const bool *fast, ir
         if (ydealloc)
             ir_instr_unlink(f, ydealloc);
     }
+    *cont = before ? before->next : f->first;
     return true;
 }
 

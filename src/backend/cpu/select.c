@@ -4,6 +4,7 @@
 // Only exact cases are taken (f32 operands of the shapes the kernel expects, no aliasing a
 // kernel cannot tolerate); everything else returns false and runs through the evaluator, so
 // adding a kernel never changes what the backend can run, only how fast.
+#include <math.h>
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
@@ -143,6 +144,7 @@ int cpu_eltwise_op(const ir_instr *in)
     case IK_DIV: op = -BIN_DIV; break;
     case IK_MAX: op = -BIN_MAX; break;
     case IK_MIN: op = -BIN_MIN; break;
+    case IK_CLIP: op = CPU_OP_CLIP; break;
     default: return 0;
     }
     if (!all_f32(in) || in->nout != 1 || in->nops != (op > 0 ? 2u : 3u))
@@ -166,11 +168,16 @@ static bool sel_elementwise(const ir_instr *in, cpu_call *c)
         if ((overlap(y, in->ops[i].v) && in->ops[i].v->addr != y->addr) ||
             in->ops[i].v->blocked != y->blocked)
             return false;
-    if (op > 0)
+    if (op == CPU_OP_CLIP) {
+        const glow_attr *lo = attr(in, GA_MIN), *hi = attr(in, GA_MAX);
+        CALL(c, "gk_act_f32_scalar", num(ACT_CLIP), real(lo ? lo->v.f : -INFINITY),
+             real(hi ? hi->v.f : INFINITY), num(n), ptr(in->ops[1].v, 0), ptr(y, 0));
+    } else if (op > 0) {
         CALL(c, "gk_unary_f32_scalar", num(op), num(n), ptr(in->ops[1].v, 0), ptr(y, 0));
-    else
+    } else {
         CALL(c, "gk_binary_f32_scalar", num(-op), num(n), ptr(in->ops[1].v, 0),
              ptr(in->ops[2].v, 0), ptr(y, 0));
+    }
     return true;
 }
 
