@@ -20,6 +20,19 @@ void gk_binary_f32_scalar(int op, int64_t n, const float *a, const float *b, flo
                           int nthreads);
 void gk_act_f32_scalar(int act, double alpha, double beta, int64_t n, const float *x, float *y,
                        int tid, int nthreads);
+/* A run of up to GK_CHAIN_MAX same-size elementwise instructions in one loop: for each
+ * element i of the thread's share, step k = 0..nsteps-1 computes yk[i] from ak[i] (and bk[i])
+ * with op k: > 0 a GK_UN_* op, < 0 the GK_BIN_* op -op, GK_CHAIN_CLIP min(max(a, p), q).
+ * A step may read what an earlier one wrote at the same index (the same address), never at
+ * another: the backend only chains operands that are the same buffer or disjoint. */
+enum { GK_CHAIN_MAX = 4, GK_CHAIN_CLIP = 100 };
+void gk_chain_f32_scalar(int64_t n, int nsteps,
+                         int op0, double p0, double q0, const float *a0, const float *b0,
+                         float *y0, int op1, double p1, double q1, const float *a1,
+                         const float *b1, float *y1, int op2, double p2, double q2,
+                         const float *a2, const float *b2, float *y2, int op3, double p3,
+                         double q3, const float *a3, const float *b3, float *y3, int tid,
+                         int nthreads);
 void gk_copy2d_u8_scalar(int64_t rows, int64_t row_bytes, const uint8_t *src, int64_t src_stride,
                          uint8_t *dst, int64_t dst_stride, int tid, int nthreads);
 

@@ -9,28 +9,42 @@
 /* Grain of the thread split: one 64-byte line of floats, so shares end on vector bounds. */
 #define GRAIN 16
 
+/* One element of each op, as the evaluator computes it. */
+static inline float unary1(int op, float x)
+{
+    switch (op) {
+    case GK_UN_RELU: return x > 0 ? x : (x == x ? 0.0f : x);
+    case GK_UN_NEG: return -x;
+    case GK_UN_ABS: return fabsf(x);
+    case GK_UN_SQRT: return sqrtf(x);
+    case GK_UN_EXP: return expf(x);
+    case GK_UN_TANH: return tanhf(x);
+    case GK_UN_SIGMOID: return x >= 0 ? 1.0f / (1.0f + expf(-x)) : expf(x) / (1.0f + expf(x));
+    default: return x;
+    }
+}
+
+static inline float binary1(int op, float a, float b)
+{
+    switch (op) {
+    case GK_BIN_ADD: return a + b;
+    case GK_BIN_SUB: return a - b;
+    case GK_BIN_MUL: return a * b;
+    case GK_BIN_DIV: return a / b;
+    case GK_BIN_MAX: return a != a || b != b ? NAN : a > b ? a : b;
+    case GK_BIN_MIN: return a != a || b != b ? NAN : a < b ? a : b;
+    default: return a;
+    }
+}
+
+/* The op switches sit inside the loops: with a constant op (the backend's calls) they fold
+ * away before the loop is vectorized. */
 void gk_unary_f32_scalar(int op, int64_t n, const float *x, float *y, int tid, int nthreads)
 {
     int64_t lo, hi;
     gk_split(n, GRAIN, tid, nthreads, &lo, &hi);
-    switch (op) {
-    case GK_UN_RELU:
-        for (int64_t i = lo; i < hi; i++)
-            y[i] = x[i] > 0 ? x[i] : (x[i] == x[i] ? 0.0f : x[i]);
-        break;
-    case GK_UN_NEG: for (int64_t i = lo; i < hi; i++) y[i] = -x[i]; break;
-    case GK_UN_ABS: for (int64_t i = lo; i < hi; i++) y[i] = fabsf(x[i]); break;
-    case GK_UN_SQRT: for (int64_t i = lo; i < hi; i++) y[i] = sqrtf(x[i]); break;
-    case GK_UN_EXP: for (int64_t i = lo; i < hi; i++) y[i] = expf(x[i]); break;
-    case GK_UN_TANH: for (int64_t i = lo; i < hi; i++) y[i] = tanhf(x[i]); break;
-    case GK_UN_SIGMOID:
-        for (int64_t i = lo; i < hi; i++) {
-            float v = x[i];
-            y[i] = v >= 0 ? 1.0f / (1.0f + expf(-v)) : expf(v) / (1.0f + expf(v));
-        }
-        break;
-    default: break;
-    }
+    for (int64_t i = lo; i < hi; i++)
+        y[i] = unary1(op, x[i]);
 }
 
 void gk_binary_f32_scalar(int op, int64_t n, const float *a, const float *b, float *y, int tid,
@@ -38,20 +52,38 @@ void gk_binary_f32_scalar(int op, int64_t n, const float *a, const float *b, flo
 {
     int64_t lo, hi;
     gk_split(n, GRAIN, tid, nthreads, &lo, &hi);
-    switch (op) {
-    case GK_BIN_ADD: for (int64_t i = lo; i < hi; i++) y[i] = a[i] + b[i]; break;
-    case GK_BIN_SUB: for (int64_t i = lo; i < hi; i++) y[i] = a[i] - b[i]; break;
-    case GK_BIN_MUL: for (int64_t i = lo; i < hi; i++) y[i] = a[i] * b[i]; break;
-    case GK_BIN_DIV: for (int64_t i = lo; i < hi; i++) y[i] = a[i] / b[i]; break;
-    case GK_BIN_MAX:
-        for (int64_t i = lo; i < hi; i++)
-            y[i] = a[i] != a[i] || b[i] != b[i] ? NAN : a[i] > b[i] ? a[i] : b[i];
-        break;
-    case GK_BIN_MIN:
-        for (int64_t i = lo; i < hi; i++)
-            y[i] = a[i] != a[i] || b[i] != b[i] ? NAN : a[i] < b[i] ? a[i] : b[i];
-        break;
-    default: break;
+    for (int64_t i = lo; i < hi; i++)
+        y[i] = binary1(op, a[i], b[i]);
+}
+
+/* One step of a chain: op > 0 unary of a, op < 0 binary -op of (a, b), GK_CHAIN_CLIP
+ * min(max(a, p), q). */
+static inline float step1(int op, double p, double q, const float *a, const float *b, int64_t i)
+{
+    if (op == GK_CHAIN_CLIP)
+        return gk_act(GK_ACT_CLIP, a[i], p, q);
+    return op > 0 ? unary1(op, a[i]) : binary1(-op, a[i], b[i]);
+}
+
+#define STEP(k)                                                        \
+    if (nsteps > k)                                                    \
+        y##k[i] = step1(op##k, p##k, q##k, a##k, b##k, i);
+
+void gk_chain_f32_scalar(int64_t n, int nsteps,
+                         int op0, double p0, double q0, const float *a0, const float *b0,
+                         float *y0, int op1, double p1, double q1, const float *a1,
+                         const float *b1, float *y1, int op2, double p2, double q2,
+                         const float *a2, const float *b2, float *y2, int op3, double p3,
+                         double q3, const float *a3, const float *b3, float *y3, int tid,
+                         int nthreads)
+{
+    int64_t lo, hi;
+    gk_split(n, GRAIN, tid, nthreads, &lo, &hi);
+    for (int64_t i = lo; i < hi; i++) {
+        STEP(0)
+        STEP(1)
+        STEP(2)
+        STEP(3)
     }
 }
 

@@ -94,6 +94,8 @@ static void build(case_fn fn, uint64_t seed)
     fn();
 }
 
+static int chains;   /* fused elementwise loops in the last cpu module generated */
+
 /* Compiles and runs; returns a malloc'd copy of output 0 (NULL on failure). */
 static float *run(case_fn fn, uint64_t seed, const char *backend, int threads, int64_t *n,
                   int *fallbacks)
@@ -112,8 +114,14 @@ static float *run(case_fn fn, uint64_t seed, const char *backend, int threads, i
     if (fallbacks && !strcmp(backend, "cpu")) {
         cpu_module *m = NULL;
         int nk = 0;
-        if (cpu_generate(p->ir, &m, &nk, fallbacks, &D) == GLOW_OK)
+        if (cpu_generate(p->ir, &m, &nk, fallbacks, &D) == GLOW_OK) {
+            char *text = cpu_module_text(m);
+            chains = 0;
+            for (const char *t = text; (t = strstr(t, "_chain(")); t++)
+                chains++;
+            free(text);
             cpu_module_destroy(m);
+        }
     }
     glow_tensor t = glow_program_output(p, 0);
     *n = glow_type_numel(&t.type);
@@ -264,6 +272,33 @@ static void case_concat(void)
     output(node(NK_NEG, &y, 1, NULL, 0));
 }
 
+/* A run of 2-7 elementwise ops (Clip among them) whose operands are the inputs or earlier
+ * results, some in place: fused into loops of up to four steps, bit-exact. */
+static void case_chain(void)
+{
+    static const glow_node_kind ops[] = { NK_ADD, NK_SUB, NK_MUL, NK_MAX, NK_MIN, NK_RELU,
+                                          NK_NEG, NK_TANH, NK_SIGMOID, NK_CLIP };
+    int64_t n = rint_in(1, 70), m = rint_in(2, 4);
+    glow_value v[10];
+    int nv = 0;
+    v[nv++] = input("a", 2, DIMS(m, n));
+    v[nv++] = input("b", 2, DIMS(m, n));
+    int steps = (int)rint_in(2, 7);
+    for (int i = 0; i < steps; i++) {
+        glow_node_kind k = ops[rnd() % (sizeof ops / sizeof ops[0])];
+        glow_value x = v[nv - 1], y = v[rnd() % (unsigned)nv];
+        if (k == NK_CLIP) {
+            glow_attr ca[] = { GLOW_AF(MIN, -0.5), GLOW_AF(MAX, 0.75) };
+            v[nv++] = node(k, &x, 1, ca, 2);
+        } else if (k == NK_RELU || k == NK_NEG || k == NK_TANH || k == NK_SIGMOID) {
+            v[nv++] = node(k, &x, 1, NULL, 0);
+        } else {
+            v[nv++] = node(k, (glow_value[]){ x, y }, 2, NULL, 0);
+        }
+    }
+    output(v[nv - 1]);
+}
+
 /* Softmax has no kernel in this backend's lowering: the evaluator fallback runs, mixed with
  * kernels before and after it. */
 static void case_fallback(void)
@@ -309,6 +344,12 @@ int main(void)
         diff("Transpose", case_transpose, 5000 + (uint64_t)t, 0, true);
     for (int t = 0; t < trials * 2; t++)
         diff("Concat", case_concat, 6000 + (uint64_t)t, 0, true);
+    int chained = 0;
+    for (int t = 0; t < trials * 3; t++) {
+        diff("elementwise chain", case_chain, 8000 + (uint64_t)t, 0, true);
+        chained += chains;
+    }
+    CHECK(chained > 0);
     for (int t = 0; t < trials; t++)
         diff("Softmax fallback", case_fallback, 7000 + (uint64_t)t, 0, false);
     for (int i = 0; i < ninputs; i++)

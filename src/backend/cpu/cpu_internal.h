@@ -68,6 +68,26 @@ bool cpu_layout_agnostic(const ir_instr *in, int v);
 /* True when the library was built with gk_<op>_<dtype>_<isa> (kernels/kernels.def). */
 bool cpu_kernel_built(const char *op, const char *dtype, const char *isa);
 
+/* --- chain.c: runs of elementwise instructions fused into one loop --- */
+
+enum { CPU_CHAIN_MAX = 4, CPU_STEP_ARGS = 6 };   /* kernels.h: GK_CHAIN_MAX */
+typedef struct cpu_chain {
+    int64_t n;                                 /* elements of every step */
+    int nsteps;
+    cpu_arg step[CPU_CHAIN_MAX][CPU_STEP_ARGS]; /* op, p, q, a, b (or null), y */
+    const ir_instr *first;                     /* the first instruction (for messages) */
+    cpu_call single;                           /* its own call, when it stays alone */
+    size_t rd_mark, wr_mark;                   /* the generator's ranges before the chain */
+} cpu_chain;
+/* The step an elementwise kernel call makes (false: the call is no chainable kernel). */
+bool cpu_chain_step(const cpu_call *c, int64_t *n, cpu_arg st[CPU_STEP_ARGS]);
+/* True when the step may join the (non-empty) chain: same size, room, and every buffer it
+ * touches is a buffer of the chain exactly or disjoint from them where one side writes. */
+bool cpu_chain_fits(const cpu_chain *ch, int64_t n, const cpu_arg st[CPU_STEP_ARGS]);
+void cpu_chain_add(cpu_chain *ch, int64_t n, const cpu_arg st[CPU_STEP_ARGS]);
+/* The one gk_chain_f32_scalar call of the chain's steps. */
+void cpu_chain_call(const cpu_chain *ch, cpu_call *out);
+
 /* --- prepare.c --- */
 
 /* The backend's prepare hook: for the convolutions and matrix products the fast kernels run,

@@ -269,7 +269,9 @@ static glow_status emit_instr(gen *g, const ir_instr *in, const cpu_call *calls,
         free(key);
     } else {
         char name[32];
-        snprintf(name, sizeof name, "glowc_k%zu", shapes->len);
+        /* Fused elementwise runs are named apart, for people reading the IR (and tests). */
+        snprintf(name, sizeof name, "glowc_k%zu%s", shapes->len,
+                 !strncmp(key, "gk_chain_", 9) ? "_chain" : "");
         fn = LLVMAddFunction(g->mod, name, fty);
         glow_strmap_put(shapes, key, fn);   /* the map owns key (freed by the caller) */
         LLVMSetLinkage(fn, LLVMInternalLinkage);
@@ -353,6 +355,25 @@ static glow_status emit_phases(gen *g, const ir_instr *in, const cpu_call *calls
     return s;
 }
 
+/* Emits the pending chain of elementwise instructions (one kernel call alone, or the fused
+ * loop) and empties it. */
+static glow_status flush_chain(gen *g, cpu_chain *ch, glow_strmap *shapes, range_set *rd,
+                               range_set *wr, glow_diag *d)
+{
+    if (ch->nsteps == 0)
+        return GLOW_OK;
+    glow_status s;
+    if (ch->nsteps == 1) {
+        s = emit_phases(g, ch->first, &ch->single, 1, shapes, rd, wr, d);
+    } else {
+        cpu_call c;
+        cpu_chain_call(ch, &c);
+        s = emit_instr(g, ch->first, &c, 1, shapes, d);
+    }
+    ch->nsteps = 0;
+    return s;
+}
+
 /* The evaluator cannot run an instruction over blocked bytes, dropped weights or a fused
  * residual operand. */
 static bool backend_only(const ir_instr *in)
@@ -397,16 +418,44 @@ static glow_status emit_run(gen *g, ir_function *f, int *nkernel, int *nfallback
     glow_status s = GLOW_OK;
     int index = 0;
     *nkernel = *nfallback = 0;
+    cpu_chain chain = { 0 };
     for (const ir_instr *in = f->first; in && s == GLOW_OK; in = in->next, index++) {
         if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC)
             continue;
+        int ncalls = 0;
+        bool sel = cpu_select(in, &isa, calls, &ncalls);
+        cpu_arg st[CPU_STEP_ARGS];
+        int64_t n = 0;
+        bool step = sel && ncalls == 1 && cpu_chain_step(&calls[0], &n, st);
+        /* Joins the chain when it touches the chain's buffers only element for element and
+         * nothing else that ran since the last barrier. */
+        range_set rd0 = { rd.v, chain.rd_mark, rd.cap }, wr0 = { wr.v, chain.wr_mark, wr.cap };
+        if (step && cpu_chain_fits(&chain, n, st) && !needs_barrier(in, &rd0, &wr0)) {
+            cpu_chain_add(&chain, n, st);
+            record(in, &rd, &wr);
+            (*nkernel)++;
+            continue;
+        }
+        s = flush_chain(g, &chain, &shapes, &rd, &wr, d);
+        if (s != GLOW_OK)
+            break;
         if (needs_barrier(in, &rd, &wr)) {
             emit_barrier(g);
             rd.n = wr.n = 0;
         }
+        if (step) {
+            /* Starts a chain; emitted when an instruction that cannot join comes. */
+            chain.first = in;
+            chain.single = calls[0];
+            chain.rd_mark = rd.n;
+            chain.wr_mark = wr.n;
+            record(in, &rd, &wr);
+            cpu_chain_add(&chain, n, st);
+            (*nkernel)++;
+            continue;
+        }
         record(in, &rd, &wr);
-        int ncalls = 0;
-        if (cpu_select(in, &isa, calls, &ncalls)) {
+        if (sel) {
             (*nkernel)++;
             s = emit_phases(g, in, calls, ncalls, &shapes, &rd, &wr, d);
         } else if (backend_only(in)) {
@@ -419,6 +468,8 @@ static glow_status emit_run(gen *g, ir_function *f, int *nkernel, int *nfallback
             emit_fallback(g, index);
         }
     }
+    if (s == GLOW_OK)
+        s = flush_chain(g, &chain, &shapes, &rd, &wr, d);
     free(calls);
     for (size_t i = 0; i < shapes.cap; i++)
         free((char *)shapes.keys[i]);
