@@ -171,9 +171,11 @@ GK_INLINE void tile_1x1(const conv_shape *s, int NM, int NP, int live, const flo
     res = res ? res + q0 * GK_VLEN : NULL;
     INIT_TILE();
     const size_t cv = s->cv;
+    size_t qy_ = q0 / s->ow, qx_ = q0 % s->ow;
 #define DECL_OFF(p)                                                                      \
-    size_t off##p = p < live ? ((q0 + p) / s->ow * s->sh * s->iw + (q0 + p) % s->ow * s->sw) * cv \
-                             : 0;
+    size_t off##p = p < live ? (qy_ * s->sh * s->iw + qx_ * s->sw) * cv : 0;               \
+    if (++qx_ == s->ow)                                                                  \
+        qx_ = 0, qy_++;
     GK_REP12(DECL_OFF)
 #undef DECL_OFF
     const float *wp = w + ck->b0 * cv * GK_VLEN;
@@ -198,11 +200,16 @@ GK_INLINE void tile_gather(const conv_shape *s, int NM, int NP, int live, const 
                            const conv_chunk *ck)
 {
     GK_REP12(DECL_ACC)
+    /* Pixel positions by stepping along the row (one division per tile: with run-time sizes
+     * a division per pixel cost a third of a chunk's FMA time). */
+    size_t qy_ = q0 / s->ow, qx_ = q0 % s->ow;
 #define DECL_POS(p)                                                                      \
-    ptrdiff_t iy##p = (ptrdiff_t)(((q0 + p) / s->ow) * s->sh) - (ptrdiff_t)s->ph;          \
-    ptrdiff_t ix##p = (ptrdiff_t)(((q0 + p) % s->ow) * s->sw) - (ptrdiff_t)s->pw;          \
+    ptrdiff_t iy##p = (ptrdiff_t)(qy_ * s->sh) - (ptrdiff_t)s->ph;                         \
+    ptrdiff_t ix##p = (ptrdiff_t)(qx_ * s->sw) - (ptrdiff_t)s->pw;                         \
     if (p >= live)                                                                       \
-        iy##p = -((ptrdiff_t)1 << 40); /* every row out of range */
+        iy##p = -((ptrdiff_t)1 << 40); /* every row out of range */                      \
+    if (++qx_ == s->ow)                                                                  \
+        qx_ = 0, qy_++;
     GK_REP12(DECL_POS)
 #undef DECL_POS
     const size_t cv = s->cv;
