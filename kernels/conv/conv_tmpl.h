@@ -19,7 +19,7 @@
 #define NPD 8     /* depthwise: pixels per tile */
 #else
 #define NP_MAX 6  /* 2 x 6 accumulators + 2 weights + 1 broadcast of 16 ymm registers */
-#define NPD 4
+#define NPD 8     /* depthwise: 8 FMA chains cover the FMA latency on two pipes */
 #endif
 
 static const float gk_zeros[GK_VLEN];
@@ -291,7 +291,9 @@ GK_INLINE void conv_tile(const conv_shape *s, int NM, bool is1x1, size_t q0, siz
 /* Cache blocking of the direct convolution (bytes): a pair of output blocks' weights for one
  * chunk of input blocks stays in L1 while the tiles of a tile group use it; a tile group's
  * input (all its blocks) stays in L2 while every pair of output blocks reads it. */
+#ifndef CONV_L1_WEIGHTS
 #define CONV_L1_WEIGHTS ((size_t)16 << 10)
+#endif
 #define CONV_L2_INPUT ((size_t)192 << 10)
 
 void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const float *bias,
@@ -370,6 +372,41 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
     }
 }
 
+/* Depthwise interior tile: NT pixels of one output row from column ox, one FMA chain each, in
+ * named registers d_<p> (clang kept an array of them in memory). */
+GK_INLINE void dw_tile(int NT, const float *ib, const float *w, gk_vec b, float *orow,
+                       const float *rrow, size_t ox, ptrdiff_t iy0, size_t y0, size_t y1,
+                       size_t iw, size_t kw, size_t sw, size_t pw, size_t dh, size_t dw, int act,
+                       float alpha, float beta)
+{
+    const size_t V = GK_VLEN;
+#define DW_DECL(p) gk_vec d_##p = b;
+    GK_REP12(DW_DECL)
+#undef DW_DECL
+    const float *ip0 = ib + (ox * sw - pw) * V;
+    for (size_t y = y0; y < y1; y++) {
+        const float *ip = ip0 + (iy0 + (ptrdiff_t)(y * dh)) * (ptrdiff_t)(iw * V);
+        for (size_t x = 0; x < kw; x++) {
+            gk_vec wv = VLOAD(w + (y * kw + x) * V);
+            const float *ipx = ip + x * dw * V;
+#define DW_FMA(p)                                                          \
+    if (p < NT)                                                            \
+        d_##p = VFMA(VLOAD(ipx + (size_t)p * sw * V), wv, d_##p);
+            GK_REP12(DW_FMA)
+#undef DW_FMA
+        }
+    }
+#define DW_STORE(p)                                                                  \
+    if (p < NT) {                                                                    \
+        gk_vec v_ = d_##p;                                                           \
+        if (rrow)                                                                    \
+            v_ = VADD(v_, VLOAD(rrow + (ox + (size_t)p) * V));                       \
+        VSTORE(orow + (ox + (size_t)p) * V, act_vec(v_, act, alpha, beta));          \
+    }
+    GK_REP12(DW_STORE)
+#undef DW_STORE
+}
+
 /* Depthwise: one weight vector per tap, pixels of a row in tiles of NPD; taps outside the input
  * are skipped per pixel (the work per output is small, so the test costs little). */
 void GK_FN(dwconv2d_nchwc)(float *out, const float *in, const float *wt, const float *bias,
@@ -404,42 +441,31 @@ void GK_FN(dwconv2d_nchwc)(float *out, const float *in, const float *wt, const f
             y1--;
         size_t ox = 0;
         while (ox < ow) {
-            gk_vec acc[NPD];
             size_t np = 1;
-            bool inner = ox >= ox_lo && ox + NPD <= ox_hi;
-            if (inner) {
+            /* Interior runs in tiles of NPD pixels, their tail in one of NPD / 2. */
+            if (ox >= ox_lo && ox + NPD <= ox_hi) {
                 np = NPD;
-#pragma GCC unroll 16
-                for (size_t p = 0; p < NPD; p++)
-                    acc[p] = b;
-                const float *ip0 = ib + (ox * sw - pw) * V;
-                for (size_t y = y0; y < y1; y++) {
-                    const float *ip = ip0 + (iy0 + (ptrdiff_t)(y * dh)) * (ptrdiff_t)(iw * V);
-                    for (size_t x = 0; x < kw; x++) {
-                        gk_vec wv = VLOAD(w + (y * kw + x) * V);
-#pragma GCC unroll 16
-                        for (size_t p = 0; p < NPD; p++)
-                            acc[p] = VFMA(VLOAD(ip + (p * sw + x * dw) * V), wv, acc[p]);
-                    }
-                }
+                dw_tile(NPD, ib, w, b, orow, rrow, ox, iy0, y0, y1, iw, kw, sw, pw, dh, dw, act,
+                        alpha, beta);
+            } else if (ox >= ox_lo && ox + NPD / 2 <= ox_hi) {
+                np = NPD / 2;
+                dw_tile(NPD / 2, ib, w, b, orow, rrow, ox, iy0, y0, y1, iw, kw, sw, pw, dh, dw,
+                        act, alpha, beta);
             } else {
-                acc[0] = b;
+                gk_vec acc = b;
                 ptrdiff_t ix0 = (ptrdiff_t)(ox * sw) - (ptrdiff_t)pw;
                 for (size_t y = y0; y < y1; y++) {
                     size_t r = (size_t)(iy0 + (ptrdiff_t)(y * dh));
                     for (size_t x = 0; x < kw; x++) {
                         size_t col = (size_t)(ix0 + (ptrdiff_t)(x * dw));
                         if (col < iw)
-                            acc[0] = VFMA(VLOAD(ib + (r * iw + col) * V),
-                                          VLOAD(w + (y * kw + x) * V), acc[0]);
+                            acc = VFMA(VLOAD(ib + (r * iw + col) * V),
+                                       VLOAD(w + (y * kw + x) * V), acc);
                     }
                 }
-            }
-            for (size_t p = 0; p < np; p++) {
-                gk_vec v = acc[p];
                 if (rrow)
-                    v = VADD(v, VLOAD(rrow + (ox + p) * V));
-                VSTORE(orow + (ox + p) * V, act_vec(v, act, alpha, beta));
+                    acc = VADD(acc, VLOAD(rrow + ox * V));
+                VSTORE(orow + ox * V, act_vec(acc, act, alpha, beta));
             }
             if (act >= 4)
                 act_slow(orow + ox * V, np * V, act);
