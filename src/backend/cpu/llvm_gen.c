@@ -163,12 +163,19 @@ typedef struct gen {
     const cpu_isa *isa;       /* NULL: the host's */
 } gen;
 
-static LLVMValueRef arg_value(gen *g, const cpu_arg *a, LLVMTypeRef ty, LLVMValueRef *ptrs,
-                              int *nptr)
+/* ptrs: the function's address parameters; occ[k]: which one the k-th address argument is
+ * (equal addresses share one parameter). */
+typedef struct ptr_args {
+    LLVMValueRef *ptrs;
+    const int *occ;
+    int next;
+} ptr_args;
+
+static LLVMValueRef arg_value(gen *g, const cpu_arg *a, LLVMTypeRef ty, ptr_args *pa)
 {
     switch (a->kind) {
     case CA_PTR:
-        return LLVMBuildBitCast(g->b, ptrs[(*nptr)++], ty, "");
+        return LLVMBuildBitCast(g->b, pa->ptrs[pa->occ[pa->next++]], ty, "");
     case CA_NULL:
         return LLVMConstNull(ty);
     case CA_INT:
@@ -178,9 +185,9 @@ static LLVMValueRef arg_value(gen *g, const cpu_arg *a, LLVMTypeRef ty, LLVMValu
     }
 }
 
-/* Calls cl's kernel; its address arguments are taken in order from ptrs[*nptr...]. */
-static glow_status emit_call(gen *g, const ir_instr *in, const cpu_call *cl, LLVMValueRef *ptrs,
-                             int *nptr, glow_diag *d)
+/* Calls cl's kernel; its address arguments are the next ones of pa. */
+static glow_status emit_call(gen *g, const ir_instr *in, const cpu_call *cl, ptr_args *pa,
+                             glow_diag *d)
 {
     LLVMValueRef f = LLVMGetNamedFunction(g->mod, cl->fn);
     if (!f)
@@ -203,7 +210,7 @@ static glow_status emit_call(gen *g, const ir_instr *in, const cpu_call *cl, LLV
         if (!ok)
             return glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: argument %d of %s for '%s' "
                              "has the wrong kind", i, cl->fn, in->name);
-        args[i] = arg_value(g, &cl->args[i], pt[i], ptrs, nptr);
+        args[i] = arg_value(g, &cl->args[i], pt[i], pa);
     }
     args[cl->nargs] = g->tid;
     args[cl->nargs + 1] = g->nthreads;
@@ -211,23 +218,47 @@ static glow_status emit_call(gen *g, const ir_instr *in, const cpu_call *cl, LLV
     return GLOW_OK;
 }
 
-/* The shape of an instruction's calls: kernel names and every argument except addresses.
- * Instructions with equal keys share one specialized function. */
-static char *call_key(const cpu_call *calls, int ncalls, int *nptr)
+/* Numbers the address arguments of the calls: occ[k] is the parameter of the k-th one, equal
+ * addresses (an in-place op's input and output, a chain step reading what the one before
+ * wrote) sharing one, so that LLVM sees they are the same and needs no alias checks; first[p]
+ * is the k of parameter p's first use. Returns the number of parameters. */
+static int number_ptrs(const cpu_call *calls, int ncalls, int *occ, int *first)
+{
+    int k = 0, np = 0;
+    const cpu_arg *seen[CPU_MAX_CALLS * CPU_MAX_ARGS];
+    for (int c = 0; c < ncalls; c++)
+        for (int i = 0; i < calls[c].nargs; i++) {
+            const cpu_arg *a = &calls[c].args[i];
+            if (a->kind != CA_PTR)
+                continue;
+            int p = 0;
+            while (p < np && !(seen[p]->region == a->region && seen[p]->offset == a->offset))
+                p++;
+            if (p == np) {
+                seen[np] = a;
+                first[np++] = k;
+            }
+            occ[k++] = p;
+        }
+    return np;
+}
+
+/* The shape of an instruction's calls: kernel names, every argument except addresses, and
+ * which addresses are equal. Instructions with equal keys share one specialized function. */
+static char *call_key(const cpu_call *calls, int ncalls, const int *occ)
 {
     /* Bounded: at most CPU_MAX_CALLS calls of CPU_MAX_ARGS arguments of < 32 characters. */
     size_t cap = (size_t)ncalls * (CPU_MAX_ARGS * 32 + 64) + 1, len = 0;
     char *buf = glow_xmalloc(cap);
     buf[0] = 0;
-    *nptr = 0;
+    int k = 0;
     for (int c = 0; c < ncalls; c++) {
         len += (size_t)snprintf(buf + len, cap - len, "%s(", calls[c].fn);
         for (int i = 0; i < calls[c].nargs; i++) {
             const cpu_arg *a = &calls[c].args[i];
             switch (a->kind) {
             case CA_PTR:
-                len += (size_t)snprintf(buf + len, cap - len, "p,");
-                (*nptr)++;
+                len += (size_t)snprintf(buf + len, cap - len, "p%d,", occ[k++]);
                 break;
             case CA_NULL: len += (size_t)snprintf(buf + len, cap - len, "0,"); break;
             case CA_INT:
@@ -249,11 +280,14 @@ static char *call_key(const cpu_call *calls, int ncalls, int *nptr)
 static glow_status emit_instr(gen *g, const ir_instr *in, const cpu_call *calls, int ncalls,
                               glow_strmap *shapes, glow_diag *d)
 {
-    int nptr = 0;
-    char *key = call_key(calls, ncalls, &nptr);
+    int *occ = glow_xmalloc(sizeof(int) * CPU_MAX_CALLS * CPU_MAX_ARGS * 2), *first =
+        occ + CPU_MAX_CALLS * CPU_MAX_ARGS;
+    int nptr = number_ptrs(calls, ncalls, occ, first);
+    char *key = call_key(calls, ncalls, occ);
     LLVMTypeRef params[CPU_MAX_CALLS * CPU_MAX_ARGS / 4 + 2];
     if (nptr + 2 > (int)(sizeof params / sizeof params[0])) {
         free(key);
+        free(occ);
         return glow_fail(d, GLOW_ERR_UNSUPPORTED, "cpu backend: %s '%s' has %d buffers",
                          ir_instr_kind_name(in->kind), in->name, nptr);
     }
@@ -287,24 +321,28 @@ static glow_status emit_instr(gen *g, const ir_instr *in, const cpu_call *calls,
         LLVMValueRef ptrs[sizeof params / sizeof params[0]];
         for (int i = 0; i < nptr; i++)
             ptrs[i] = LLVMGetParam(fn, (unsigned)i);
-        int used = 0;
+        ptr_args pa = { ptrs, occ, 0 };
         for (int i = 0; i < ncalls && s == GLOW_OK; i++)
-            s = emit_call(&sub, in, &calls[i], ptrs, &used, d);
+            s = emit_call(&sub, in, &calls[i], &pa, d);
         LLVMBuildRetVoid(sub.b);
         LLVMDisposeBuilder(sub.b);
     }
-    /* The call: region base + planned offset for every address. */
+    /* The call: region base + planned offset for every distinct address. */
+    const cpu_arg *all[CPU_MAX_CALLS * CPU_MAX_ARGS];
+    int nall = 0;
+    for (int c = 0; c < ncalls; c++)
+        for (int i = 0; i < calls[c].nargs; i++)
+            if (calls[c].args[i].kind == CA_PTR)
+                all[nall++] = &calls[c].args[i];
     LLVMValueRef args[sizeof params / sizeof params[0]];
     int k = 0;
-    for (int c = 0; c < ncalls; c++)
-        for (int i = 0; i < calls[c].nargs; i++) {
-            const cpu_arg *a = &calls[c].args[i];
-            if (a->kind != CA_PTR)
-                continue;
-            LLVMValueRef off = LLVMConstInt(g->i64, a->offset, 0);
-            args[k++] = LLVMBuildInBoundsGEP2(g->b, LLVMInt8TypeInContext(g->c),
-                                              g->regions[a->region], &off, 1, "");
-        }
+    for (int p = 0; p < nptr; p++) {
+        const cpu_arg *a = all[first[p]];
+        LLVMValueRef off = LLVMConstInt(g->i64, a->offset, 0);
+        args[k++] = LLVMBuildInBoundsGEP2(g->b, LLVMInt8TypeInContext(g->c),
+                                          g->regions[a->region], &off, 1, "");
+    }
+    free(occ);
     args[k++] = g->tid;
     args[k++] = g->nthreads;
     LLVMBuildCall2(g->b, fty, fn, args, (unsigned)k, "");
