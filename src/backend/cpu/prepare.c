@@ -137,8 +137,14 @@ static glow_status prep_gemm(ir_function *f, ir_instr *in, int v, bool *fast, gl
     *fast = false;
     const glow_type *b = &in->ops[2].v->type;
     const float *bd = const_data(in->ops[2].v);
+    /* What sel_matmul's packed path needs besides the panels: f32 operands, a bias of N for
+     * FullyConnected, none for MatMul. */
+    bool fc = in->kind == IK_FULLY_CONNECTED;
     if (in->nout != 1 || !bd || b->rank != 2 || in->ops[0].v->type.rank != 2 ||
-        in->ops[1].v->type.dtype != GLOW_F32 || in->ops[0].v->type.dtype != GLOW_F32)
+        in->ops[1].v->type.dtype != GLOW_F32 || in->ops[0].v->type.dtype != GLOW_F32 ||
+        in->nops != (fc ? 4u : 3u) ||
+        (fc && (in->ops[3].v->type.dtype != GLOW_F32 ||
+                glow_type_numel(&in->ops[3].v->type) != b->dims[1])))
         return GLOW_OK;
     int64_t k = b->dims[0], n = b->dims[1];
     size_t pn = glow_repack_gemm_b_floats(k, n, 2 * v);
@@ -153,15 +159,16 @@ static glow_status prep_gemm(ir_function *f, ir_instr *in, int v, bool *fast, gl
     return GLOW_OK;
 }
 
-/* Constants that only fast kernels use, which read repacked copies, get no memory. */
-static void drop_originals(ir_function *f, const bool *fast)
+/* Constants that only fast kernels use, which read repacked copies, get no memory. fast[] is
+ * indexed by the ids of instructions older than nfast. */
+static void drop_originals(ir_function *f, const bool *fast, uint32_t nfast)
 {
     uint32_t n = f->next_id;
     uint8_t *other = glow_xcalloc(n ? n : 1, 1), *repacked = glow_xcalloc(n ? n : 1, 1);
     for (ir_instr *in = f->first; in; in = in->next)
         for (uint32_t i = 0; i < in->nops; i++) {
             const ir_value *r = ir_root(in->ops[i].v);
-            bool copy = fast[in->id] && in->ops[i].v == r &&
+            bool copy = in->id < nfast && fast[in->id] && in->ops[i].v == r &&
                         ((in->kind == IK_CONV && (i == 2 || i == 3)) ||
                          (in->kind != IK_CONV && i == 2));
             if (copy)
@@ -200,7 +207,7 @@ glow_status cpu_prepare(ir_function *f, bool host, glow_diag *d)
         for (ir_instr *in = f->first; in; in = in->next)
             if (in->kind == IK_CONV && fast[in->id])
                 conv_scratch(f, in, v);
-        drop_originals(f, fast);
+        drop_originals(f, fast, n);
     }
     free(fast);
     return s;
