@@ -97,6 +97,15 @@ glow_status cpu_prepare(ir_function *f, bool host, glow_diag *d);
 
 /* --- layout.c --- */
 
+/* True when v's bytes differ from its plain layout: blocked, and not an activation of one
+ * pixel per channel (H * W == 1), whose NCHWc bytes are its NCHW bytes (a global pool's
+ * result, read through a Flatten view by the classifier). */
+static inline bool cpu_blocked_bytes(const ir_value *v)
+{
+    const glow_type *t = v->kind == IV_VIEW ? &v->base->type : &v->type;
+    return v->blocked && !(t->rank == 4 && t->dims[2] * t->dims[3] == 1);
+}
+
 /* Sets ir_value.blocked = v on every activation the fast kernels can keep in the NCHWc
  * layout of block v; fast[instruction id]: the convs cpu_prepare repacked. */
 void cpu_plan_layout(ir_function *f, int v, const bool *fast);

@@ -47,7 +47,19 @@ static void unite(groups *g, uint32_t a, uint32_t b)
     }
 }
 
-static void spoil(groups *g, const ir_value *v) { g->bad[find(g, ir_root((ir_value *)v)->id)] = true; }
+/* One pixel per channel: the blocked bytes are the plain bytes, so any instruction and any
+ * view may use it whatever its group decides. */
+static bool neutral(const ir_value *r)
+{
+    return r->type.rank == 4 && r->type.dims[2] * r->type.dims[3] == 1;
+}
+
+static void spoil(groups *g, const ir_value *v)
+{
+    const ir_value *r = ir_root((ir_value *)v);
+    if (!neutral(r))
+        g->bad[find(g, r->id)] = true;
+}
 
 /* An activation whose blocked bytes are its plain bytes rearranged, nothing more. */
 static bool candidate(const ir_value *r, int v)
@@ -79,7 +91,7 @@ void cpu_plan_layout(ir_function *f, int v, const bool *fast)
         g.parent[i] = i;
     for (ir_value *x = f->values; x; x = x->next) {
         if (x->kind == IV_VIEW)
-            g.bad[x->base->id] |= !view_ok(x, v);
+            g.bad[x->base->id] |= !view_ok(x, v) && !neutral(x->base);
         else
             g.bad[x->id] |= !candidate(x, v);
     }

@@ -419,7 +419,7 @@ static bool backend_only(const ir_instr *in)
     if (in->kind == IK_CONV && in->nops == 5)
         return true;
     for (uint32_t i = 0; i < in->nops; i++)
-        if (in->ops[i].v->blocked || ir_root(in->ops[i].v)->unplaced)
+        if (cpu_blocked_bytes(in->ops[i].v) || ir_root(in->ops[i].v)->unplaced)
             return true;
     return false;
 }

@@ -166,7 +166,7 @@ static bool sel_elementwise(const ir_instr *in, cpu_call *c)
     /* In place is fine only when the output is exactly an input. */
     for (uint32_t i = 1; i < in->nops; i++)
         if ((overlap(y, in->ops[i].v) && in->ops[i].v->addr != y->addr) ||
-            in->ops[i].v->blocked != y->blocked)
+            cpu_blocked_bytes(in->ops[i].v) != cpu_blocked_bytes(y))
             return false;
     if (op == CPU_OP_CLIP) {
         const glow_attr *lo = attr(in, GA_MIN), *hi = attr(in, GA_MAX);
@@ -297,7 +297,7 @@ static bool sel_conv(const ir_instr *in, const cpu_isa *isa, cpu_call *c, int *n
     if (sel_conv_fast(in, isa, &cp, c, ncalls))
         return true;
     /* The scalar kernel reads and writes NCHW, knows no residual, reads the original weights. */
-    if (in->nops == 5 || in->ops[0].v->blocked || in->ops[1].v->blocked ||
+    if (in->nops == 5 || cpu_blocked_bytes(in->ops[0].v) || cpu_blocked_bytes(in->ops[1].v) ||
         ir_root(in->ops[2].v)->unplaced || (in->nops == 4 && ir_root(in->ops[3].v)->unplaced))
         return false;
     const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
@@ -421,7 +421,7 @@ static bool sel_pool(const ir_instr *in, const cpu_isa *isa, cpu_call *c)
     if (!cpu_pool_params(in, &pp) || !no_alias(in))
         return false;
     const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v;
-    if (xv->blocked || yv->blocked)
+    if (cpu_blocked_bytes(xv) || cpu_blocked_bytes(yv))
         return sel_pool_blocked(in, isa, &pp, c);
     const glow_type *y = &yv->type, *x = &xv->type;
     int64_t planes = x->dims[0] * x->dims[1];
@@ -594,14 +594,14 @@ bool cpu_layout_agnostic(const ir_instr *in, int v)
     return true;
 }
 
-/* Which instructions may see a blocked operand: the layout-aware kernels and the
- * layout-agnostic moves, with every operand in one layout (a conv converts its own). */
+/* Which instructions may see blocked bytes: the layout-aware kernels and the layout-agnostic
+ * moves, with every operand in one layout (a conv converts its own). */
 static bool blocked_ok(const ir_instr *in)
 {
     int v = 0;
     bool mixed = false;
     for (uint32_t i = 0; i < in->nops; i++) {
-        int b = in->ops[i].v->blocked;
+        int b = cpu_blocked_bytes(in->ops[i].v) ? in->ops[i].v->blocked : 0;
         if (b && v && b != v)
             return false;
         v = b ? b : v;
