@@ -129,12 +129,12 @@ static void run(const job *j, int tid, int parts)
     if (l->groups > 1) {
         (j->avx512 ? gk_dwconv2d_nchwc_f32_avx512 : gk_dwconv2d_nchwc_f32_avx2)(
             j->out, j->in, j->wt, j->bias, NULL, 1, cb, (size_t)l->h, (size_t)l->w, j->oh, j->ow,
-            k, k, s, s, p, p, 1, 1, 1 /* relu */, 0, 0, tid, parts);
+            k, k, s, s, p, p, 1, 1, 1 /* relu */, 0, 0, NULL, tid, parts);
         return;
     }
     (j->avx512 ? gk_conv2d_nchwc_f32_avx512 : gk_conv2d_nchwc_f32_avx2)(
         j->out, j->in, j->wt, j->bias, NULL, 1, 1, cb, j->cv, (size_t)l->h, (size_t)l->w, mb,
-        j->oh, j->ow, k, k, s, s, p, p, 1, 1, 1 /* relu */, 0, 0, tid, parts);
+        j->oh, j->ow, k, k, s, s, p, p, 1, 1, 1 /* relu */, 0, 0, NULL, tid, parts);
 }
 
 int main(int argc, char **argv)
@@ -223,7 +223,7 @@ int main(int argc, char **argv)
             double t0 = now_s();
             (avx512 ? gk_gemm_packed_f32_avx512 : gk_gemm_packed_f32_avx2)(
                 c, a, bp, bias, NULL, (size_t)g->m, (size_t)g->n, (size_t)g->k, (size_t)g->k,
-                (size_t)g->n, 0, 0, 0, 0, 1);
+                (size_t)g->n, 0, 0, 0, NULL, 0, 1);
             double t = now_s() - t0;
             if (t < best)
                 best = t;

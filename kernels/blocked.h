@@ -16,8 +16,10 @@
 //               it may alias out.
 // Every kernel takes (tid, nthreads) and computes the part [total*tid/nthreads,
 // total*(tid+1)/nthreads) of its outer work list; each output element is computed by the same
-// code whatever the split, so results are identical for every thread count. Kernels never
-// allocate.
+// code whatever the split, so results are identical for every thread count. The conv, depthwise
+// and GEMM kernels also take `work`: NULL for that static split, or a counter (zero before
+// the call) from which the threads take the units one by one (gk_units in simd.h). Kernels
+// never allocate.
 #ifndef GK_BLOCKED_H
 #define GK_BLOCKED_H
 
@@ -32,12 +34,13 @@
         const float *bias, const float *res, size_t n, size_t groups, size_t cb, size_t cv,       \
         size_t ih, size_t iw, size_t mb, size_t oh, size_t ow, size_t kh, size_t kw, size_t sh,   \
         size_t sw, size_t ph, size_t pw, size_t dh, size_t dw, int act, float alpha, float beta,  \
-        int tid, int nthreads);                                                             \
+        unsigned *work, int tid, int nthreads);                                                   \
     /* Depthwise convolution (group = C, one filter per channel); cb = channel blocks. */         \
     void gk_dwconv2d_nchwc_f32_##isa(float *out, const float *in, const float *wt,               \
         const float *bias, const float *res, size_t n, size_t cb, size_t ih, size_t iw,           \
         size_t oh, size_t ow, size_t kh, size_t kw, size_t sh, size_t sw, size_t ph, size_t pw,   \
-        size_t dh, size_t dw, int act, float alpha, float beta, int tid, int nthreads);     \
+        size_t dh, size_t dw, int act, float alpha, float beta, unsigned *work, int tid,          \
+        int nthreads);                                                                            \
     /* Max pooling; padded taps are ignored (a window with no valid tap gives -inf). */          \
     void gk_maxpool_nchwc_f32_##isa(float *out, const float *in, size_t n, size_t cb,            \
         size_t ih, size_t iw, size_t oh, size_t ow, size_t kh, size_t kw, size_t sh, size_t sw,   \
@@ -51,7 +54,7 @@
     /* C[m][n] = act(A[m][:] . B[:][n] + bias[n] + res[m][n]), B packed; lda/ldc in floats. */  \
     void gk_gemm_packed_f32_##isa(float *c, const float *a, const float *bp, const float *bias,  \
         const float *res, size_t m, size_t n, size_t k, size_t lda, size_t ldc, int act,          \
-        float alpha, float beta, int tid, int nthreads);                                    \
+        float alpha, float beta, unsigned *work, int tid, int nthreads);                          \
     /* NCHW [N][C][HW] -> blocked [N][ceil(C/cv)][HW][cv] (zero-filled past C), cv <= V. */      \
     void gk_to_nchwc_f32_##isa(float *out, const float *in, size_t n, size_t c, size_t hw,       \
         size_t cv, int tid, int nthreads);                                                  \

@@ -66,4 +66,35 @@ GK_INLINE void gk_share(size_t total, int tid, int nthreads, size_t *lo, size_t 
     *hi = total * (size_t)(tid + 1) / (size_t)nthreads;
 }
 
+/* The work units [0, total) of one kernel call, as a thread sees them. Without a counter
+ * (work == NULL) they are thread tid's static share; with one, threads take units one at a
+ * time from the shared counter *work (zero before the call; the backend clears its counters
+ * at the start of every run), so a thread that falls behind (its core busy with something
+ * else) takes fewer. A unit computes the same outputs whichever thread runs it: results are
+ * identical either way and for every thread count. */
+typedef struct gk_units {
+    size_t next, hi, total;
+    unsigned *work;
+} gk_units;
+
+GK_INLINE gk_units gk_units_of(size_t total, unsigned *work, int tid, int nthreads)
+{
+    gk_units it = { 0, 0, total, total < (1u << 31) ? work : NULL };
+    if (!it.work)
+        gk_share(total, tid, nthreads, &it.next, &it.hi);
+    return it;
+}
+
+GK_INLINE int gk_units_next(gk_units *it, size_t *u)
+{
+    if (!it->work) {
+        if (it->next >= it->hi)
+            return 0;
+        *u = it->next++;
+        return 1;
+    }
+    *u = __atomic_fetch_add(it->work, 1u, __ATOMIC_RELAXED);
+    return *u < it->total;
+}
+
 #endif

@@ -300,7 +300,7 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
                          const float *res, size_t n, size_t groups, size_t cb, size_t cv,
                          size_t ih, size_t iw, size_t mb, size_t oh, size_t ow, size_t kh,
                          size_t kw, size_t sh, size_t sw, size_t ph, size_t pw, size_t dh,
-                         size_t dw, int act, float alpha, float beta, int tid,
+                         size_t dw, int act, float alpha, float beta, unsigned *work, int tid,
                          int nthreads)
 {
     conv_shape s = { cb, cv, ih, iw, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, 0, 0, 0 };
@@ -344,11 +344,10 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
     tg = (tiles + ngr - 1) / ngr;
     ngr = (tiles + tg - 1) / tg;
     size_t total = n * groups * ngr * pairs;
-    size_t lo, hi;
-    gk_share(total, tid, nthreads, &lo, &hi);
+    gk_units units = gk_units_of(total, work, tid, nthreads);
     size_t plane_in = groups * cb * s.in_bstride, plane_out = mb * s.out_bstride;
     size_t tail = s.oh * s.ow % NP_MAX;
-    for (size_t u = lo; u < hi; u++) {
+    for (size_t u; gk_units_next(&units, &u);) {
         size_t pair = u % pairs, grp = u / pairs % ngr, t = u / (pairs * ngr);
         size_t g = t % groups, img = t / groups;
         size_t m0 = g * mpg + pair * 2;
@@ -413,12 +412,11 @@ void GK_FN(dwconv2d_nchwc)(float *out, const float *in, const float *wt, const f
                            const float *res, size_t n, size_t cb, size_t ih, size_t iw,
                            size_t oh, size_t ow, size_t kh, size_t kw, size_t sh, size_t sw,
                            size_t ph, size_t pw, size_t dh, size_t dw, int act, float alpha,
-                           float beta, int tid, int nthreads)
+                           float beta, unsigned *work, int tid, int nthreads)
 {
     const size_t V = GK_VLEN;
     size_t total = n * cb * oh;
-    size_t lo, hi;
-    gk_share(total, tid, nthreads, &lo, &hi);
+    gk_units units = gk_units_of(total, work, tid, nthreads);
     size_t ox_lo = (pw + sw - 1) / sw, ox_hi = 0, span = (kw - 1) * dw;
     if (iw + pw > span)
         ox_hi = (iw + pw - span - 1) / sw + 1;
@@ -426,7 +424,7 @@ void GK_FN(dwconv2d_nchwc)(float *out, const float *in, const float *wt, const f
         ox_hi = ow;
     if (ox_lo > ox_hi)
         ox_lo = ox_hi;
-    for (size_t u = lo; u < hi; u++) {
+    for (size_t u; gk_units_next(&units, &u);) {
         size_t oy = u % oh, blk = u / oh; /* blk = img * cb + channel block */
         const float *ib = in + blk * ih * iw * V;
         const float *w = wt + (blk % cb) * kh * kw * V;

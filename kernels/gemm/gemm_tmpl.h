@@ -115,15 +115,15 @@ GK_INLINE void gemm_tile(int R, const float *a, size_t lda, const float *bp, siz
 
 void GK_FN(gemm_packed)(float *c, const float *a, const float *bp, const float *bias,
                         const float *res, size_t m, size_t n, size_t k, size_t lda, size_t ldc,
-                        int act, float alpha, float beta, int tid, int nthreads)
+                        int act, float alpha, float beta, unsigned *work, int tid,
+                        int nthreads)
 {
     /* Row tiles of equal height (8 rows = 4 + 4, not 6 + 2: a 2-row tile has 4 FMA chains,
      * too few to cover the FMA latency). */
     size_t panels = (n + NR - 1) / NR, mt = (m + MR - 1) / MR, mr = (m + mt - 1) / mt;
     size_t total = panels * mt;
-    size_t lo, hi;
-    gk_share(total, tid, nthreads, &lo, &hi);
-    for (size_t u = lo; u < hi; u++) {
+    gk_units units = gk_units_of(total, work, tid, nthreads);
+    for (size_t u; gk_units_next(&units, &u);) {
         size_t p = u / mt, i0 = (u % mt) * mr;
         size_t rows = m - i0 < mr ? m - i0 : mr, n0 = p * NR;
         size_t cols = n - n0 < NR ? n - n0 : NR;

@@ -88,19 +88,22 @@ static void run_case(const isa_desc *isa, const conv_case *t)
             memcpy(yb, rb, bsz * sizeof(float));
             rr = yb;
         }
+        /* The 3-thread run takes its units from a counter (the backend's dynamic split): run
+         * one after the other, thread 0 takes them all, and every unit must still be right. */
+        unsigned counter = 0, *work = nt == 3 ? &counter : NULL;
         for (int tid = 0; tid < nt; tid++) {
             if (depthwise)
                 isa->dwconv(yb, xb, wt, bias, rr, (size_t)t->n, cbt, (size_t)t->h, (size_t)t->w,
                             (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw, (size_t)t->sh,
                             (size_t)t->sw, (size_t)t->ph, (size_t)t->pw, (size_t)t->dh,
-                            (size_t)t->dw, t->act, -0.5f, 0.75f, (size_t)tid, (size_t)nt);
+                            (size_t)t->dw, t->act, -0.5f, 0.75f, work, (size_t)tid, (size_t)nt);
             else
                 isa->conv(yb, xb, wt, bias, rr, (size_t)t->n, (size_t)t->groups,
                           (size_t)((cpg + cv - 1) / cv), (size_t)cv, (size_t)t->h, (size_t)t->w,
                           mb, (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw,
                           (size_t)t->sh, (size_t)t->sw, (size_t)t->ph, (size_t)t->pw,
-                          (size_t)t->dh, (size_t)t->dw, t->act, -0.5f, 0.75f, (size_t)tid,
-                          (size_t)nt);
+                          (size_t)t->dh, (size_t)t->dw, t->act, -0.5f, 0.75f, work,
+                          (size_t)tid, (size_t)nt);
         }
     }
     from_blocked(got, yb1, t->n, t->m, oh * ow, V);

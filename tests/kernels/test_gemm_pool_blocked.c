@@ -33,10 +33,11 @@ static void test_gemm(const isa_desc *isa, int m, int n, int k, int act, int wit
     else
         glow_repack_gemm_b(bp, b, k, n, n, 0, nr);
     isa->gemm(c1, a, bp, bias, res, (size_t)m, (size_t)n, (size_t)k, (size_t)lda, (size_t)ldc, act,
-              -0.5f, 0.75f, 0, 1);
+              -0.5f, 0.75f, NULL, 0, 1);
+    unsigned counter = 0;   /* the 3-thread run takes its units from a counter */
     for (int t = 0; t < 3; t++)
         isa->gemm(c3, a, bp, bias, res, (size_t)m, (size_t)n, (size_t)k, (size_t)lda,
-                  (size_t)ldc, act, -0.5f, 0.75f, t, 3);
+                  (size_t)ldc, act, -0.5f, 0.75f, &counter, t, 3);
     double worst = 0;
     for (int i = 0; i < m; i++) {
         double e = max_rel_err(c1 + (size_t)i * ldc, ref + (size_t)i * ldc, (size_t)n);

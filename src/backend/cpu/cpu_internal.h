@@ -118,6 +118,7 @@ typedef struct cpu_fast {
     int v;                      /* vector length of the layouts: 16 (avx512) or 8 (avx2) */
     const ir_value *xblk, *yblk; /* conv: blocked input and output scratch */
     const ir_value *w, *bias;   /* repacked weight (conv blocks or GEMM panels), padded bias */
+    const ir_value *work;       /* the work counters (u32 per instruction id), or NULL */
 } cpu_fast;
 bool cpu_fast_find(const ir_instr *in, cpu_fast *out);
 

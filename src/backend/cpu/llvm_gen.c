@@ -393,6 +393,30 @@ static glow_status emit_phases(gen *g, const ir_instr *in, const cpu_call *calls
     return s;
 }
 
+/* Thread 0 zeroes the work counters of the fast kernels (prepare.c: "cpu.work") before
+ * anything runs; the others wait at a barrier. */
+static void clear_work_counters(gen *g, const ir_function *f)
+{
+    const ir_value *w = f->values;
+    while (w && !(w->kind == IV_ALLOC && !strcmp(w->name, "cpu.work")))
+        w = w->next;
+    if (!w)
+        return;
+    LLVMValueRef is0 = LLVMBuildICmp(g->b, LLVMIntEQ, g->tid, LLVMConstInt(g->i32, 0, 0), "");
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(g->c, g->fn, "clear");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(g->c, g->fn, "cleared");
+    LLVMBuildCondBr(g->b, is0, run, next);
+    LLVMPositionBuilderAtEnd(g->b, run);
+    LLVMValueRef off = LLVMConstInt(g->i64, w->addr, 0);
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(g->b, LLVMInt8TypeInContext(g->c),
+                                           g->regions[CPU_REGION_ACT], &off, 1, "");
+    LLVMBuildMemSet(g->b, p, LLVMConstInt(LLVMInt8TypeInContext(g->c), 0, 0),
+                    LLVMConstInt(g->i64, glow_type_bytes(&w->type), 0), 4);
+    LLVMBuildBr(g->b, next);
+    LLVMPositionBuilderAtEnd(g->b, next);
+    emit_barrier(g);
+}
+
 /* Emits the pending chain of elementwise instructions (one kernel call alone, or the fused
  * loop) and empties it. */
 static glow_status flush_chain(gen *g, cpu_chain *ch, glow_strmap *shapes, range_set *rd,
@@ -450,6 +474,7 @@ static glow_status emit_run(gen *g, ir_function *f, int *nkernel, int *nfallback
         isa = *g->isa;
     else
         cpu_host_isa(&isa);
+    clear_work_counters(g, f);
     range_set rd = { 0 }, wr = { 0 };
     glow_strmap shapes = { 0 };
     cpu_call *calls = glow_xcalloc(CPU_MAX_CALLS, sizeof(*calls));

@@ -183,6 +183,21 @@ static void drop_originals(ir_function *f, const bool *fast, uint32_t nfast)
     free(repacked);
 }
 
+/* The counters from which the threads take the work units of the fast conv and GEMM calls
+ * (kernels/simd.h gk_units): one u32 per instruction id, live for the whole program, cleared
+ * by the generated code at the start of every run. */
+static void add_work_counters(ir_function *f)
+{
+    glow_type t = { .dtype = GLOW_U32, .rank = 1, .dims = { (int64_t)f->next_id } };
+    ir_value *val = ir_alloc_create(f, "cpu.work", &t);
+    ir_operand op = { val, 'o' };
+    ir_instr *a = ir_instr_append(f, IK_ALLOC, "cpu.work", &op, 1, 1, NULL, 0);
+    ir_instr_unlink(f, a);
+    ir_instr_insert_before(f, f->first, a);
+    op.role = 'x';
+    ir_instr_append(f, IK_DEALLOC, "cpu.work", &op, 1, 0, NULL, 0);
+}
+
 glow_status cpu_prepare(ir_function *f, bool host, glow_diag *d)
 {
     cpu_isa isa;
@@ -204,10 +219,15 @@ glow_status cpu_prepare(ir_function *f, bool host, glow_diag *d)
         cpu_fuse_residuals(f, fast);
     }
     if (s == GLOW_OK) {
-        for (ir_instr *in = f->first; in; in = in->next)
+        bool any = false;
+        for (ir_instr *in = f->first; in; in = in->next) {
             if (in->kind == IK_CONV && fast[in->id])
                 conv_scratch(f, in, v);
+            any |= in->id < n && fast[in->id];
+        }
         drop_originals(f, fast, n);
+        if (any)
+            add_work_counters(f);
     }
     free(fast);
     return s;
@@ -228,6 +248,10 @@ bool cpu_fast_find(const ir_instr *in, cpu_fast *out)
         char what[16];
         int vl = 0, len = 0;
         unsigned id = 0;
+        if (!strcmp(v->name, "cpu.work")) {
+            out->work = v;
+            continue;
+        }
         if (strncmp(v->name, "cpu.", 4) ||
             sscanf(v->name, "cpu.%15[a-z].%d.%u%n", what, &vl, &id, &len) != 3 ||
             v->name[len] || id != in->id || (any && vl != out->v))

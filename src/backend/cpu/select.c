@@ -260,18 +260,19 @@ static bool sel_conv_fast(const ir_instr *in, const cpu_isa *isa, const cpu_conv
     cpu_arg out = yb ? ptr(yv, 0) : ptr(fs.yblk, 0), inp = xb ? ptr(xv, 0) : ptr(fs.xblk, 0);
     cpu_arg rp = res ? ptr(in->ops[4].v, 0) : null_ptr();
     cpu_arg act = num(cp->act), alpha = real(cp->alpha), beta = real(cp->beta);
+    cpu_arg work = fs.work ? ptr(fs.work, 4 * (uint64_t)in->id) : null_ptr();
     if (dw) {
         snprintf(fn, sizeof fn, "gk_dwconv2d_nchwc_f32_%s", sfx);
         CALL(&calls[k], fn, out, inp, ptr(fs.w, 0), bias, rp, num(n), num(cb), num(ih),
              num(iw), num(oh), num(ow), num(w->dims[2]), num(w->dims[3]), num(cp->s[0]),
              num(cp->s[1]), num(cp->p[0]), num(cp->p[1]), num(cp->dl[0]), num(cp->dl[1]), act,
-             alpha, beta);
+             alpha, beta, work);
     } else {
         snprintf(fn, sizeof fn, "gk_conv2d_nchwc_f32_%s", sfx);
         CALL(&calls[k], fn, out, inp, ptr(fs.w, 0), bias, rp, num(n), num(g), num(cb),
              num(cv), num(ih), num(iw), num(mb), num(oh), num(ow), num(w->dims[2]),
              num(w->dims[3]), num(cp->s[0]), num(cp->s[1]), num(cp->p[0]), num(cp->p[1]),
-             num(cp->dl[0]), num(cp->dl[1]), act, alpha, beta);
+             num(cp->dl[0]), num(cp->dl[1]), act, alpha, beta, work);
     }
     calls[k].barrier_before = k > 0;
     k++;
@@ -343,7 +344,8 @@ static bool sel_matmul(const ir_instr *in, const cpu_isa *isa, cpu_call *c)
         char fn[48];
         snprintf(fn, sizeof fn, "gk_gemm_packed_f32_%s", sfx);
         CALL(c, fn, ptr(in->ops[0].v, 0), ptr(in->ops[1].v, 0), ptr(fs.w, 0), bias, null_ptr(),
-             num(m), num(n), num(k), num(k), num(n), act, alpha, beta);
+             num(m), num(n), num(k), num(k), num(n), act, alpha, beta,
+             fs.work ? ptr(fs.work, 4 * (uint64_t)in->id) : null_ptr());
         return true;
     }
     if (ir_root(in->ops[2].v)->unplaced)
