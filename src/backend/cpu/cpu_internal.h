@@ -65,6 +65,8 @@ int cpu_eltwise_op(const ir_instr *in);
 /* Copy, or Concat along channels in whole blocks of v: the same bytes move in NCHW and
  * NCHWc layouts. */
 bool cpu_layout_agnostic(const ir_instr *in, int v);
+/* The instruction's attribute `id`, or NULL. */
+const glow_attr *cpu_attr(const ir_instr *in, glow_attr_id id);
 /* True when the library was built with gk_<op>_<dtype>_<isa> (kernels/kernels.def). */
 bool cpu_kernel_built(const char *op, const char *dtype, const char *isa);
 

@@ -144,14 +144,6 @@ static ir_instr *producer(ir_instr *add, const ir_value *y, const ir_value *r, c
     return NULL;
 }
 
-static const glow_attr *find_attr(const ir_instr *in, glow_attr_id id)
-{
-    for (uint32_t i = 0; i < in->nattr; i++)
-        if (in->attrs[i].id == id)
-            return &in->attrs[i];
-    return NULL;
-}
-
 /* Tries Add `add` with operand `yi` (1 or 2) as the conv's output; *cont: where the caller's
  * walk goes on. */
 static bool fuse_one(ir_function *f, ir_instr *add, int yi, const bool *fast, ir_instr **cont)
@@ -162,7 +154,7 @@ static bool fuse_one(ir_function *f, ir_instr *add, int yi, const bool *fast, ir
         z->blocked != y->blocked)
         return false;
     ir_instr *c = producer(add, y, r, z, fast);
-    if (!c || c->nops != 4 || find_attr(c, GA_FUSED_ACT) || ir_root(c->ops[1].v) == z ||
+    if (!c || c->nops != 4 || cpu_attr(c, GA_FUSED_ACT) || ir_root(c->ops[1].v) == z ||
         ir_root(c->ops[1].v) == y)
         return false;
     /* y must not be read after the Add unless the conv's result stays in it. */

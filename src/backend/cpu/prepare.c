@@ -15,14 +15,6 @@
 #include "backend/cpu/cpu_llvm.h"
 #include "backend/cpu/repack.h"
 
-static const glow_attr *find_attr(const ir_instr *in, glow_attr_id id)
-{
-    for (uint32_t i = 0; i < in->nattr; i++)
-        if (in->attrs[i].id == id)
-            return &in->attrs[i];
-    return NULL;
-}
-
 /* The constant payload behind a weight operand, or NULL when it is not a plain f32 constant. */
 static const float *const_data(const ir_value *v)
 {
@@ -120,7 +112,7 @@ static void conv_scratch(ir_function *f, ir_instr *in, int v)
 {
     const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
     int64_t g = 1;
-    const glow_attr *ga = find_attr(in, GA_GROUP);
+    const glow_attr *ga = cpu_attr(in, GA_GROUP);
     if (ga)
         g = ga->v.i;
     int64_t n = x->dims[0], c = x->dims[1], m = y->dims[1];

@@ -71,7 +71,7 @@ static bool all_f32(const ir_instr *in)
     return true;
 }
 
-static const glow_attr *attr(const ir_instr *in, glow_attr_id id)
+const glow_attr *cpu_attr(const ir_instr *in, glow_attr_id id)
 {
     for (uint32_t i = 0; i < in->nattr; i++)
         if (in->attrs[i].id == id)
@@ -81,14 +81,14 @@ static const glow_attr *attr(const ir_instr *in, glow_attr_id id)
 
 static int64_t attr_int(const ir_instr *in, glow_attr_id id, int64_t dflt)
 {
-    const glow_attr *a = attr(in, id);
+    const glow_attr *a = cpu_attr(in, id);
     return a ? a->v.i : dflt;
 }
 
 /* The 2 spatial entries of a kernel/strides/dilations list, or pads' 4. */
 static bool attr_ints(const ir_instr *in, glow_attr_id id, uint32_t n, int64_t *out)
 {
-    const glow_attr *a = attr(in, id);
+    const glow_attr *a = cpu_attr(in, id);
     if (!a || a->n != n)
         return false;
     for (uint32_t i = 0; i < n; i++)
@@ -99,8 +99,8 @@ static bool attr_ints(const ir_instr *in, glow_attr_id id, uint32_t n, int64_t *
 /* The fused activation of Conv/MatMul/FC as (code, alpha, beta); false when unknown. */
 static bool fused_act(const ir_instr *in, cpu_arg *code, cpu_arg *alpha, cpu_arg *beta)
 {
-    const glow_attr *a = attr(in, GA_FUSED_ACT), *fa = attr(in, GA_FUSED_ALPHA),
-                    *fb = attr(in, GA_FUSED_BETA);
+    const glow_attr *a = cpu_attr(in, GA_FUSED_ACT), *fa = cpu_attr(in, GA_FUSED_ALPHA),
+                    *fb = cpu_attr(in, GA_FUSED_BETA);
     int act = ACT_NONE;
     if (a) {
         const char *s = a->v.s;
@@ -169,7 +169,7 @@ static bool sel_elementwise(const ir_instr *in, cpu_call *c)
             cpu_blocked_bytes(in->ops[i].v) != cpu_blocked_bytes(y))
             return false;
     if (op == CPU_OP_CLIP) {
-        const glow_attr *lo = attr(in, GA_MIN), *hi = attr(in, GA_MAX);
+        const glow_attr *lo = cpu_attr(in, GA_MIN), *hi = cpu_attr(in, GA_MAX);
         CALL(c, "gk_act_f32_scalar", num(ACT_CLIP), real(lo ? lo->v.f : -INFINITY),
              real(hi ? hi->v.f : INFINITY), num(n), ptr(in->ops[1].v, 0), ptr(y, 0));
     } else if (op > 0) {
@@ -375,7 +375,7 @@ bool cpu_pool_params(const ir_instr *in, cpu_pool *pp)
     pp->pe[0] = pp->p[2];
     pp->pe[1] = pp->p[3];
     int64_t cx[2];
-    if (attr(in, GA_CEIL_EXTRA)) {
+    if (cpu_attr(in, GA_CEIL_EXTRA)) {
         if (!attr_ints(in, GA_CEIL_EXTRA, 2, cx) || cx[0] < 0 || cx[1] < 0 ||
             cx[0] > pp->p[2] || cx[1] > pp->p[3])
             return false;
@@ -444,7 +444,7 @@ static bool sel_pool(const ir_instr *in, const cpu_isa *isa, cpu_call *c)
 static bool sel_transpose(const ir_instr *in, cpu_call *c)
 {
     const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
-    const glow_attr *perm = attr(in, GA_PERM);
+    const glow_attr *perm = cpu_attr(in, GA_PERM);
     int r = x->rank;
     if (in->nout != 1 || in->nops != 2 || glow_dtype_size(x->dtype) != 4 ||
         y->dtype != x->dtype || r < 1 || r > 6 || !perm || perm->n != (uint32_t)r ||
@@ -544,7 +544,7 @@ static bool sel_broadcast(const ir_instr *in, cpu_call *c)
 static bool sel_reduce(const ir_instr *in, cpu_call *c)
 {
     const glow_type *x = &in->ops[1].v->type;
-    const glow_attr *axes = attr(in, GA_AXES);
+    const glow_attr *axes = cpu_attr(in, GA_AXES);
     if (!all_f32(in) || in->nout != 1 || in->nops != 2 || !axes || !no_alias(in))
         return false;
     bool red[GLOW_MAX_DIMS] = { false };
