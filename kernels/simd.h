@@ -67,19 +67,22 @@ GK_INLINE void gk_share(size_t total, int tid, int nthreads, size_t *lo, size_t 
 }
 
 /* The work units [0, total) of one kernel call, as a thread sees them. Without a counter
- * (work == NULL) they are thread tid's static share; with one, threads take units one at a
- * time from the shared counter *work (zero before the call; the backend clears its counters
+ * (work == NULL) they are thread tid's static share; with one, threads take runs of `chunk`
+ * units from the shared counter *work (zero before the call; the backend clears its counters
  * at the start of every run), so a thread that falls behind (its core busy with something
- * else) takes fewer. A unit computes the same outputs whichever thread runs it: results are
- * identical either way and for every thread count. */
+ * else) takes fewer. About four runs per thread: small units (a depthwise row) are not worth
+ * an atomic each, as the counter's cache line moves between the cores. A unit computes the
+ * same outputs whichever thread runs it: results are identical either way and for every
+ * thread count. */
 typedef struct gk_units {
-    size_t next, hi, total;
+    size_t next, hi, total, chunk;
     unsigned *work;
 } gk_units;
 
 GK_INLINE gk_units gk_units_of(size_t total, unsigned *work, int tid, int nthreads)
 {
-    gk_units it = { 0, 0, total, total < (1u << 31) ? work : NULL };
+    size_t chunk = total / (4 * (size_t)nthreads);
+    gk_units it = { 0, 0, total, chunk ? chunk : 1, total < (1u << 31) ? work : NULL };
     if (!it.work)
         gk_share(total, tid, nthreads, &it.next, &it.hi);
     return it;
@@ -87,14 +90,17 @@ GK_INLINE gk_units gk_units_of(size_t total, unsigned *work, int tid, int nthrea
 
 GK_INLINE int gk_units_next(gk_units *it, size_t *u)
 {
-    if (!it->work) {
-        if (it->next >= it->hi)
+    if (it->next >= it->hi) {
+        if (!it->work)
             return 0;
-        *u = it->next++;
-        return 1;
+        size_t base = __atomic_fetch_add(it->work, (unsigned)it->chunk, __ATOMIC_RELAXED);
+        if (base >= it->total)
+            return 0;
+        it->next = base;
+        it->hi = base + it->chunk < it->total ? base + it->chunk : it->total;
     }
-    *u = __atomic_fetch_add(it->work, 1u, __ATOMIC_RELAXED);
-    return *u < it->total;
+    *u = it->next++;
+    return 1;
 }
 
 #endif
