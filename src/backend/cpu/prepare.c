@@ -42,25 +42,46 @@ static ir_value *new_const(ir_function *f, const char *what, int v, uint32_t id,
     return val;
 }
 
+/* An activation `name` of type t, allocated right before `first` and freed right after
+ * `last` (at the end of the program when last is NULL). */
+static ir_value *add_alloc(ir_function *f, const char *name, const glow_type *t,
+                           ir_instr *first, ir_instr *last)
+{
+    ir_value *val = ir_alloc_create(f, name, t);
+    ir_operand op = { val, 'o' };
+    ir_instr *a = ir_instr_append(f, IK_ALLOC, name, &op, 1, 1, NULL, 0);
+    ir_instr_unlink(f, a);
+    ir_instr_insert_before(f, first, a);
+    op.role = 'x';
+    ir_instr *dl = ir_instr_append(f, IK_DEALLOC, name, &op, 1, 0, NULL, 0);
+    if (last && last->next) {
+        ir_instr_unlink(f, dl);
+        ir_instr_insert_before(f, last->next, dl);
+    }
+    return val;
+}
+
 /* alloc before `in`, dealloc after it, of a scratch activation of n floats. */
 static ir_value *new_scratch(ir_function *f, ir_instr *in, const char *what, int v, size_t n)
 {
     char name[64];
     snprintf(name, sizeof name, "cpu.%s.%d.%u", what, v, in->id);
     glow_type t = { .dtype = GLOW_F32, .rank = 1, .dims = { (int64_t)n } };
-    ir_value *val = ir_alloc_create(f, name, &t);
-    ir_operand op = { val, 'o' };
-    ir_instr *a = ir_instr_append(f, IK_ALLOC, name, &op, 1, 1, NULL, 0);
-    ir_instr_unlink(f, a);
-    ir_instr_insert_before(f, in, a);
-    op.role = 'x';
-    ir_instr *dl = ir_instr_append(f, IK_DEALLOC, name, &op, 1, 0, NULL, 0);
-    ir_instr_unlink(f, dl);
-    ir_instr_insert_before(f, in->next, dl);
-    return val;
+    return add_alloc(f, name, &t, in, in);
 }
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* Floats of a fast conv's blocked input (*xb) and output (*yb): cv = C for a first conv with
+ * fewer than V input channels, whole blocks of V otherwise. */
+static void conv_blocked_floats(const ir_instr *in, int64_t g, int v, int64_t *xb, int64_t *yb)
+{
+    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
+    int64_t n = x->dims[0], c = x->dims[1], m = y->dims[1];
+    int64_t cv = g == 1 && c < v ? c : v;
+    *xb = n * cdiv(c, cv) * x->dims[2] * x->dims[3] * cv;
+    *yb = n * cdiv(m, v) * y->dims[2] * y->dims[3] * v;
+}
 
 /* Blocked conv when the shapes fit the kernels: group 1, depthwise, or groups whose channel
  * counts are whole blocks. Repacks the weights (and bias); true when the conv is fast. */
@@ -77,7 +98,7 @@ static glow_status prep_conv(ir_function *f, ir_instr *in, int v, bool *fast, gl
     int64_t g = cp.g;
     if (!wd || (in->nops == 4 && !bd))
         return GLOW_OK;
-    int64_t n = x->dims[0], c = x->dims[1], m = y->dims[1], kh = w->dims[2], kw = w->dims[3];
+    int64_t c = x->dims[1], m = y->dims[1], kh = w->dims[2], kw = w->dims[3];
     bool dw = g > 1 && g == c && m == c;
     int cv = g == 1 && c < v ? (int)c : v;
     size_t wn = dw ? glow_repack_dwconv_floats(c, kh, kw, v)
@@ -86,8 +107,8 @@ static glow_status prep_conv(ir_function *f, ir_instr *in, int v, bool *fast, gl
         return GLOW_OK;
     /* Scratch sizes (allocated later, when the layouts are known): the activations exist
      * already, blocking pads less than one block; keep them modest all the same. */
-    int64_t xb = n * cdiv(c, cv) * x->dims[2] * x->dims[3] * cv;
-    int64_t yb = n * cdiv(m, v) * y->dims[2] * y->dims[3] * v;
+    int64_t xb, yb;
+    conv_blocked_floats(in, g, v, &xb, &yb);
     if (xb <= 0 || yb <= 0 || xb > ((int64_t)1 << 34) || yb > ((int64_t)1 << 34))
         return GLOW_OK;
     glow_status s = GLOW_OK;
@@ -110,17 +131,13 @@ static glow_status prep_conv(ir_function *f, ir_instr *in, int v, bool *fast, gl
 /* The blocked scratch a fast conv needs for whichever of its input and output is plain. */
 static void conv_scratch(ir_function *f, ir_instr *in, int v)
 {
-    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
-    int64_t g = 1;
     const glow_attr *ga = cpu_attr(in, GA_GROUP);
-    if (ga)
-        g = ga->v.i;
-    int64_t n = x->dims[0], c = x->dims[1], m = y->dims[1];
-    int64_t cv = g == 1 && c < v ? c : v;
+    int64_t xb, yb;
+    conv_blocked_floats(in, ga ? ga->v.i : 1, v, &xb, &yb);
     if (in->ops[1].v->blocked != v)
-        new_scratch(f, in, "xblk", v, (size_t)(n * cdiv(c, cv) * x->dims[2] * x->dims[3] * cv));
+        new_scratch(f, in, "xblk", v, (size_t)xb);
     if (in->ops[0].v->blocked != v)
-        new_scratch(f, in, "yblk", v, (size_t)(n * cdiv(m, v) * y->dims[2] * y->dims[3] * v));
+        new_scratch(f, in, "yblk", v, (size_t)yb);
 }
 
 /* FullyConnected / 2-D MatMul whose right operand is a constant: B as GEMM panels. */
@@ -181,13 +198,7 @@ static void drop_originals(ir_function *f, const bool *fast, uint32_t nfast)
 static void add_work_counters(ir_function *f)
 {
     glow_type t = { .dtype = GLOW_U32, .rank = 1, .dims = { (int64_t)f->next_id } };
-    ir_value *val = ir_alloc_create(f, "cpu.work", &t);
-    ir_operand op = { val, 'o' };
-    ir_instr *a = ir_instr_append(f, IK_ALLOC, "cpu.work", &op, 1, 1, NULL, 0);
-    ir_instr_unlink(f, a);
-    ir_instr_insert_before(f, f->first, a);
-    op.role = 'x';
-    ir_instr_append(f, IK_DEALLOC, "cpu.work", &op, 1, 0, NULL, 0);
+    add_alloc(f, "cpu.work", &t, f->first, NULL);
 }
 
 glow_status cpu_prepare(ir_function *f, bool host, glow_diag *d)
