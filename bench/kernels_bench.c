@@ -2,11 +2,15 @@
 // convolution layers of ResNet-50 and VGG-19 at one thread: GFLOP/s and % of one core's peak.
 //
 // Usage: kernels_bench [--peak GFLOPS] [--isa avx512|avx2] [--time SECONDS] [--only SUBSTRING]
+//                      [--cold]
 // Without --peak, % of peak is relative to an FMA probe measured the same way as the layers.
 // Not a test: it prints figures and never fails. Each layer runs for about --time seconds
 // (default 0.3) after a warm-up, as parts of about 1 ms (the kernels' tid/nthreads split) whose
 // fastest calls are summed: the machine is shared, and a call shorter than a scheduler time
-// slice often runs undisturbed.
+// slice often runs undisturbed. With --cold, each timed call is the whole layer after 64 MiB
+// were written elsewhere (input, weights and output start outside the caches, as in a network
+// whose other layers ran before), and the median call is reported: this shows the layers
+// whose memory traffic, not their FMAs, sets the time.
 #include "blocked.h"
 #include "backend/cpu/repack.h"
 
@@ -29,7 +33,14 @@ static const layer layers[] = {
     { "resnet50 3x3 128->128 @28", 128, 28, 28, 128, 3, 1, 1, 1 },
     { "resnet50 3x3 256->256 @14", 256, 14, 14, 256, 3, 1, 1, 1 },
     { "resnet50 3x3 512->512 @7", 512, 7, 7, 512, 3, 1, 1, 1 },
+    { "resnet50 1x1/2 256->512 @56", 256, 56, 56, 512, 1, 2, 0, 1 },
+    { "resnet50 1x1 256->128 @56", 256, 56, 56, 128, 1, 1, 0, 1 },
+    { "resnet50 3x3/2 128->128 @56", 128, 56, 56, 128, 3, 2, 1, 1 },
+    { "resnet50 1x1/2 512->1024 @28", 512, 28, 28, 1024, 1, 2, 0, 1 },
+    { "resnet50 1x1 1024->256 @14", 1024, 14, 14, 256, 1, 1, 0, 1 },
+    { "resnet50 3x3/2 512->512 @14", 512, 14, 14, 512, 3, 2, 1, 1 },
     { "resnet50 1x1/2 1024->2048 @14", 1024, 14, 14, 2048, 1, 2, 0, 1 },
+    { "resnet50 1x1 2048->512 @7", 2048, 7, 7, 512, 1, 1, 0, 1 },
     { "vgg19 3x3 64->64 @224", 64, 224, 224, 64, 3, 1, 1, 1 },
     { "vgg19 3x3 256->256 @56", 256, 56, 56, 256, 3, 1, 1, 1 },
     { "vgg19 3x3 512->512 @14", 512, 14, 14, 512, 3, 1, 1, 1 },
@@ -54,6 +65,38 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Writes a buffer larger than the last-level cache, so the next call starts cold. */
+static void evict_caches(void)
+{
+    static char *junk;
+    static const size_t bytes = (size_t)64 << 20;
+    if (!junk)
+        junk = malloc(bytes);
+    static char v;
+    memset(junk, ++v, bytes);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median of `count` whole-layer calls, each after evicting the caches. */
+static double time_cold(void (*fn)(const void *), const void *arg, int count)
+{
+    double t[64];
+    count = count > 64 ? 64 : count < 1 ? 1 : count;
+    for (int i = 0; i < count; i++) {
+        evict_caches();
+        double t0 = now_s();
+        fn(arg);
+        t[i] = now_s() - t0;
+    }
+    qsort(t, (size_t)count, sizeof t[0], cmp_double);
+    return t[count / 2];
 }
 
 static float *rnd(size_t count)
@@ -137,11 +180,24 @@ static void run(const job *j, int tid, int parts)
         j->oh, j->ow, k, k, s, s, p, p, 1, 1, 1 /* relu */, 0, 0, NULL, tid, parts);
 }
 
+static void run_whole(const void *j)
+{
+    run(j, 0, 1);
+}
+
 int main(int argc, char **argv)
 {
     double peak = 0, budget = 0.3;
+    int cold = 0;
     int avx512 = __builtin_cpu_supports("avx512f");
     const char *only = NULL;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--cold")) {
+            cold = 1;
+            memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof argv[0]);
+            argc--;
+            break;
+        }
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--peak"))
             peak = atof(argv[i + 1]);
@@ -193,7 +249,9 @@ int main(int argc, char **argv)
         run(&j, 0, 1);
         int parts = (int)((now_s() - t0) / 1e-3) + 1;
         double best = 0;
-        for (int part = 0; part < parts; part++) {
+        if (cold)
+            best = time_cold(run_whole, &j, 15);
+        for (int part = 0; part < parts && !cold; part++) {
             double part_best = 1e30, t_end = now_s() + budget / (double)parts;
             do {
                 double t1 = now_s();

@@ -24,6 +24,16 @@
 
 static const float gk_zeros[GK_VLEN];
 
+/* Prefetches the cache lines of floats [p, p + count) into L1. The tiles call it for the input
+ * the next tile will read, one block (or one kernel row) at a time: the blocked layout spreads
+ * a tile's input over one plane per channel block, too many concurrent streams for the
+ * hardware prefetchers when the layer's input is not in the caches. */
+GK_INLINE void prefetch_floats(const float *p, size_t count)
+{
+    for (size_t i = 0; i < count; i += 16)
+        _mm_prefetch((const char *)(p + i), _MM_HINT_T0);
+}
+
 /* act(v) for the cheap activations; sigmoid and tanh are applied after the store. */
 GK_INLINE gk_vec act_vec(gk_vec v, int act, float alpha, float beta)
 {
@@ -144,6 +154,8 @@ GK_INLINE void tile_interior(const conv_shape *s, int NM, int NP, const float *i
             const float *ip = in + b * s->in_bstride +
                               (ptrdiff_t)((iy0 + (ptrdiff_t)(y * s->dh)) * (ptrdiff_t)rowlen);
             const float *wp = w + ((b * s->kh + y) * s->kw) * cv * GK_VLEN;
+            /* The columns the next tile of this row adds to this one's window. */
+            prefetch_floats(ip + (NP * s->sw + (s->kw - 1) * s->dw) * cv, NP * s->sw * cv);
             for (size_t x = 0; x < s->kw; x++) {
                 /* One pointer per pixel, as in the gathered tile: with run-time strides each
                  * broadcast address is then a register plus the constant 4c. */
@@ -179,11 +191,14 @@ GK_INLINE void tile_1x1(const conv_shape *s, int NM, int NP, int live, const flo
     GK_REP12(DECL_OFF)
 #undef DECL_OFF
     const float *wp = w + ck->b0 * cv * GK_VLEN;
+    /* The next tile's pixels, when they continue this tile's row. */
+    size_t pf_off = (size_t)NP * s->sw * cv, pf_len = (size_t)NP * s->sw * cv;
     for (size_t b = ck->b0; b < ck->b1; b++) {
         const float *ib = in + b * s->in_bstride;
 #define SET_PTR(p) if (p < NP) ptr##p = ib + off##p;
         GK_REP12(SET_PTR)
 #undef SET_PTR
+        prefetch_floats(ptr0 + pf_off, pf_len);
         TAP_FMAS(wp)
         wp += cv * GK_VLEN;
     }
@@ -294,7 +309,15 @@ GK_INLINE void conv_tile(const conv_shape *s, int NM, bool is1x1, size_t q0, siz
 #ifndef CONV_L1_WEIGHTS
 #define CONV_L1_WEIGHTS ((size_t)16 << 10)
 #endif
-#define CONV_L2_INPUT ((size_t)192 << 10)
+#ifndef CONV_L2_INPUT
+#define CONV_L2_INPUT ((size_t)128 << 10)
+#endif
+#ifndef CONV_L2_FIT
+#define CONV_L2_FIT ((size_t)320 << 10)
+#endif
+#ifndef CONV_L2_INPUT_BIG
+#define CONV_L2_INPUT_BIG ((size_t)320 << 10)
+#endif
 
 void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const float *bias,
                          const float *res, size_t n, size_t groups, size_t cb, size_t cv,
@@ -335,37 +358,92 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
      * tile group's input stays in L2 while the pairs read it. */
     size_t mpg = mb / groups, pairs = (mpg + 1) / 2;
     size_t tiles = (s.oh * s.ow + NP_MAX - 1) / NP_MAX;
-    size_t tile_in = NP_MAX * sh * sw * cb * cv * sizeof(float);
-    size_t tg = CONV_L2_INPUT / tile_in;
+    /* Input bytes a tile reads over all blocks: a strided 1x1 tile reads only its own rows,
+     * and of each pixel's row segment a cache line at most. */
+    size_t pix = s.sw * cv * sizeof(float), line = cv * sizeof(float) > 64 ? cv * sizeof(float) : 64;
+    size_t tile_in = is1x1 ? NP_MAX * (pix < line ? pix : line) * cb
+                           : NP_MAX * sh * sw * cb * cv * sizeof(float);
+    /* Every tile group reads all the weights again: when they are large (they come from L3
+     * or memory), larger groups, fewer passes. */
+    size_t wbytes = mb / groups * s.w_mstride * sizeof(float);
+    size_t tg = (wbytes > CONV_L2_INPUT * 4 ? CONV_L2_INPUT_BIG : CONV_L2_INPUT) / tile_in;
     tg = tg < 1 ? 1 : tg > tiles ? tiles : tg;
     size_t ngr = (tiles + tg - 1) / tg;
     if (ngr * pairs < 8) /* some parallelism for the thread split */
         ngr = (8 + pairs - 1) / pairs < tiles ? (8 + pairs - 1) / pairs : tiles;
     tg = (tiles + ngr - 1) / ngr;
     ngr = (tiles + tg - 1) / tg;
-    size_t total = n * groups * ngr * pairs;
+    /* Pairs per unit. One: a tile group's input stays in L2 while consecutive units (the pairs)
+     * read it, and every tile group reads all the weights again. When that moves many bytes
+     * (large weights, or an input needing many tile groups), units of several pairs can move
+     * fewer: a unit runs its chunks of input blocks outermost, and for each chunk its pairs
+     * over its tiles, so the chunk's input, the pairs' weight chunks and the partial sums stay
+     * in L2 (the fit below) and the unit reads its input and weights once. Estimated bytes:
+     * tile groups x weights + pair groups x input. Smaller chunks of input blocks are tried
+     * too (more partial-sum passes, smaller footprint). The choice depends only on the shape. */
+    size_t npg = pairs;
+    {
+        size_t in_bytes = tiles * tile_in, per = n * groups;
+        size_t want = per >= 8 ? 1 : (8 + per - 1) / per;
+        size_t big = (size_t)256 << 10;
+        size_t best = (wbytes > big ? ngr : 1) * wbytes + in_bytes;
+        best -= best / 10; /* only a clear gain changes the scheme */
+        size_t kc0 = kc;
+        for (size_t kt = kc0; kt >= 1; kt = kt > 4 ? (kt > 8 ? 8 : 4) : 0) {
+            size_t nck = (cb + kt - 1) / kt, kc1 = (cb + nck - 1) / nck;
+            for (size_t tg1 = 1;; tg1 = tg1 * 2 < tiles ? tg1 * 2 : tiles) {
+                size_t ng1 = (tiles + tg1 - 1) / tg1;
+                for (size_t pg1 = 2; pg1 <= pairs; pg1 = pg1 * 2 < pairs || pg1 == pairs ?
+                                                             pg1 * 2 : pairs) {
+                    size_t np1 = (pairs + pg1 - 1) / pg1;
+                    size_t fit = tile_in / cb * kc1 * tg1 + pg1 * tg1 * NP_MAX * 2 * GK_VLEN * 4 +
+                                 pg1 * kc1 * blk_bytes;
+                    size_t cost = ng1 * wbytes + np1 * in_bytes;
+                    if (ng1 * np1 >= want && fit <= CONV_L2_FIT && cost < best) {
+                        best = cost;
+                        tg = tg1;
+                        npg = np1;
+                        kc = kc1;
+                    }
+                    if (pg1 == pairs)
+                        break;
+                }
+                if (tg1 == tiles)
+                    break;
+            }
+            if (kt == 1)
+                break;
+        }
+        ngr = (tiles + tg - 1) / tg;
+    }
+    size_t pg = (pairs + npg - 1) / npg;
+    npg = (pairs + pg - 1) / pg;
+    size_t total = n * groups * ngr * npg;
     gk_units units = gk_units_of(total, work, tid, nthreads);
     size_t plane_in = groups * cb * s.in_bstride, plane_out = mb * s.out_bstride;
     size_t tail = s.oh * s.ow % NP_MAX;
     for (size_t u; gk_units_next(&units, &u);) {
-        size_t pair = u % pairs, grp = u / pairs % ngr, t = u / (pairs * ngr);
+        size_t pgi = u % npg, grp = u / npg % ngr, t = u / (npg * ngr);
         size_t g = t % groups, img = t / groups;
-        size_t m0 = g * mpg + pair * 2;
-        /* Written so that constant shapes fold it (and the tail size below) to a constant:
-         * the JIT then keeps only the tile sizes this layer uses. */
-        int NM = mpg % 2 == 0 || pair + 1 < pairs ? 2 : 1;
+        size_t p0 = pgi * pg, p1 = p0 + pg < pairs ? p0 + pg : pairs;
         const float *ip = in + img * plane_in + g * cb * s.in_bstride;
-        const float *wp = wt + m0 * s.w_mstride;
-        float *op = out + img * plane_out + m0 * s.out_bstride;
-        const float *rp = res ? res + img * plane_out + m0 * s.out_bstride : NULL;
-        const float *bp = bias ? bias + m0 * GK_VLEN : NULL;
         size_t r0 = grp * tg, r1 = r0 + tg < tiles ? r0 + tg : tiles;
         for (size_t k0 = 0; k0 < cb; k0 += kc) {
             conv_chunk ck = { k0, k0 + kc < cb ? k0 + kc : cb, k0 == 0, k0 + kc >= cb };
-            for (size_t r = r0; r < r1; r++) {
-                size_t np = r + 1 == tiles && tail ? tail : NP_MAX;
-                conv_tile(&s, NM, is1x1, r * NP_MAX, np, ox_lo, ox_hi, ip, wp, op, bp, rp, act,
-                          alpha, beta, &ck);
+            for (size_t pair = p0; pair < p1; pair++) {
+                size_t m0 = g * mpg + pair * 2;
+                /* Written so that constant shapes fold it (and the tail size below) to a
+                 * constant: the JIT then keeps only the tile sizes this layer uses. */
+                int NM = mpg % 2 == 0 || pair + 1 < pairs ? 2 : 1;
+                const float *wp = wt + m0 * s.w_mstride;
+                float *op = out + img * plane_out + m0 * s.out_bstride;
+                const float *rp = res ? res + img * plane_out + m0 * s.out_bstride : NULL;
+                const float *bp = bias ? bias + m0 * GK_VLEN : NULL;
+                for (size_t r = r0; r < r1; r++) {
+                    size_t np = r + 1 == tiles && tail ? tail : NP_MAX;
+                    conv_tile(&s, NM, is1x1, r * NP_MAX, np, ox_lo, ox_hi, ip, wp, op, bp, rp,
+                              act, alpha, beta, &ck);
+                }
             }
         }
     }
