@@ -2,19 +2,36 @@
 // IRGen -> plan -> backend) and running a compiled program on input tensors.
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "iropt/iropt.h"
 #include "lower/lower.h"
 #include "opt/opt.h"
 #include "runtime/runtime.h"
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
 static uint8_t *region_alloc(uint64_t bytes)
 {
-    /* 64-byte alignment for vector kernels; at least one line so the pointer is valid. */
+    /* 64-byte alignment for vector kernels; at least one line so the pointer is valid. A
+     * region of 2 MiB or more is aligned to whole 2 MiB pages and offered to transparent huge
+     * pages: a layer's blocked tensors are read one channel-block plane at a time, many 4 KiB
+     * pages at once (resnet50 b1, 2 threads, three interleaved pairs of runs: 2-11% faster).
+     * Where the kernel keeps huge pages for madvise'd memory only, this is that advice. */
     size_t size = (size_t)((bytes + 63) / 64 * 64);
-    void *p = aligned_alloc(64, size ? size : 64);
-    if (p)
-        memset(p, 0, size ? size : 64);
+    size_t align = 64;
+    if (size >= HUGE_PAGE) {
+        align = HUGE_PAGE;
+        size = (size + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    }
+    void *p = aligned_alloc(align, size ? size : 64);
+    if (!p)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    if (align == HUGE_PAGE)
+        madvise(p, size, MADV_HUGEPAGE); /* advice only: no huge pages is not an error */
+#endif
+    memset(p, 0, size ? size : 64);
     return p;
 }
 
