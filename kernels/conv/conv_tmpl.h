@@ -313,7 +313,7 @@ GK_INLINE void conv_tile(const conv_shape *s, int NM, bool is1x1, size_t q0, siz
 #define CONV_L2_INPUT ((size_t)128 << 10)
 #endif
 #ifndef CONV_L2_FIT
-#define CONV_L2_FIT ((size_t)320 << 10)
+#define CONV_L2_FIT ((size_t)384 << 10)
 #endif
 #ifndef CONV_L2_INPUT_BIG
 #define CONV_L2_INPUT_BIG ((size_t)320 << 10)
@@ -354,10 +354,12 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
     kc = kc < 1 ? 1 : kc > cb ? cb : kc;
     size_t nchunks = (cb + kc - 1) / kc;
     kc = (cb + nchunks - 1) / nchunks;
-    /* Work units are (image, group, tile group, pair of output blocks), the pair fastest: the
-     * tile group's input stays in L2 while the pairs read it. */
+    /* Work units are (group, tile group, pair of output blocks), the pair fastest: the tile
+     * group's input stays in L2 while the pairs read it. The tiles of all images form one
+     * sequence (tt of them), so that a tile group can span images: at batch 8 the weights of
+     * a deep layer are then read for several images at once, not once per image. */
     size_t mpg = mb / groups, pairs = (mpg + 1) / 2;
-    size_t tiles = (s.oh * s.ow + NP_MAX - 1) / NP_MAX;
+    size_t tiles = (s.oh * s.ow + NP_MAX - 1) / NP_MAX, tt = n * tiles;
     /* Input bytes a tile reads over all blocks: a strided 1x1 tile reads only its own rows,
      * and of each pixel's row segment a cache line at most. */
     size_t pix = s.sw * cv * sizeof(float), line = cv * sizeof(float) > 64 ? cv * sizeof(float) : 64;
@@ -366,13 +368,20 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
     /* Every tile group reads all the weights again: when they are large (they come from L3
      * or memory), larger groups, fewer passes. */
     size_t wbytes = mb / groups * s.w_mstride * sizeof(float);
-    size_t tg = (wbytes > CONV_L2_INPUT * 4 ? CONV_L2_INPUT_BIG : CONV_L2_INPUT) / tile_in;
-    tg = tg < 1 ? 1 : tg > tiles ? tiles : tg;
-    size_t ngr = (tiles + tg - 1) / tg;
-    if (ngr * pairs < 8) /* some parallelism for the thread split */
-        ngr = (8 + pairs - 1) / pairs < tiles ? (8 + pairs - 1) / pairs : tiles;
-    tg = (tiles + ngr - 1) / ngr;
-    ngr = (tiles + tg - 1) / tg;
+    size_t budget = wbytes > CONV_L2_INPUT * 4 ? CONV_L2_INPUT_BIG : CONV_L2_INPUT;
+    /* The group's input stays in L2 across the pairs only beside one pair's weights. */
+    size_t wpair = wbytes / pairs;
+    if (budget + wpair > CONV_L2_FIT)
+        budget = wpair < CONV_L2_FIT ? CONV_L2_FIT - wpair : 0;
+    size_t tg = budget / tile_in;
+    tg = tg < 1 ? 1 : tg > tt ? tt : tg;
+    size_t ngr = (tt + tg - 1) / tg;
+    if (groups * ngr * pairs < 8) { /* some parallelism for the thread split */
+        size_t want_gr = (8 + groups * pairs - 1) / (groups * pairs);
+        ngr = want_gr < tt ? want_gr : tt;
+    }
+    tg = (tt + ngr - 1) / ngr;
+    ngr = (tt + tg - 1) / tg;
     /* Pairs per unit. One: a tile group's input stays in L2 while consecutive units (the pairs)
      * read it, and every tile group reads all the weights again. When that moves many bytes
      * (large weights, or an input needing many tile groups), units of several pairs can move
@@ -383,16 +392,16 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
      * too (more partial-sum passes, smaller footprint). The choice depends only on the shape. */
     size_t npg = pairs;
     {
-        size_t in_bytes = tiles * tile_in, per = n * groups;
-        size_t want = per >= 8 ? 1 : (8 + per - 1) / per;
+        size_t in_bytes = tt * tile_in;
+        size_t want = groups >= 8 ? 1 : (8 + groups - 1) / groups;
         size_t big = (size_t)256 << 10;
         size_t best = (wbytes > big ? ngr : 1) * wbytes + in_bytes;
         best -= best / 10; /* only a clear gain changes the scheme */
         size_t kc0 = kc;
         for (size_t kt = kc0; kt >= 1; kt = kt > 4 ? (kt > 8 ? 8 : 4) : 0) {
             size_t nck = (cb + kt - 1) / kt, kc1 = (cb + nck - 1) / nck;
-            for (size_t tg1 = 1;; tg1 = tg1 * 2 < tiles ? tg1 * 2 : tiles) {
-                size_t ng1 = (tiles + tg1 - 1) / tg1;
+            for (size_t tg1 = 1;; tg1 = tg1 * 2 < tt ? tg1 * 2 : tt) {
+                size_t ng1 = (tt + tg1 - 1) / tg1;
                 for (size_t pg1 = 2; pg1 <= pairs; pg1 = pg1 * 2 < pairs || pg1 == pairs ?
                                                              pg1 * 2 : pairs) {
                     size_t np1 = (pairs + pg1 - 1) / pg1;
@@ -408,26 +417,24 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
                     if (pg1 == pairs)
                         break;
                 }
-                if (tg1 == tiles)
+                if (tg1 == tt)
                     break;
             }
             if (kt == 1)
                 break;
         }
-        ngr = (tiles + tg - 1) / tg;
+        ngr = (tt + tg - 1) / tg;
     }
     size_t pg = (pairs + npg - 1) / npg;
     npg = (pairs + pg - 1) / pg;
-    size_t total = n * groups * ngr * npg;
+    size_t total = groups * ngr * npg;
     gk_units units = gk_units_of(total, work, tid, nthreads);
     size_t plane_in = groups * cb * s.in_bstride, plane_out = mb * s.out_bstride;
     size_t tail = s.oh * s.ow % NP_MAX;
     for (size_t u; gk_units_next(&units, &u);) {
-        size_t pgi = u % npg, grp = u / npg % ngr, t = u / (npg * ngr);
-        size_t g = t % groups, img = t / groups;
+        size_t pgi = u % npg, grp = u / npg % ngr, g = u / (npg * ngr);
         size_t p0 = pgi * pg, p1 = p0 + pg < pairs ? p0 + pg : pairs;
-        const float *ip = in + img * plane_in + g * cb * s.in_bstride;
-        size_t r0 = grp * tg, r1 = r0 + tg < tiles ? r0 + tg : tiles;
+        size_t r0 = grp * tg, r1 = r0 + tg < tt ? r0 + tg : tt;
         for (size_t k0 = 0; k0 < cb; k0 += kc) {
             conv_chunk ck = { k0, k0 + kc < cb ? k0 + kc : cb, k0 == 0, k0 + kc >= cb };
             for (size_t pair = p0; pair < p1; pair++) {
@@ -436,12 +443,14 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
                  * constant: the JIT then keeps only the tile sizes this layer uses. */
                 int NM = mpg % 2 == 0 || pair + 1 < pairs ? 2 : 1;
                 const float *wp = wt + m0 * s.w_mstride;
-                float *op = out + img * plane_out + m0 * s.out_bstride;
-                const float *rp = res ? res + img * plane_out + m0 * s.out_bstride : NULL;
                 const float *bp = bias ? bias + m0 * GK_VLEN : NULL;
                 for (size_t r = r0; r < r1; r++) {
-                    size_t np = r + 1 == tiles && tail ? tail : NP_MAX;
-                    conv_tile(&s, NM, is1x1, r * NP_MAX, np, ox_lo, ox_hi, ip, wp, op, bp, rp,
+                    size_t img = r / tiles, rt = r % tiles;
+                    size_t np = rt + 1 == tiles && tail ? tail : NP_MAX;
+                    const float *ip = in + img * plane_in + g * cb * s.in_bstride;
+                    float *op = out + img * plane_out + m0 * s.out_bstride;
+                    const float *rp = res ? res + img * plane_out + m0 * s.out_bstride : NULL;
+                    conv_tile(&s, NM, is1x1, rt * NP_MAX, np, ox_lo, ox_hi, ip, wp, op, bp, rp,
                               act, alpha, beta, &ck);
                 }
             }

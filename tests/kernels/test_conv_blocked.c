@@ -161,9 +161,9 @@ int main(void)
         { 1, 96, 9, 9, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 2, 0 },
         { 1, 64, 12, 12, 32, 3, 3, 1, 1, 1, 1, 1, 1, 2, 0, 1 }, /* groups of 32, chunked */
         { 1, 32, 8, 9, 16, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0 },   /* 1x1, end pad 0 */
-        /* Large weights, input over several tile groups: units of several pairs (an odd
-         * number of output blocks, so the last pair is a single block). */
-        { 1, 384, 14, 14, 392, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1 },
+        /* Large weights, input over tile groups spanning both images: units of several pairs
+         * (an odd number of output blocks, so the last pair is a single block). */
+        { 2, 384, 14, 14, 392, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1 },
         /* ResNet-50's 1x1 512->256 at 28x28: units of several pairs over smaller chunks of
          * input blocks (AVX2). */
         { 1, 512, 28, 28, 256, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1 },
