@@ -191,14 +191,15 @@ GK_INLINE void tile_1x1(const conv_shape *s, int NM, int NP, int live, const flo
     GK_REP12(DECL_OFF)
 #undef DECL_OFF
     const float *wp = w + ck->b0 * cv * GK_VLEN;
-    /* The next tile's pixels, when they continue this tile's row. */
-    size_t pf_off = (size_t)NP * s->sw * cv, pf_len = (size_t)NP * s->sw * cv;
+    /* The next tile's pixels (as many floats as this tile spans), when they continue this
+     * tile's row. */
+    size_t pf = (size_t)NP * s->sw * cv;
     for (size_t b = ck->b0; b < ck->b1; b++) {
         const float *ib = in + b * s->in_bstride;
 #define SET_PTR(p) if (p < NP) ptr##p = ib + off##p;
         GK_REP12(SET_PTR)
 #undef SET_PTR
-        prefetch_floats(ptr0 + pf_off, pf_len);
+        prefetch_floats(ptr0 + pf, pf);
         TAP_FMAS(wp)
         wp += cv * GK_VLEN;
     }
@@ -318,6 +319,11 @@ GK_INLINE void conv_tile(const conv_shape *s, int NM, bool is1x1, size_t q0, siz
 #ifndef CONV_L2_INPUT_BIG
 #define CONV_L2_INPUT_BIG ((size_t)320 << 10)
 #endif
+/* Weights larger than this are counted as bytes from L3 or memory each time a tile group
+ * reads them again (smaller ones stay in L2). */
+#ifndef CONV_W_UNCACHED
+#define CONV_W_UNCACHED ((size_t)256 << 10)
+#endif
 
 void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const float *bias,
                          const float *res, size_t n, size_t groups, size_t cb, size_t cv,
@@ -394,8 +400,7 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
     {
         size_t in_bytes = tt * tile_in;
         size_t want = groups >= 8 ? 1 : (8 + groups - 1) / groups;
-        size_t big = (size_t)256 << 10;
-        size_t best = (wbytes > big ? ngr : 1) * wbytes + in_bytes;
+        size_t best = (wbytes > CONV_W_UNCACHED ? ngr : 1) * wbytes + in_bytes;
         best -= best / 10; /* only a clear gain changes the scheme */
         size_t kc0 = kc;
         for (size_t kt = kc0; kt >= 1; kt = kt > 4 ? (kt > 8 ? 8 : 4) : 0) {
