@@ -402,15 +402,17 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
         size_t want = groups >= 8 ? 1 : (8 + groups - 1) / groups;
         size_t best = (wbytes > CONV_W_UNCACHED ? ngr : 1) * wbytes + in_bytes;
         best -= best / 10; /* only a clear gain changes the scheme */
-        size_t kc0 = kc;
-        for (size_t kt = kc0; kt >= 1; kt = kt > 4 ? (kt > 8 ? 8 : 4) : 0) {
+        /* kc, then chunks of 8 and of 4 blocks where smaller (kt is read once, before kc
+         * changes below). */
+        for (size_t kt = kc; kt >= 1; kt = kt > 4 ? (kt > 8 ? 8 : 4) : 0) {
             size_t nck = (cb + kt - 1) / kt, kc1 = (cb + nck - 1) / nck;
             for (size_t tg1 = 1;; tg1 = tg1 * 2 < tt ? tg1 * 2 : tt) {
                 size_t ng1 = (tt + tg1 - 1) / tg1;
                 for (size_t pg1 = 2; pg1 <= pairs; pg1 = pg1 * 2 < pairs || pg1 == pairs ?
                                                              pg1 * 2 : pairs) {
                     size_t np1 = (pairs + pg1 - 1) / pg1;
-                    size_t fit = tile_in / cb * kc1 * tg1 + pg1 * tg1 * NP_MAX * 2 * GK_VLEN * 4 +
+                    size_t fit = tile_in / cb * kc1 * tg1 +
+                                 pg1 * tg1 * NP_MAX * 2 * GK_VLEN * sizeof(float) +
                                  pg1 * kc1 * blk_bytes;
                     size_t cost = ng1 * wbytes + np1 * in_bytes;
                     if (ng1 * np1 >= want && fit <= CONV_L2_FIT && cost < best) {
@@ -425,8 +427,6 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
                 if (tg1 == tt)
                     break;
             }
-            if (kt == 1)
-                break;
         }
         ngr = (tt + tg - 1) / tg;
     }
