@@ -142,6 +142,11 @@ int main(void)
         { 1, 16, 12, 12, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 0 }, /* dilation (max only) */
         { 1, 40, 7, 7, 7, 7, 1, 1, 0, 0, 0, 0, 1, 1, 0 },  /* global */
         { 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0 },
+        /* rows wider than the max pool's column buffer (several segments, odd end pad) */
+        { 2, 8, 5, 300, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0 },
+        { 1, 8, 5, 301, 3, 5, 2, 3, 1, 2, 0, 2, 1, 1, 0 },
+        /* a window wider than the column buffer: the generic path */
+        { 1, 8, 3, 150, 1, 3, 1, 1, 0, 0, 0, 0, 1, 70, 0 },
     };
     int ran = 0;
     for (int i = 0; i < n_isas; i++) {
@@ -160,7 +165,7 @@ int main(void)
         test_gemm(isa, 1, 1000, 512, 0, 0, 0);
         for (size_t p = 0; p < sizeof pools / sizeof pools[0]; p++) {
             test_pool(isa, &pools[p], 1);
-            if (pools[p].dh == 1)
+            if (pools[p].dh == 1 && pools[p].dw == 1)
                 test_pool(isa, &pools[p], 0);
         }
         test_layout(isa, 1, 3, 50, 3);
