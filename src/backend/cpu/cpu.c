@@ -155,12 +155,15 @@ static glow_status cpu_compile(ir_function *f, int threads, void **state, glow_d
         s->instrs[i++] = in;
     cpu_module *m = NULL;
     int nk, nf;
-    glow_status st = cpu_generate(f, &m, &nk, &nf, d);
-    if (st == GLOW_OK)
-        st = cpu_jit_create(m, &s->jit, &s->run, d);
-    if (st == GLOW_OK && !(s->pool = glow_threadpool_create(s->nthreads)))
+    glow_status st = GLOW_OK;
+    /* The pool first: it also compiles the code, in parts. */
+    if (!(s->pool = glow_threadpool_create(s->nthreads)))
         st = glow_fail(d, GLOW_ERR_TOO_LARGE, "cpu backend: cannot start %d threads",
                        s->nthreads);
+    if (st == GLOW_OK)
+        st = cpu_generate_unoptimized(f, &m, &nk, &nf, d);
+    if (st == GLOW_OK)
+        st = cpu_jit_create(m, s->pool, &s->jit, &s->run, d);
     if (st != GLOW_OK) {
         cpu_destroy(s);
         return st;

@@ -133,6 +133,9 @@ typedef struct cpu_module cpu_module;   /* an LLVM context + module + target mac
  * kind. */
 glow_status cpu_generate(ir_function *f, cpu_module **out, int *nkernel, int *nfallback,
                          glow_diag *d);
+/* As cpu_generate, without the optimizer: cpu_jit_create optimizes in parts. */
+glow_status cpu_generate_unoptimized(ir_function *f, cpu_module **out, int *nkernel,
+                                     int *nfallback, glow_diag *d);
 /* The optimized module as LLVM IR text (malloc'd). */
 char *cpu_module_text(cpu_module *m);
 void cpu_module_destroy(cpu_module *m);
@@ -140,12 +143,15 @@ void cpu_module_destroy(cpu_module *m);
 /* --- jit.c --- */
 
 typedef struct cpu_jit cpu_jit;
+typedef struct glow_threadpool glow_threadpool;
 typedef void (*cpu_run_fn)(uint8_t *constant, uint8_t *mutable_, uint8_t *act, int tid,
                            int nthreads, void *ctx);
 
-/* Hands the module to a new ORC LLJIT (m is consumed, also on failure) and looks up
- * glowc_run. */
-glow_status cpu_jit_create(cpu_module *m, cpu_jit **out, cpu_run_fn *run, glow_diag *d);
+/* Optimizes and compiles m (from cpu_generate_unoptimized; consumed, also on failure) on the
+ * pool's threads, one part of its functions each, hands the object code to a new ORC LLJIT
+ * and looks up glowc_run. The code is the same for every number of threads. */
+glow_status cpu_jit_create(cpu_module *m, glow_threadpool *pool, cpu_jit **out,
+                           cpu_run_fn *run, glow_diag *d);
 void cpu_jit_destroy(cpu_jit *j);
 
 /* --- cpu.c: the host functions generated code calls --- */

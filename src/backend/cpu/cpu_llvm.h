@@ -23,6 +23,7 @@ typedef struct cpu_target {
     size_t bitcode_size;
     const cpu_isa *isa;                    /* kernel variants to select; NULL: the host's */
     bool object;                           /* for an object file: PIC, default code model */
+    bool unoptimized;                      /* stop before the optimizer (cpu_jit_create's) */
     /* Called after glowc_run is emitted and the kernels are made internal, before the module
      * is verified and optimized: adds entry points around `run` (cpu and features are the
      * target's, for the new functions' attributes). */
@@ -37,5 +38,28 @@ glow_status cpu_generate_for(ir_function *f, const cpu_target *t, cpu_module **o
 /* The module and target machine of m (owned by m). */
 LLVMModuleRef cpu_module_llvm(cpu_module *m);
 LLVMTargetMachineRef cpu_module_target_machine(cpu_module *m);
+/* The target m was generated for (owned by m). */
+const char *cpu_module_triple(cpu_module *m);
+const char *cpu_module_cpu(cpu_module *m);
+const char *cpu_module_features(cpu_module *m);
+/* A target machine as cpu_generate_for makes them: for the JIT (object false) or an object
+ * file. */
+LLVMTargetMachineRef cpu_target_machine(LLVMTargetRef target, const char *triple,
+                                        const char *cpu, const char *features, bool object);
+/* Runs LLVM's O3 pipeline on mod for tm's target. */
+glow_status cpu_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, glow_diag *d);
+/* Deletes the internal functions nothing calls, and then those only they called. */
+void cpu_delete_unused(LLVMModuleRef mod);
+
+/* --- parts.c --- */
+
+#define CPU_MAX_PARTS 16
+
+/* Optimizes and compiles m's module (unoptimized) to object files: its glowc_k functions
+ * split into up to min(pool size, cores, CPU_MAX_PARTS) parts, one per pool thread. On
+ * success objs[0 .. *nobj) are the objects (the caller's); m's module is left with the parts
+ * recorded on its functions. */
+glow_status cpu_compile_parts(cpu_module *m, glow_threadpool *pool, LLVMMemoryBufferRef *objs,
+                              int *nobj, glow_diag *d);
 
 #endif

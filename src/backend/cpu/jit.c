@@ -1,6 +1,6 @@
-// jit.c - Runs generated modules in memory through ORC LLJIT: the host's target machine, the
-// process's own symbols (libm for the kernels' expf & co) and the backend's two host hooks
-// (barrier, evaluator fallback) as absolute symbols.
+// jit.c - Runs generated modules in memory through ORC LLJIT: the object code of their parts
+// (parts.c), linked against the process's own symbols (libm for the kernels' expf & co) and
+// the backend's two host hooks (barrier, evaluator fallback) as absolute symbols.
 #include <stdlib.h>
 
 #include <llvm-c/Error.h>
@@ -41,11 +41,15 @@ static LLVMJITCSymbolMapPair host_symbol(LLVMOrcLLJITRef jit, const char *name, 
                                     { (LLVMOrcExecutorAddress)(uintptr_t)addr, flags } };
 }
 
-glow_status cpu_jit_create(cpu_module *m, cpu_jit **out, cpu_run_fn *run, glow_diag *d)
+glow_status cpu_jit_create(cpu_module *m, glow_threadpool *pool, cpu_jit **out,
+                           cpu_run_fn *run, glow_diag *d)
 {
     cpu_llvm_init();
-    LLVMOrcThreadSafeContextRef tsc;
-    LLVMModuleRef mod = cpu_module_take(m, &tsc);
+    LLVMMemoryBufferRef objs[CPU_MAX_PARTS];
+    int nobj = 0;
+    glow_status s = cpu_compile_parts(m, pool, objs, &nobj, d);
+    cpu_module_destroy(m);
+    GLOW_TRY(s);
     cpu_jit *j = glow_xcalloc(1, sizeof(*j));
     LLVMOrcJITTargetMachineBuilderRef jtmb;
     LLVMErrorRef e = LLVMOrcJITTargetMachineBuilderDetectHost(&jtmb);
@@ -54,44 +58,39 @@ glow_status cpu_jit_create(cpu_module *m, cpu_jit **out, cpu_run_fn *run, glow_d
         LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(b, jtmb);
         e = LLVMOrcCreateLLJIT(&j->jit, b);
     }
-    if (e) {
-        LLVMDisposeModule(mod);
-        LLVMOrcDisposeThreadSafeContext(tsc);
-        cpu_jit_destroy(j);
-        return jit_error(e, "creation", d);
-    }
-    LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(j->jit);
-    LLVMOrcDefinitionGeneratorRef gen;
-    e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
-        &gen, LLVMOrcLLJITGetGlobalPrefix(j->jit), NULL, NULL);
+    const char *what = "creation";
+    LLVMOrcJITDylibRef jd = NULL;
     if (!e) {
-        LLVMOrcJITDylibAddGenerator(jd, gen);
-        LLVMJITCSymbolMapPair syms[2] = {
-            host_symbol(j->jit, "glowc_cpu_barrier", (void *)glowc_cpu_barrier),
-            host_symbol(j->jit, "glowc_cpu_fallback", (void *)glowc_cpu_fallback),
-        };
-        e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(syms, 2));
+        what = "symbols";
+        jd = LLVMOrcLLJITGetMainJITDylib(j->jit);
+        LLVMOrcDefinitionGeneratorRef gen;
+        e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
+            &gen, LLVMOrcLLJITGetGlobalPrefix(j->jit), NULL, NULL);
+        if (!e) {
+            LLVMOrcJITDylibAddGenerator(jd, gen);
+            LLVMJITCSymbolMapPair syms[2] = {
+                host_symbol(j->jit, "glowc_cpu_barrier", (void *)glowc_cpu_barrier),
+                host_symbol(j->jit, "glowc_cpu_fallback", (void *)glowc_cpu_fallback),
+            };
+            e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(syms, 2));
+        }
     }
-    if (e) {
-        LLVMDisposeModule(mod);
-        LLVMOrcDisposeThreadSafeContext(tsc);
-        cpu_jit_destroy(j);
-        return jit_error(e, "symbols", d);
+    /* The JIT takes each object it is given, also when adding it fails. */
+    int given = 0;
+    for (; !e && given < nobj; given++) {
+        what = "adding the object code";
+        e = LLVMOrcLLJITAddObjectFile(j->jit, jd, objs[given]);
     }
-    /* The thread-safe module takes the module; our context reference can go. */
-    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(mod, tsc);
-    LLVMOrcDisposeThreadSafeContext(tsc);
-    e = LLVMOrcLLJITAddLLVMIRModule(j->jit, jd, tsm);
-    if (e) {
-        LLVMOrcDisposeThreadSafeModule(tsm);
-        cpu_jit_destroy(j);
-        return jit_error(e, "adding the module", d);
-    }
+    for (int i = given; i < nobj; i++)
+        LLVMDisposeMemoryBuffer(objs[i]);
     LLVMOrcExecutorAddress addr = 0;
-    e = LLVMOrcLLJITLookup(j->jit, &addr, "glowc_run");
+    if (!e) {
+        what = "linking glowc_run";
+        e = LLVMOrcLLJITLookup(j->jit, &addr, "glowc_run");
+    }
     if (e) {
         cpu_jit_destroy(j);
-        return jit_error(e, "compiling glowc_run", d);
+        return jit_error(e, what, d);
     }
     *run = (cpu_run_fn)(uintptr_t)addr;
     *out = j;

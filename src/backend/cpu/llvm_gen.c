@@ -118,6 +118,7 @@ struct cpu_module {
     LLVMContextRef ctx;
     LLVMModuleRef mod;
     LLVMTargetMachineRef tm;
+    char *triple, *cpu, *features;   /* the target's, for target machines made later */
 };
 
 void cpu_module_destroy(cpu_module *m)
@@ -130,6 +131,10 @@ void cpu_module_destroy(cpu_module *m)
         LLVMDisposeTargetMachine(m->tm);
     if (m->tsc)
         LLVMOrcDisposeThreadSafeContext(m->tsc);
+    /* strdup'd or LLVM's messages: both are malloc'd. */
+    free(m->triple);
+    free(m->cpu);
+    free(m->features);
     free(m);
 }
 
@@ -579,12 +584,19 @@ static void prepare_functions(gen *g, const char *cpu, const char *features)
         if (!LLVMIsDeclaration(gv))
             LLVMSetLinkage(gv, LLVMInternalLinkage);
     /* Delete the kernels nothing calls (most of the library, for a given model) before the
-     * optimizer spends time on them; repeat, as deleting a kernel frees its helpers. */
+     * optimizer spends time on them. */
+    cpu_delete_unused(g->mod);
+}
+
+void cpu_delete_unused(LLVMModuleRef mod)
+{
+    /* Repeat, as deleting a kernel frees its helpers. */
     for (bool changed = true; changed;) {
         changed = false;
-        for (LLVMValueRef fn = LLVMGetFirstFunction(g->mod), next; fn; fn = next) {
+        for (LLVMValueRef fn = LLVMGetFirstFunction(mod), next; fn; fn = next) {
             next = LLVMGetNextFunction(fn);
-            if (fn != g->fn && !LLVMIsDeclaration(fn) && !LLVMGetFirstUse(fn)) {
+            if (LLVMGetLinkage(fn) == LLVMInternalLinkage && !LLVMIsDeclaration(fn) &&
+                !LLVMGetFirstUse(fn)) {
                 LLVMDeleteFunction(fn);
                 changed = true;
             }
@@ -606,8 +618,37 @@ glow_status cpu_generate(ir_function *f, cpu_module **out, int *nkernel, int *nf
     return cpu_generate_for(f, NULL, out, nkernel, nfallback, d);
 }
 
+glow_status cpu_generate_unoptimized(ir_function *f, cpu_module **out, int *nkernel,
+                                     int *nfallback, glow_diag *d)
+{
+    static const cpu_target host = { .unoptimized = true };
+    return cpu_generate_for(f, &host, out, nkernel, nfallback, d);
+}
+
 LLVMModuleRef cpu_module_llvm(cpu_module *m) { return m->mod; }
 LLVMTargetMachineRef cpu_module_target_machine(cpu_module *m) { return m->tm; }
+const char *cpu_module_triple(cpu_module *m) { return m->triple; }
+const char *cpu_module_cpu(cpu_module *m) { return m->cpu; }
+const char *cpu_module_features(cpu_module *m) { return m->features; }
+
+LLVMTargetMachineRef cpu_target_machine(LLVMTargetRef target, const char *triple,
+                                        const char *cpu, const char *features, bool object)
+{
+    return LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelAggressive,
+                                   object ? LLVMRelocPIC : LLVMRelocDefault,
+                                   object ? LLVMCodeModelDefault : LLVMCodeModelJITDefault);
+}
+
+glow_status cpu_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, glow_diag *d)
+{
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMPassBuilderOptionsSetLoopVectorization(po, 1);
+    LLVMPassBuilderOptionsSetSLPVectorization(po, 1);
+    LLVMPassBuilderOptionsSetLoopUnrolling(po, 1);
+    LLVMErrorRef e = LLVMRunPasses(mod, "default<O3>", tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    return e ? llvm_error(e, "optimizing", d) : GLOW_OK;
+}
 
 glow_status cpu_generate_for(ir_function *f, const cpu_target *t, cpu_module **out,
                              int *nkernel, int *nfallback, glow_diag *d)
@@ -629,23 +670,19 @@ glow_status cpu_generate_for(ir_function *f, const cpu_target *t, cpu_module **o
         return glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: the embedded kernel bitcode does "
                          "not parse");
     }
-    char *triple = t->triple ? strdup(t->triple) : LLVMGetDefaultTargetTriple();
-    char *cpu = t->cpu ? strdup(t->cpu) : LLVMGetHostCPUName();
-    char *features = t->features ? strdup(t->features) : LLVMGetHostCPUFeatures();
+    m->triple = t->triple ? strdup(t->triple) : LLVMGetDefaultTargetTriple();
+    m->cpu = t->cpu ? strdup(t->cpu) : LLVMGetHostCPUName();
+    m->features = t->features ? strdup(t->features) : LLVMGetHostCPUFeatures();
     LLVMTargetRef target;
     char *err = NULL;
     glow_status s = GLOW_OK;
-    if (LLVMGetTargetFromTriple(triple, &target, &err)) {
-        s = glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: no LLVM target for %s: %s", triple,
-                      err ? err : "?");
+    if (LLVMGetTargetFromTriple(m->triple, &target, &err)) {
+        s = glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: no LLVM target for %s: %s",
+                      m->triple, err ? err : "?");
         LLVMDisposeMessage(err);
     } else {
-        m->tm = LLVMCreateTargetMachine(target, triple, cpu, features,
-                                        LLVMCodeGenLevelAggressive,
-                                        t->object ? LLVMRelocPIC : LLVMRelocDefault,
-                                        t->object ? LLVMCodeModelDefault
-                                                  : LLVMCodeModelJITDefault);
-        LLVMSetTarget(m->mod, triple);
+        m->tm = cpu_target_machine(target, m->triple, m->cpu, m->features, t->object);
+        LLVMSetTarget(m->mod, m->triple);
         LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(m->tm);
         LLVMSetModuleDataLayout(m->mod, dl);
         LLVMDisposeTargetData(dl);
@@ -657,9 +694,9 @@ glow_status cpu_generate_for(ir_function *f, const cpu_target *t, cpu_module **o
         s = emit_run(&g, f, nkernel, nfallback, d);
         LLVMDisposeBuilder(g.b);
         if (s == GLOW_OK) {
-            prepare_functions(&g, cpu, features);
+            prepare_functions(&g, m->cpu, m->features);
             if (t->add_entries)
-                s = t->add_entries(m->mod, g.fn, cpu, features, t->arg, d);
+                s = t->add_entries(m->mod, g.fn, m->cpu, m->features, t->arg, d);
         }
         if (s == GLOW_OK) {
             char *verr = NULL;
@@ -668,21 +705,9 @@ glow_status cpu_generate_for(ir_function *f, const cpu_target *t, cpu_module **o
                               "verify: %.300s", verr ? verr : "?");
             LLVMDisposeMessage(verr);
         }
-        if (s == GLOW_OK) {
-            LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-            LLVMPassBuilderOptionsSetLoopVectorization(po, 1);
-            LLVMPassBuilderOptionsSetSLPVectorization(po, 1);
-            LLVMPassBuilderOptionsSetLoopUnrolling(po, 1);
-            LLVMErrorRef e = LLVMRunPasses(m->mod, "default<O3>", m->tm, po);
-            LLVMDisposePassBuilderOptions(po);
-            if (e)
-                s = llvm_error(e, "optimizing", d);
-        }
+        if (s == GLOW_OK && !t->unoptimized)
+            s = cpu_optimize(m->mod, m->tm, d);
     }
-    /* strdup'd or LLVM's messages: both are malloc'd. */
-    free(triple);
-    free(cpu);
-    free(features);
     if (s != GLOW_OK) {
         cpu_module_destroy(m);
         return s;

@@ -1,0 +1,214 @@
+// parts.c - Optimizes and compiles a generated module in parts, on several threads at once.
+//
+// LLVM's optimizer and code generator run one function at a time, single-threaded, and for a
+// large model they are most of the compile time. The glowc_k<n> functions (one per kernel-call
+// shape) do not inline into each other, so they split cleanly: each part is the whole module
+// with the glowc_k<n> of other parts turned into declarations, parsed into its own LLVM
+// context (contexts are not shared between threads), optimized with O3 and compiled to an
+// object file; the JIT links the objects. Every function is optimized exactly as in the whole
+// module, so the machine code does not depend on the number of parts.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "backend/cpu/cpu_llvm.h"
+#include "runtime/threadpool.h"
+
+/* The string attribute that names a glowc_k function's part. */
+#define PART_ATTR "glowc-part"
+
+static bool is_kernel_fn(LLVMValueRef fn)
+{
+    size_t len;
+    return !strncmp(LLVMGetValueName2(fn, &len), "glowc_k", 7) && !LLVMIsDeclaration(fn);
+}
+
+/* Instructions fn's code will have once its callees are inlined: an estimate of the time
+ * LLVM spends on it. */
+static size_t fn_cost(LLVMValueRef fn, int depth)
+{
+    size_t n = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in;
+             in = LLVMGetNextInstruction(in)) {
+            n++;
+            if (depth > 0 && LLVMGetInstructionOpcode(in) == LLVMCall) {
+                LLVMValueRef callee = LLVMGetCalledValue(in);
+                if (LLVMIsAFunction(callee) && !LLVMIsDeclaration(callee) &&
+                    !is_kernel_fn(callee))
+                    n += fn_cost(callee, depth - 1);
+            }
+        }
+    return n;
+}
+
+/* Gives every glowc_k function a part (the costliest first, each to the part with the least
+ * work so far; glowc_run's part is 0) and external linkage, so other parts can call it. */
+static void assign_parts(LLVMModuleRef mod, int nparts)
+{
+    size_t nfn = 0;
+    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
+        nfn += is_kernel_fn(fn);
+    LLVMValueRef *fns = glow_xcalloc(nfn + 1, sizeof(*fns));
+    size_t *cost = glow_xcalloc(nfn + 1, sizeof(*cost));
+    size_t k = 0;
+    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
+        if (is_kernel_fn(fn)) {
+            fns[k] = fn;
+            cost[k++] = fn_cost(fn, 8);
+        }
+    size_t load[CPU_MAX_PARTS] = { 0 };
+    LLVMValueRef run = LLVMGetNamedFunction(mod, "glowc_run");
+    if (run)
+        load[0] = fn_cost(run, 0);
+    LLVMContextRef c = LLVMGetModuleContext(mod);
+    for (size_t left = nfn; left > 0; left--) {
+        size_t best = 0;
+        for (size_t i = 1; i < nfn; i++)
+            if (fns[i] && (!fns[best] || cost[i] > cost[best]))
+                best = i;
+        int p = 0;
+        for (int q = 1; q < nparts; q++)
+            if (load[q] < load[p])
+                p = q;
+        load[p] += cost[best];
+        char val[16];
+        snprintf(val, sizeof val, "%d", p);
+        LLVMAddAttributeAtIndex(fns[best], LLVMAttributeFunctionIndex,
+                                LLVMCreateStringAttribute(c, PART_ATTR, sizeof PART_ATTR - 1,
+                                                          val, (unsigned)strlen(val)));
+        LLVMSetLinkage(fns[best], LLVMExternalLinkage);
+        fns[best] = NULL;
+    }
+    free(fns);
+    free(cost);
+}
+
+static int part_of(LLVMValueRef fn)
+{
+    LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                                       PART_ATTR, sizeof PART_ATTR - 1);
+    unsigned len;
+    const char *v = a ? LLVMGetStringAttributeValue(a, &len) : "0";
+    return atoi(v);
+}
+
+/* Turns fn into a declaration of the same name, type and calling convention. */
+static void drop_body(LLVMModuleRef mod, LLVMValueRef fn)
+{
+    size_t len;
+    char *name = strdup(LLVMGetValueName2(fn, &len));
+    LLVMSetValueName2(fn, "", 0);
+    LLVMValueRef decl = LLVMAddFunction(mod, name, LLVMGlobalGetValueType(fn));
+    LLVMSetFunctionCallConv(decl, LLVMGetFunctionCallConv(fn));
+    LLVMReplaceAllUsesWith(fn, decl);
+    LLVMDeleteFunction(fn);
+    free(name);
+}
+
+typedef struct parts_job {
+    const char *bc;
+    size_t bc_size;
+    const char *triple, *cpu, *features;
+    int nparts;
+    LLVMMemoryBufferRef obj[CPU_MAX_PARTS];
+    glow_status status[CPU_MAX_PARTS];
+    glow_diag diag[CPU_MAX_PARTS];
+} parts_job;
+
+static glow_status compile_part(parts_job *j, int p, LLVMContextRef c, LLVMModuleRef *mod,
+                                LLVMTargetMachineRef *tm, glow_diag *d)
+{
+    LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(j->bc, j->bc_size,
+                                                                    "part.bc", 0);
+    LLVMBool bad = LLVMParseBitcodeInContext2(c, buf, mod);
+    LLVMDisposeMemoryBuffer(buf);
+    if (bad)
+        return glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: part %d does not parse", p);
+    LLVMValueRef run = LLVMGetNamedFunction(*mod, "glowc_run");
+    if (run && p != 0)
+        LLVMDeleteFunction(run);
+    for (LLVMValueRef fn = LLVMGetFirstFunction(*mod), next; fn; fn = next) {
+        next = LLVMGetNextFunction(fn);
+        if (is_kernel_fn(fn) && part_of(fn) != p)
+            drop_body(*mod, fn);
+    }
+    cpu_delete_unused(*mod);
+    LLVMTargetRef target;
+    char *err = NULL;
+    if (LLVMGetTargetFromTriple(j->triple, &target, &err)) {
+        glow_status s = glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: no LLVM target for %s: "
+                                  "%s", j->triple, err ? err : "?");
+        LLVMDisposeMessage(err);
+        return s;
+    }
+    *tm = cpu_target_machine(target, j->triple, j->cpu, j->features, false);
+    GLOW_TRY(cpu_optimize(*mod, *tm, d));
+    if (LLVMTargetMachineEmitToMemoryBuffer(*tm, *mod, LLVMObjectFile, &err, &j->obj[p])) {
+        glow_status s = glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: compiling part %d: %s",
+                                  p, err ? err : "?");
+        LLVMDisposeMessage(err);
+        return s;
+    }
+    return GLOW_OK;
+}
+
+static void part_thread(void *arg, int tid)
+{
+    parts_job *j = arg;
+    if (tid >= j->nparts)
+        return;
+    LLVMContextRef c = LLVMContextCreate();
+    LLVMModuleRef mod = NULL;
+    LLVMTargetMachineRef tm = NULL;
+    j->status[tid] = compile_part(j, tid, c, &mod, &tm, &j->diag[tid]);
+    if (mod)
+        LLVMDisposeModule(mod);
+    if (tm)
+        LLVMDisposeTargetMachine(tm);
+    LLVMContextDispose(c);
+}
+
+glow_status cpu_compile_parts(cpu_module *m, glow_threadpool *pool, LLVMMemoryBufferRef *objs,
+                              int *nobj, glow_diag *d)
+{
+    int nparts = glow_threadpool_size(pool);
+    if (nparts > CPU_MAX_PARTS)
+        nparts = CPU_MAX_PARTS;
+    if (nparts > glow_default_threads())
+        nparts = glow_default_threads();
+    LLVMModuleRef mod = cpu_module_llvm(m);
+    assign_parts(mod, nparts);
+    LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(mod);
+    parts_job *j = glow_xcalloc(1, sizeof(*j));
+    j->bc = LLVMGetBufferStart(bc);
+    j->bc_size = LLVMGetBufferSize(bc);
+    j->triple = cpu_module_triple(m);
+    j->cpu = cpu_module_cpu(m);
+    j->features = cpu_module_features(m);
+    j->nparts = nparts;
+    glow_threadpool_run(pool, part_thread, j);
+    LLVMDisposeMemoryBuffer(bc);
+    glow_status s = GLOW_OK;
+    for (int p = 0; p < nparts; p++)
+        if (j->status[p] != GLOW_OK && s == GLOW_OK) {
+            s = j->status[p];
+            if (d)
+                *d = j->diag[p];
+        }
+    for (int p = 0; p < nparts; p++) {
+        if (s == GLOW_OK)
+            objs[p] = j->obj[p];
+        else if (j->obj[p])
+            LLVMDisposeMemoryBuffer(j->obj[p]);
+    }
+    *nobj = s == GLOW_OK ? nparts : 0;
+    free(j);
+    return s;
+}
