@@ -238,7 +238,11 @@ GK_INLINE void tile_gather(const conv_shape *s, int NM, int NP, int live, const 
     out += q0 * GK_VLEN;
     res = res ? res + q0 * GK_VLEN : NULL;
     INIT_TILE();
+    /* Not unrolled: a tap is NP pointers and a loop of NP x cv FMAs; nine copies of it per
+     * tile variant cost the JIT more time than the loop costs at run time. */
+    GK_NO_UNROLL
     for (size_t y = 0; y < s->kh; y++) {
+        GK_NO_UNROLL
         for (size_t x = 0; x < s->kw; x++) {
             ptrdiff_t dy = (ptrdiff_t)(y * s->dh), dx = (ptrdiff_t)(x * s->dw);
 #define SET_PTR(p)                                                                      \
