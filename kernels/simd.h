@@ -54,13 +54,6 @@ typedef __m256 gk_vec;
 
 #define GK_FN(op) GK_XCAT3(gk_, op, GK_SUFFIX)
 #define GK_INLINE static inline __attribute__((always_inline))
-/* Before a loop with a constant trip count the JIT should keep a loop: its body is large, and
- * unrolled copies would cost compile time (and instruction cache) for nothing. */
-#if defined(__clang__)
-#define GK_NO_UNROLL _Pragma("clang loop unroll(disable)")
-#else
-#define GK_NO_UNROLL _Pragma("GCC unroll 1")
-#endif
 /* X(0) ... X(11): the register tiles are written with one named variable per row or pixel,
  * guarded by `i < COUNT`, so they stay in registers whatever the compiler unrolls. */
 #define GK_REP12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)

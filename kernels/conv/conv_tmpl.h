@@ -209,9 +209,7 @@ GK_INLINE void tile_1x1(const conv_shape *s, int NM, int NP, int live, const flo
 /* Gathered tile: NP consecutive pixels of the flattened output plane from index q0, any
  * position; a tap outside the input reads gk_zeros. Only the first `live` pixels exist (the
  * plane's last tile): the others read zeros for every tap and are not stored, so one tile
- * size serves every tail (fewer instantiations, less code for the JIT to optimize). The taps
- * are the outer loop: each pixel's pointer and its step to the next input block (the block
- * stride, or 0 on zeros) are computed once per tap, not once per tap and block. */
+ * size serves every tail (fewer instantiations, less code for the JIT to optimize). */
 GK_INLINE void tile_gather(const conv_shape *s, int NM, int NP, int live, const float *in,
                            size_t q0, const float *w, float *out, const float *bias,
                            const float *res, int act, float alpha, float beta,
@@ -224,43 +222,32 @@ GK_INLINE void tile_gather(const conv_shape *s, int NM, int NP, int live, const 
 #define DECL_POS(p)                                                                      \
     ptrdiff_t iy##p = (ptrdiff_t)(qy_ * s->sh) - (ptrdiff_t)s->ph;                         \
     ptrdiff_t ix##p = (ptrdiff_t)(qx_ * s->sw) - (ptrdiff_t)s->pw;                         \
-    size_t st##p = 0;                                                                    \
     if (p >= live)                                                                       \
         iy##p = -((ptrdiff_t)1 << 40); /* every row out of range */                      \
     if (++qx_ == s->ow)                                                                  \
         qx_ = 0, qy_++;
     GK_REP12(DECL_POS)
 #undef DECL_POS
-    const size_t cv = s->cv, bs = s->in_bstride, wblk = s->kh * s->kw * cv * GK_VLEN;
-    const float *ib = in + ck->b0 * bs;
-    const float *wt0 = w + ck->b0 * wblk;
-    const size_t nb = ck->b1 - ck->b0;
+    const size_t cv = s->cv;
+    const float *wp = w + ck->b0 * s->kh * s->kw * cv * GK_VLEN;
     out += q0 * GK_VLEN;
     res = res ? res + q0 * GK_VLEN : NULL;
     INIT_TILE();
-    /* Not unrolled: a tap is NP pointers and a loop of NP x cv FMAs; nine copies of it per
-     * tile variant cost the JIT more time than the loop costs at run time. */
-    GK_NO_UNROLL
-    for (size_t y = 0; y < s->kh; y++) {
-        GK_NO_UNROLL
-        for (size_t x = 0; x < s->kw; x++) {
-            ptrdiff_t dy = (ptrdiff_t)(y * s->dh), dx = (ptrdiff_t)(x * s->dw);
+    for (size_t b = ck->b0; b < ck->b1; b++) {
+        const float *ib = in + b * s->in_bstride;
+        for (size_t y = 0; y < s->kh; y++) {
+            for (size_t x = 0; x < s->kw; x++) {
+                ptrdiff_t dy = (ptrdiff_t)(y * s->dh), dx = (ptrdiff_t)(x * s->dw);
 #define SET_PTR(p)                                                                      \
     if (p < NP) {                                                                       \
         ptrdiff_t r_ = iy##p + dy, c_ = ix##p + dx;                                      \
-        bool in_ = (size_t)r_ < s->ih && (size_t)c_ < s->iw;                            \
-        ptr##p = in_ ? ib + ((size_t)r_ * s->iw + (size_t)c_) * cv : gk_zeros;          \
-        st##p = in_ ? bs : 0;                                                           \
+        ptr##p = (size_t)r_ < s->ih && (size_t)c_ < s->iw                               \
+                     ? ib + ((size_t)r_ * s->iw + (size_t)c_) * cv : gk_zeros;          \
     }
-            GK_REP12(SET_PTR)
+                GK_REP12(SET_PTR)
 #undef SET_PTR
-            const float *wp = wt0 + (y * s->kw + x) * cv * GK_VLEN;
-            for (size_t b = 0; b < nb; b++) {
                 TAP_FMAS(wp)
-                wp += wblk;
-#define STEP_PTR(p) if (p < NP) ptr##p += st##p;
-                GK_REP12(STEP_PTR)
-#undef STEP_PTR
+                wp += cv * GK_VLEN;
             }
         }
     }
