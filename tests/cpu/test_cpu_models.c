@@ -1,9 +1,14 @@
 // test_cpu_models.c - The cpu backend on whole models: lenet against the interpreter and the
 // reference output, bit-identical for 1, 2 and 3 threads, repeated runs; the generated LLVM IR
-// (one external function, kernels inlined and vectorized); registration and bad options.
+// (one external function, kernels inlined and vectorized); the JIT's compile in parts;
+// registration and bad options.
+#include <llvm-c/Object.h>
+
+#include "backend/cpu/cpu_llvm.h"
 #include "check.h"
 #include "onnx/onnx.h"
 #include "runtime/runtime.h"
+#include "runtime/threadpool.h"
 
 static glow_diag D;
 
@@ -120,6 +125,75 @@ static void test_llvm_ir(void)
     glow_program_destroy(p);
 }
 
+/* Definitions of glowc_k functions and of glowc_run in one object file. */
+static void count_defs(LLVMMemoryBufferRef obj, int *kernels, int *runs)
+{
+    char *err = NULL;
+    LLVMBinaryRef bin = LLVMCreateBinary(obj, NULL, &err);
+    CHECK(bin != NULL);
+    LLVMDisposeMessage(err);
+    if (!bin)
+        return;
+    LLVMSymbolIteratorRef sym = LLVMObjectFileCopySymbolIterator(bin);
+    LLVMSectionIteratorRef sect = LLVMObjectFileCopySectionIterator(bin);
+    for (; !LLVMObjectFileIsSymbolIteratorAtEnd(bin, sym); LLVMMoveToNextSymbol(sym)) {
+        LLVMMoveToContainingSection(sect, sym);
+        if (LLVMObjectFileIsSectionIteratorAtEnd(bin, sect))
+            continue; /* undefined: another part's function, or the host's */
+        const char *name = LLVMGetSymbolName(sym);
+        *kernels += !strncmp(name, "glowc_k", 7);
+        *runs += !strcmp(name, "glowc_run");
+    }
+    LLVMDisposeSectionIterator(sect);
+    LLVMDisposeSymbolIterator(sym);
+    LLVMDisposeBinary(bin);
+}
+
+/* The JIT compiles in parts, one per pool thread up to the number of cores: together the
+ * objects define every glowc_k function and glowc_run exactly once, and each object has some
+ * of the work. */
+static void test_parts(void)
+{
+    glow_module *m = glow_module_create();
+    CHECK(glow_onnx_load(m, "models/lenet.onnx", NULL, &D) == GLOW_OK);
+    glow_program *p = NULL;
+    glow_compile_options o = { .backend = "cpu", .stop_after = GLOW_STAGE_IR_OPTIMIZED };
+    CHECK(glow_program_create(m, &o, &p, &D) == GLOW_OK);
+    cpu_module *cm = NULL;
+    int nk = 0, nf = 0;
+    CHECK(p && cpu_generate_unoptimized(p->ir, &cm, &nk, &nf, &D) == GLOW_OK);
+    glow_threadpool *pool = glow_threadpool_create(2);
+    CHECK(cm && pool);
+    if (cm && pool) {
+        int fns = 0;
+        for (LLVMValueRef fn = LLVMGetFirstFunction(cpu_module_llvm(cm)); fn;
+             fn = LLVMGetNextFunction(fn)) {
+            size_t len;
+            fns += !LLVMIsDeclaration(fn) && !strncmp(LLVMGetValueName2(fn, &len), "glowc_k", 7);
+        }
+        CHECK(fns >= 2);
+        LLVMMemoryBufferRef objs[CPU_MAX_PARTS];
+        int nobj = 0;
+        CHECK(cpu_compile_parts(cm, pool, objs, &nobj, &D) == GLOW_OK);
+        CHECK_EQ(nobj, glow_default_threads() >= 2 ? 2 : 1);
+        int kernels = 0, runs = 0;
+        for (int i = 0; i < nobj; i++) {
+            int k = 0, r = 0;
+            count_defs(objs[i], &k, &r);
+            CHECK(k + r >= 1);
+            kernels += k;
+            runs += r;
+            LLVMDisposeMemoryBuffer(objs[i]);
+        }
+        CHECK_EQ(kernels, fns);
+        CHECK_EQ(runs, 1);
+    }
+    if (pool)
+        glow_threadpool_destroy(pool);
+    cpu_module_destroy(cm);
+    glow_program_destroy(p);
+}
+
 static void test_registration(void)
 {
     CHECK(glow_backend_find("cpu") == &glow_cpu_backend);
@@ -138,6 +212,7 @@ int main(void)
 {
     test_lenet();
     test_llvm_ir();
+    test_parts();
     test_registration();
     return CHECK_DONE();
 }
