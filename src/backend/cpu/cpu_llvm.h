@@ -1,9 +1,9 @@
-// cpu_llvm.h - The CPU backend's LLVM-typed internals shared by llvm_gen.c and jit.c.
+// cpu_llvm.h - The CPU backend's LLVM-typed internals: code generation (llvm_gen.c), the parts
+// compiled in parallel (parts.c), the JIT (jit.c) and bundles (bundle.c).
 #ifndef GLOW_CPU_LLVM_H
 #define GLOW_CPU_LLVM_H
 
 #include <llvm-c/Core.h>
-#include <llvm-c/Orc.h>
 #include <llvm-c/TargetMachine.h>
 
 #include "backend/cpu/cpu_internal.h"
@@ -12,8 +12,6 @@
 void cpu_llvm_init(void);
 /* The host's vector extensions as the selector sees them. */
 void cpu_host_isa(cpu_isa *isa);
-/* Takes the module and its thread-safe context out of m (m is freed). */
-LLVMModuleRef cpu_module_take(cpu_module *m, LLVMOrcThreadSafeContextRef *tsc);
 
 /* Where cpu_generate_for generates code: the JIT's host defaults (all fields zero) or an AOT
  * bundle's target (bundle.c). */

@@ -15,7 +15,6 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
-#include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -114,7 +113,6 @@ static void record(const ir_instr *in, range_set *rd, range_set *wr)
 }
 
 struct cpu_module {
-    LLVMOrcThreadSafeContextRef tsc;
     LLVMContextRef ctx;
     LLVMModuleRef mod;
     LLVMTargetMachineRef tm;
@@ -129,23 +127,13 @@ void cpu_module_destroy(cpu_module *m)
         LLVMDisposeModule(m->mod);
     if (m->tm)
         LLVMDisposeTargetMachine(m->tm);
-    if (m->tsc)
-        LLVMOrcDisposeThreadSafeContext(m->tsc);
+    if (m->ctx)
+        LLVMContextDispose(m->ctx);
     /* strdup'd or LLVM's messages: both are malloc'd. */
     free(m->triple);
     free(m->cpu);
     free(m->features);
     free(m);
-}
-
-LLVMModuleRef cpu_module_take(cpu_module *m, LLVMOrcThreadSafeContextRef *tsc)
-{
-    LLVMModuleRef mod = m->mod;
-    *tsc = m->tsc;
-    m->mod = NULL;
-    m->tsc = NULL;
-    cpu_module_destroy(m);
-    return mod;
 }
 
 char *cpu_module_text(cpu_module *m)
@@ -658,8 +646,7 @@ glow_status cpu_generate_for(ir_function *f, const cpu_target *t, cpu_module **o
         t = &host;
     cpu_llvm_init();
     cpu_module *m = glow_xcalloc(1, sizeof(*m));
-    m->tsc = LLVMOrcCreateNewThreadSafeContext();
-    m->ctx = LLVMOrcThreadSafeContextGetContext(m->tsc);
+    m->ctx = LLVMContextCreate();
     LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(
         (const char *)(t->bitcode ? t->bitcode : glow_kernels_bc),
         t->bitcode ? t->bitcode_size : glow_kernels_bc_size, "kernels.bc", 0);
