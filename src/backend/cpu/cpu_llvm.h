@@ -40,10 +40,10 @@ LLVMTargetMachineRef cpu_module_target_machine(cpu_module *m);
 const char *cpu_module_triple(cpu_module *m);
 const char *cpu_module_cpu(cpu_module *m);
 const char *cpu_module_features(cpu_module *m);
-/* A target machine as cpu_generate_for makes them: for the JIT (object false) or an object
- * file. */
-LLVMTargetMachineRef cpu_target_machine(LLVMTargetRef target, const char *triple,
-                                        const char *cpu, const char *features, bool object);
+/* *tm: a target machine for triple as cpu_generate_for makes them, for the JIT (object
+ * false) or an object file; fails when LLVM has no target for triple. */
+glow_status cpu_target_machine(const char *triple, const char *cpu, const char *features,
+                               bool object, LLVMTargetMachineRef *tm, glow_diag *d);
 /* Runs LLVM's O3 pipeline on mod for tm's target. */
 glow_status cpu_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, glow_diag *d);
 /* Deletes the internal functions nothing calls, and then those only they called. */

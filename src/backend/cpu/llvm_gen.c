@@ -619,12 +619,21 @@ const char *cpu_module_triple(cpu_module *m) { return m->triple; }
 const char *cpu_module_cpu(cpu_module *m) { return m->cpu; }
 const char *cpu_module_features(cpu_module *m) { return m->features; }
 
-LLVMTargetMachineRef cpu_target_machine(LLVMTargetRef target, const char *triple,
-                                        const char *cpu, const char *features, bool object)
+glow_status cpu_target_machine(const char *triple, const char *cpu, const char *features,
+                               bool object, LLVMTargetMachineRef *tm, glow_diag *d)
 {
-    return LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelAggressive,
-                                   object ? LLVMRelocPIC : LLVMRelocDefault,
-                                   object ? LLVMCodeModelDefault : LLVMCodeModelJITDefault);
+    LLVMTargetRef target;
+    char *err = NULL;
+    if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+        glow_status s = glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: no LLVM target for %s: "
+                                  "%s", triple, err ? err : "?");
+        LLVMDisposeMessage(err);
+        return s;
+    }
+    *tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelAggressive,
+                                  object ? LLVMRelocPIC : LLVMRelocDefault,
+                                  object ? LLVMCodeModelDefault : LLVMCodeModelJITDefault);
+    return GLOW_OK;
 }
 
 glow_status cpu_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, glow_diag *d)
@@ -660,15 +669,8 @@ glow_status cpu_generate_for(ir_function *f, const cpu_target *t, cpu_module **o
     m->triple = t->triple ? strdup(t->triple) : LLVMGetDefaultTargetTriple();
     m->cpu = t->cpu ? strdup(t->cpu) : LLVMGetHostCPUName();
     m->features = t->features ? strdup(t->features) : LLVMGetHostCPUFeatures();
-    LLVMTargetRef target;
-    char *err = NULL;
-    glow_status s = GLOW_OK;
-    if (LLVMGetTargetFromTriple(m->triple, &target, &err)) {
-        s = glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: no LLVM target for %s: %s",
-                      m->triple, err ? err : "?");
-        LLVMDisposeMessage(err);
-    } else {
-        m->tm = cpu_target_machine(target, m->triple, m->cpu, m->features, t->object);
+    glow_status s = cpu_target_machine(m->triple, m->cpu, m->features, t->object, &m->tm, d);
+    if (s == GLOW_OK) {
         LLVMSetTarget(m->mod, m->triple);
         LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(m->tm);
         LLVMSetModuleDataLayout(m->mod, dl);

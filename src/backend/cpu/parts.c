@@ -140,16 +140,9 @@ static glow_status compile_part(parts_job *j, int p, LLVMContextRef c, LLVMModul
             drop_body(*mod, fn);
     }
     cpu_delete_unused(*mod);
-    LLVMTargetRef target;
-    char *err = NULL;
-    if (LLVMGetTargetFromTriple(j->triple, &target, &err)) {
-        glow_status s = glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: no LLVM target for %s: "
-                                  "%s", j->triple, err ? err : "?");
-        LLVMDisposeMessage(err);
-        return s;
-    }
-    *tm = cpu_target_machine(target, j->triple, j->cpu, j->features, false);
+    GLOW_TRY(cpu_target_machine(j->triple, j->cpu, j->features, false, tm, d));
     GLOW_TRY(cpu_optimize(*mod, *tm, d));
+    char *err = NULL;
     if (LLVMTargetMachineEmitToMemoryBuffer(*tm, *mod, LLVMObjectFile, &err, &j->obj[p])) {
         glow_status s = glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: compiling part %d: %s",
                                   p, err ? err : "?");
