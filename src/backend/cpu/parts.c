@@ -48,6 +48,19 @@ static size_t fn_cost(LLVMValueRef fn, int depth)
     return n;
 }
 
+typedef struct part_fn {
+    LLVMValueRef fn;
+    size_t cost, index;   /* index: module order, for a fixed order among equal costs */
+} part_fn;
+
+static int by_cost_desc(const void *x, const void *y)
+{
+    const part_fn *a = x, *b = y;
+    if (a->cost != b->cost)
+        return a->cost < b->cost ? 1 : -1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
 /* Gives every glowc_k function a part (the costliest first, each to the part with the least
  * work so far; glowc_run's part is 0) and external linkage, so other parts can call it. */
 static void assign_parts(LLVMModuleRef mod, int nparts)
@@ -55,39 +68,33 @@ static void assign_parts(LLVMModuleRef mod, int nparts)
     size_t nfn = 0;
     for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
         nfn += is_kernel_fn(fn);
-    LLVMValueRef *fns = glow_xcalloc(nfn + 1, sizeof(*fns));
-    size_t *cost = glow_xcalloc(nfn + 1, sizeof(*cost));
+    part_fn *fns = glow_xcalloc(nfn + 1, sizeof(*fns));
     size_t k = 0;
     for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
         if (is_kernel_fn(fn)) {
-            fns[k] = fn;
-            cost[k++] = fn_cost(fn, 8);
+            fns[k] = (part_fn){ fn, fn_cost(fn, 8), k };
+            k++;
         }
+    qsort(fns, nfn, sizeof(*fns), by_cost_desc);
     size_t load[CPU_MAX_PARTS] = { 0 };
     LLVMValueRef run = LLVMGetNamedFunction(mod, "glowc_run");
     if (run)
         load[0] = fn_cost(run, 0);
     LLVMContextRef c = LLVMGetModuleContext(mod);
-    for (size_t left = nfn; left > 0; left--) {
-        size_t best = 0;
-        for (size_t i = 1; i < nfn; i++)
-            if (fns[i] && (!fns[best] || cost[i] > cost[best]))
-                best = i;
+    for (size_t i = 0; i < nfn; i++) {
         int p = 0;
         for (int q = 1; q < nparts; q++)
             if (load[q] < load[p])
                 p = q;
-        load[p] += cost[best];
+        load[p] += fns[i].cost;
         char val[16];
         snprintf(val, sizeof val, "%d", p);
-        LLVMAddAttributeAtIndex(fns[best], LLVMAttributeFunctionIndex,
+        LLVMAddAttributeAtIndex(fns[i].fn, LLVMAttributeFunctionIndex,
                                 LLVMCreateStringAttribute(c, PART_ATTR, sizeof PART_ATTR - 1,
                                                           val, (unsigned)strlen(val)));
-        LLVMSetLinkage(fns[best], LLVMExternalLinkage);
-        fns[best] = NULL;
+        LLVMSetLinkage(fns[i].fn, LLVMExternalLinkage);
     }
     free(fns);
-    free(cost);
 }
 
 static int part_of(LLVMValueRef fn)
