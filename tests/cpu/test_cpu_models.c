@@ -12,7 +12,8 @@
 
 static glow_diag D;
 
-static glow_program *compile(const char *path, const char *backend, int threads)
+static glow_program *compile_to(const char *path, const char *backend, int threads,
+                                glow_stage stop_after)
 {
     glow_module *m = glow_module_create();
     glow_diag_clear(&D);
@@ -23,12 +24,17 @@ static glow_program *compile(const char *path, const char *backend, int threads)
     }
     glow_program *p = NULL;
     glow_compile_options o = { .backend = backend, .threads = threads,
-                               .stop_after = GLOW_STAGE_COMPILED };
+                               .stop_after = stop_after };
     if (glow_program_create(m, &o, &p, &D) != GLOW_OK) {
         fprintf(stderr, "compile %s on %s: %s\n", path, backend, D.msg);
         return NULL;
     }
     return p;
+}
+
+static glow_program *compile(const char *path, const char *backend, int threads)
+{
+    return compile_to(path, backend, threads, GLOW_STAGE_COMPILED);
 }
 
 /* Runs p on `in` and returns a malloc'd copy of output 0. */
@@ -101,11 +107,8 @@ static void test_lenet(void)
 
 static void test_llvm_ir(void)
 {
-    glow_module *m = glow_module_create();
-    CHECK(glow_onnx_load(m, "models/lenet.onnx", NULL, &D) == GLOW_OK);
-    glow_program *p = NULL;
-    glow_compile_options o = { .backend = "cpu", .stop_after = GLOW_STAGE_IR_OPTIMIZED };
-    CHECK(glow_program_create(m, &o, &p, &D) == GLOW_OK);
+    glow_program *p = compile_to("models/lenet.onnx", "cpu", 0, GLOW_STAGE_IR_OPTIMIZED);
+    CHECK(p != NULL);
     char *text = NULL;
     CHECK(p && glow_cpu_llvm_ir(p->ir, &text, &D) == GLOW_OK);
     if (text) {
@@ -154,11 +157,8 @@ static void count_defs(LLVMMemoryBufferRef obj, int *kernels, int *runs)
  * of the work. */
 static void test_parts(void)
 {
-    glow_module *m = glow_module_create();
-    CHECK(glow_onnx_load(m, "models/lenet.onnx", NULL, &D) == GLOW_OK);
-    glow_program *p = NULL;
-    glow_compile_options o = { .backend = "cpu", .stop_after = GLOW_STAGE_IR_OPTIMIZED };
-    CHECK(glow_program_create(m, &o, &p, &D) == GLOW_OK);
+    glow_program *p = compile_to("models/lenet.onnx", "cpu", 0, GLOW_STAGE_IR_OPTIMIZED);
+    CHECK(p != NULL);
     cpu_module *cm = NULL;
     int nk = 0, nf = 0;
     CHECK(p && cpu_generate_unoptimized(p->ir, &cm, &nk, &nf, &D) == GLOW_OK);
