@@ -36,8 +36,9 @@ static void print_help(FILE *out)
             "       glowc --help | --version\n"
             "\n"
             "glowc is an ahead-of-time neural-network compiler following the design of Glow.\n"
-            "This version imports ONNX models, lowers them, generates the low-level IR and\n"
-            "runs it on the reference interpreter.\n"
+            "It imports ONNX models, optimizes and lowers the graph, generates the low-level\n"
+            "IR and runs it on the reference interpreter (--backend interpreter) or as machine\n"
+            "code from LLVM (--backend cpu: in this process, or ahead of time as a bundle).\n"
             "\n"
             "commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
