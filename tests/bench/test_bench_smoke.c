@@ -142,7 +142,7 @@ static void test_scripts(void)
     if (have("python3")) {
         CHECK_EQ(sh("PYTHONPYCACHEPREFIX=/tmp/glowc_bench_pycache python3 -m py_compile "
                     "bench/models.py bench/export_models.py bench/torch_run.py bench/flops.py "
-                    "bench/run", NULL), 0);
+                    "bench/run bench/ab", NULL), 0);
     } else {
         printf("python3 not found: bench script syntax not checked\n");
     }
@@ -150,6 +150,32 @@ static void test_scripts(void)
         CHECK_EQ(sh("node --check bench/ort_run.js", NULL), 0);
     if (have("bash"))
         CHECK_EQ(sh("bash -n bench/setup", NULL), 0);
+}
+
+/* bench/ab end to end on LeNet: two bundles (the same glowc twice) linked into ab_driver.c and
+ * run in turn; the summary names both builds and gives the second's ratio to the first. */
+static void test_ab(void)
+{
+    if (!have("python3") || !have("cc")) {
+        printf("python3 or cc not found: bench/ab not run\n");
+        return;
+    }
+    char cmd[2048], *out = NULL;
+    snprintf(cmd, sizeof cmd, "bench/ab models/lenet.onnx '%s' '%s' --labels base,same "
+             "--rounds 3 --warmup 1 2>&1", glowc_bin, glowc_bin);
+    CHECK_EQ(sh(cmd, &out), 0);
+    CHECK(out && strstr(out, "lenet.onnx, 1 thread, 3 rounds"));
+    CHECK(out && strstr(out, "\nbase "));
+    CHECK(out && strstr(out, "\nsame ") && strstr(out, "per-run ratio to base"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "bench/ab models/lenet.onnx '%s' --threads 2 --rounds 2 "
+             "--warmup 0 '%s' 2>&1", glowc_bin, glowc_bin);
+    CHECK_EQ(sh(cmd, &out), 0);
+    CHECK(out && strstr(out, "lenet.onnx, 2 threads, 2 rounds"));
+    free(out);
+    /* One build is not a comparison: a usage error, nothing run. */
+    snprintf(cmd, sizeof cmd, "bench/ab models/lenet.onnx '%s' >/dev/null 2>&1", glowc_bin);
+    CHECK(sh(cmd, NULL) != 0);
 }
 
 int main(void)
@@ -163,5 +189,6 @@ int main(void)
     test_reference_and_budget();
     test_errors();
     test_scripts();
+    test_ab();
     return CHECK_DONE();
 }

@@ -1,0 +1,150 @@
+// ab_driver.c - Runs two or more bundles of one model in turn, run by run, in one process, and
+// prints each run's milliseconds (one line per round, one column per bundle). bench/ab builds
+// it: ab_variants.h (generated) includes the bundles' headers and lists them in AB_VARIANTS.
+//
+// Why in one process: on a shared VM the speed of a core changes for seconds at a time, more
+// than most kernel changes gain, so two builds timed in separate processes (even taking
+// turns) mostly measure when each ran. Alternating run by run puts both in the same state,
+// and the ratio of neighbouring runs cancels it.
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef int (*ab_run1)(uint8_t *constant, uint8_t *mutable_, uint8_t *activations);
+typedef int (*ab_runn)(uint8_t *constant, uint8_t *mutable_, uint8_t *activations, int tid,
+                       void (*barrier)(void *arg), void *barrier_arg);
+
+typedef struct {
+    const char *name;
+    ab_run1 run;       /* single-threaded entry */
+    ab_runn run_par;   /* NAME_thread, or NULL when built without --threads */
+    int threads;       /* the threads run_par was generated for */
+    size_t mutable_bytes, activation_bytes, input_offset, input_bytes;
+} ab_variant;
+
+#include "ab_variants.h"
+
+#define NV (sizeof ab_variants / sizeof ab_variants[0])
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* A spinning barrier for the bundle's threads (sense by generation count). */
+static atomic_int bar_count, bar_gen;
+static int nthreads = 1;
+
+static void barrier(void *arg)
+{
+    (void)arg;
+    int gen = atomic_load(&bar_gen);
+    if (atomic_fetch_add(&bar_count, 1) == nthreads - 1) {
+        atomic_store(&bar_count, 0);
+        atomic_fetch_add(&bar_gen, 1);
+    } else {
+        while (atomic_load(&bar_gen) == gen)
+            ;
+    }
+}
+
+static uint8_t *mut[NV], *act[NV];
+static atomic_int job = -1, finished;
+
+static void run_share(int v, int tid)
+{
+    const ab_variant *a = &ab_variants[v];
+    if (nthreads > 1)
+        a->run_par(NULL, mut[v], act[v], tid, barrier, NULL);
+    else
+        a->run(NULL, mut[v], act[v]);
+}
+
+/* Helper thread tid: waits for each job number, runs its share of that job's bundle. */
+static void *helper(void *arg)
+{
+    int tid = (int)(intptr_t)arg, seen = -1;
+    for (;;) {
+        int j;
+        while ((j = atomic_load(&job)) == seen)
+            ;
+        seen = j;
+        if (j == -2)
+            return NULL;
+        run_share(j % (int)NV, tid);
+        atomic_fetch_add(&finished, 1);
+    }
+}
+
+static uint8_t *alloc_region(size_t bytes)
+{
+    uint8_t *p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+    if (!p) {
+        fprintf(stderr, "ab_driver: out of memory\n");
+        exit(1);
+    }
+    memset(p, 0, (bytes + 63) / 64 * 64 + 64);
+    return p;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: ab_driver ROUNDS THREADS\n");
+        return 1;
+    }
+    int rounds = atoi(argv[1]);
+    nthreads = atoi(argv[2]);
+    if (rounds < 1 || nthreads < 1 || nthreads > 64) {
+        fprintf(stderr, "ab_driver: bad ROUNDS or THREADS\n");
+        return 1;
+    }
+    for (size_t v = 0; v < NV; v++) {
+        const ab_variant *a = &ab_variants[v];
+        if (nthreads > 1 && (!a->run_par || a->threads != nthreads)) {
+            fprintf(stderr, "ab_driver: bundle %s has no entry for %d threads\n", a->name,
+                    nthreads);
+            return 1;
+        }
+        mut[v] = alloc_region(a->mutable_bytes);
+        act[v] = alloc_region(a->activation_bytes);
+        /* The same input for every bundle: values in [-0.5, 0.5). */
+        float *x = (float *)(mut[v] + a->input_offset);
+        for (size_t i = 0; i < a->input_bytes / sizeof(float); i++)
+            x[i] = (float)(i * 7919 % 1000) / 1000.0f - 0.5f;
+    }
+    pthread_t th[64];
+    for (int t = 1; t < nthreads; t++)
+        if (pthread_create(&th[t], NULL, helper, (void *)(intptr_t)t)) {
+            fprintf(stderr, "ab_driver: cannot start a thread\n");
+            return 1;
+        }
+    printf("#");
+    for (size_t v = 0; v < NV; v++)
+        printf(" %s", ab_variants[v].name);
+    printf("\n");
+    int j = 0;
+    for (int r = 0; r < rounds; r++) {
+        for (size_t v = 0; v < NV; v++, j++) {
+            double t0 = now_ms();
+            atomic_store(&job, j);
+            run_share((int)v, 0);
+            while (atomic_load(&finished) < (j + 1) * (nthreads - 1))
+                ;
+            printf("%s%.3f", v ? " " : "", now_ms() - t0);
+        }
+        printf("\n");
+        fflush(stdout);
+    }
+    atomic_store(&job, -2);
+    for (int t = 1; t < nthreads; t++)
+        pthread_join(th[t], NULL);
+    return 0;
+}
