@@ -1,6 +1,6 @@
 // ab_driver.c - Runs two or more bundles of one model in turn, run by run, in one process, and
 // prints each run's milliseconds (one line per round, one column per bundle). bench/ab builds
-// it: ab_variants.h (generated) includes the bundles' headers and lists them in AB_VARIANTS.
+// it: ab_variants.h (generated) includes the bundles' headers and lists them in ab_variants[].
 //
 // Why in one process: on a shared VM the speed of a core changes for seconds at a time, more
 // than most kernel changes gain, so two builds timed in separate processes (even taking
@@ -23,7 +23,7 @@ typedef struct {
     const char *name;
     ab_run1 run;       /* single-threaded entry */
     ab_runn run_par;   /* NAME_thread, or NULL when built without --threads */
-    int threads;       /* the threads run_par was generated for */
+    int threads;       /* the threads run_par was generated for (the header's NAME_THREADS) */
     size_t mutable_bytes, activation_bytes, input_offset, input_bytes;
 } ab_variant;
 
@@ -38,7 +38,8 @@ static double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-/* A spinning barrier for the bundle's threads (sense by generation count). */
+/* A spinning barrier for the bundle's threads (sense by generation count): it spins, as glowc's
+ * own pool does between instructions, so a barrier costs what it costs in `glowc bench`. */
 static atomic_int bar_count, bar_gen;
 static int nthreads = 1;
 
@@ -85,12 +86,13 @@ static void *helper(void *arg)
 
 static uint8_t *alloc_region(size_t bytes)
 {
-    uint8_t *p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+    size_t size = (bytes + 63) / 64 * 64 + 64; /* whole lines, never zero */
+    uint8_t *p = aligned_alloc(64, size);
     if (!p) {
         fprintf(stderr, "ab_driver: out of memory\n");
         exit(1);
     }
-    memset(p, 0, (bytes + 63) / 64 * 64 + 64);
+    memset(p, 0, size);
     return p;
 }
 
