@@ -1,4 +1,6 @@
-// backend.c - The table of backends the compile pipeline can target, looked up by name.
+// backend.c - The table of backends the compile pipeline can target, and the glue every backend
+// shares: value pointers into the three regions, the evaluator's support check, and running an
+// instruction through the evaluator (the interpreter's step, the cpu backend's fallback).
 #include <string.h>
 
 #include "backend/backend.h"
@@ -22,4 +24,98 @@ const char *glow_backend_names(void)
 {
     /* One fixed string: the table is small and known at compile time. */
     return "interpreter, cpu";
+}
+
+void *glow_value_ptr(const glow_regions *r, const ir_value *v)
+{
+    const ir_value *root = v->kind == IV_VIEW ? v->base : v;
+    uint8_t *base = root->kind == IV_ALLOC ? r->act
+                    : root->is_mutable     ? r->mutable_
+                                           : r->constant;
+    return base + v->addr;
+}
+
+/* Node-mirroring instructions have at most 64 operands and 3 results (Concat, LayerNorm). */
+#define MAX_OPS 64
+#define MAX_RES 3
+
+static bool node_fits(const ir_instr *in)
+{
+    return ir_kind_is_node(in->kind) && in->nout <= MAX_RES && in->nops - in->nout <= MAX_OPS;
+}
+
+bool glow_eval_supports_instr(const ir_instr *in, char *why, size_t whylen)
+{
+    if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC || in->kind == IK_COPY)
+        return true;
+    const char *kind = ir_instr_kind_name(in->kind);
+    if (!node_fits(in)) {
+        snprintf(why, whylen, "%s", kind);
+        return false;
+    }
+    const glow_type *ins[MAX_OPS];
+    glow_type outs[MAX_RES];
+    for (uint32_t i = 0; i < in->nout; i++)
+        outs[i] = in->ops[i].v->type;
+    for (uint32_t i = in->nout; i < in->nops; i++)
+        ins[i - in->nout] = &in->ops[i].v->type;
+    int nin = (int)(in->nops - in->nout);
+    if (glow_eval_supported_types((glow_node_kind)in->kind, ins, nin, outs, (int)in->nout))
+        return true;
+    /* Name the kind and the element kind the evaluator lacks, e.g. "Conv on f16". */
+    glow_dtype t = nin > 0 ? ins[0]->dtype : outs[0].dtype;
+    snprintf(why, whylen, "%s on %s", kind, glow_dtype_name(t));
+    return false;
+}
+
+/* A node-mirroring instruction as a stand-in graph node over tensors borrowing region
+ * memory: the evaluator reads kind, name, attributes and result types; operand types come
+ * from the tensors. */
+static glow_status run_node(const ir_instr *in, const glow_regions *r, glow_diag *d)
+{
+    glow_tensor ins[MAX_OPS], outs[MAX_RES];
+    glow_type out_types[MAX_RES];
+    uint32_t nin = in->nops - in->nout;
+    for (uint32_t i = 0; i < in->nout; i++) {
+        out_types[i] = in->ops[i].v->type;
+        outs[i] = glow_tensor_borrow(&out_types[i], glow_value_ptr(r, in->ops[i].v));
+    }
+    for (uint32_t i = 0; i < nin; i++) {
+        const ir_value *v = in->ops[in->nout + i].v;
+        ins[i] = glow_tensor_borrow(&v->type, glow_value_ptr(r, v));
+    }
+    glow_node node = {
+        .kind = (glow_node_kind)in->kind,
+        .name = in->name,
+        .outs = out_types,
+        .nout = in->nout,
+        .nin = nin,
+        .attrs = in->attrs,
+        .nattr = in->nattr,
+    };
+    return glow_eval_node_into(&node, ins, outs, d);
+}
+
+glow_status glow_eval_run_instr(const ir_instr *in, const glow_regions *r, const char *who,
+                                glow_diag *d)
+{
+    switch ((int)in->kind) {
+    case IK_ALLOC:
+    case IK_DEALLOC:
+        return GLOW_OK;
+    case IK_COPY: {
+        size_t dst = glow_type_bytes(&in->ops[0].v->type);
+        size_t src = glow_type_bytes(&in->ops[1].v->type);
+        if (dst != src)
+            return glow_fail(d, GLOW_ERR_INTERNAL, "%s: copy '%s' of %zu bytes into %zu bytes",
+                             who, in->name, src, dst);
+        memmove(glow_value_ptr(r, in->ops[0].v), glow_value_ptr(r, in->ops[1].v), dst);
+        return GLOW_OK;
+    }
+    default:
+        if (!node_fits(in))
+            return glow_fail(d, GLOW_ERR_UNSUPPORTED, "%s: no implementation of %s '%s'", who,
+                             ir_instr_kind_name(in->kind), in->name);
+        return run_node(in, r, d);
+    }
 }

@@ -7,9 +7,18 @@
 
 typedef struct glow_backend glow_backend;
 
+typedef struct glow_prepare_options {
+    /* False when the code is for another CPU (a cross-compiled bundle): then no host vector
+     * ISA may be assumed. */
+    bool host;
+    /* Keep every activation in its plain layout (tests compare the layouts). */
+    bool plain_layout;
+} glow_prepare_options;
+
 struct glow_backend {
     const char *name;
-    /* True when lowering should leave node n whole because the backend runs it directly. */
+    /* Optional (NULL: none): true when lowering should leave node n whole, though lowering's
+     * own rules (src/lower/lower.c) would lower it, because the backend runs it directly. */
     bool (*keeps_node)(const glow_node *n);
     /* True when the backend can execute `in`; otherwise writes a short reason such as
      * "Conv on f16" into why. */
@@ -24,28 +33,42 @@ struct glow_backend {
     /* Optional (NULL: none): true when the backend wants activation `act` fused into its
      * producer (the graph optimizer's fuse_activation pass, glow_fuse_act_fn in opt/opt.h). */
     bool (*fuse_activation)(const glow_node *producer, const glow_node *act);
-    /* Optional (NULL: none): called after the IR optimizer and before memory planning; may add
-     * constants (repacked weights) and scratch activations (alloc/dealloc pairs) for its
-     * kernels, keep activations in its own layouts (ir_value.blocked), fuse instructions
-     * and mark weights it no longer reads (ir_value.unplaced). Such a function is the
-     * backend's own: the verifier still accepts it, the evaluator no longer runs it.
-     * `host` is false when the code is for another CPU (a cross-compiled bundle): then no
-     * host vector ISA may be assumed. */
-    glow_status (*prepare)(ir_function *f, bool host, glow_diag *d);
+    /* Optional (NULL: none): called after the IR optimizer and before memory planning; may
+     * replace instructions by the backend's own kinds (ir/instrs.def), add constants
+     * (repacked weights) and scratch activations (alloc/dealloc pairs) as their operands,
+     * retype activations it keeps in its own layouts and fuse instructions. Weights no
+     * instruction reads any more get no memory (the planner's ir_value.unused). Such a
+     * function is the backend's own: the verifier still accepts it, the evaluator no longer
+     * runs all of it. */
+    glow_status (*prepare)(ir_function *f, const glow_prepare_options *o, glow_diag *d);
 };
 
-/* "interpreter" (and later "cpu"); NULL when unknown. */
+/* --- backend.c: what every backend needs --- */
+
+/* "interpreter" or "cpu"; NULL when unknown. */
 const glow_backend *glow_backend_find(const char *name);
 /* Comma-separated list of backend names, for --help and errors. */
 const char *glow_backend_names(void);
 
+/* The three memory regions of a run (constant weights, mutable weights, activations). */
+typedef struct glow_regions {
+    uint8_t *constant, *mutable_, *act;
+} glow_regions;
+
+/* Where a value's bytes are: its root's region plus the value's address (a view's address
+ * already includes its offset into the base). */
+void *glow_value_ptr(const glow_regions *r, const ir_value *v);
+/* The evaluator can run `in` (a node-mirroring instruction of types it knows, or a
+ * lifetime marker or copy); otherwise writes a short reason such as "Conv on f16". */
+bool glow_eval_supports_instr(const ir_instr *in, char *why, size_t whylen);
+/* Runs a copy, lifetime marker or node-mirroring instruction as the interpreter does: a
+ * copy moves bytes, a node runs through the evaluator over tensors borrowing region memory.
+ * `who` names the backend in messages. */
+glow_status glow_eval_run_instr(const ir_instr *in, const glow_regions *r, const char *who,
+                                glow_diag *d);
+
 /* --- interp/interp.c --- */
 extern const glow_backend glow_interpreter_backend;
-/* Runs one node-mirroring instruction through the evaluator over the three regions: the
- * interpreter's execution step, also the cpu backend's fallback for instructions it has no
- * kernel for. */
-glow_status glow_interp_run_node(const ir_instr *in, uint8_t *constant, uint8_t *mutable_,
-                                 uint8_t *act, glow_diag *d);
 
 /* --- cpu/cpu.c --- */
 extern const glow_backend glow_cpu_backend;

@@ -38,10 +38,9 @@ struct ir_value {
     ir_value *base;           /* IV_VIEW: the viewed weight or alloc (never another view) */
     uint64_t view_offset;     /* IV_VIEW: byte offset into base */
     uint64_t addr;            /* byte offset in the value's region (planner; views: base's) */
-    /* Set by a backend's prepare hook (the CPU backend's, src/backend/cpu/layout.c): */
-    uint8_t blocked;          /* the bytes hold NCHWc of this channel block (0: as typed) */
-    bool unplaced;            /* IV_WEIGHT: no instruction reads these bytes (a repacked copy
-                               * replaces them), so the planner gives them no memory */
+    bool unused;              /* IV_WEIGHT constants: no instruction reads them (a backend's
+                               * repacked copy replaced them), so the planner gives them no
+                               * memory (set by the planner) */
     ir_value *next;           /* in the function's value list */
 };
 

@@ -40,7 +40,7 @@ glow_status ir_plan_memory(ir_function *f, glow_diag *d)
     uint64_t align = f->alignment ? f->alignment : 64;
     f->constant_bytes = f->mutable_bytes = f->activation_bytes = 0;
     for (ir_value *v = f->values; v; v = v->next) {
-        if (v->kind != IV_WEIGHT || v->unplaced)
+        if (v->kind != IV_WEIGHT || v->unused)
             continue;
         uint64_t *region = v->is_mutable ? &f->mutable_bytes : &f->constant_bytes;
         v->addr = align_up(*region, align);

@@ -11,8 +11,8 @@
 //   }
 //   memory { constant 37632, mutable 602112, activations 3211264, alignment 64 }
 //
-// A backend's prepare hook may mark activations it keeps channel-blocked ("{ f32[...] }
-// nchwc8 @0": the bytes are NCHWc8) and weights it no longer reads ("unplaced": no memory).
+// Weights no instruction reads ("unused": a backend's repacked copy replaced them) have no
+// memory.
 // Values print as %name when the name is plain, else %v<id>; the same rules make every
 // value distinct (names are made unique by irgen).
 #include <string.h>
@@ -66,8 +66,8 @@ void ir_function_print(FILE *out, const ir_function *f)
             continue;
         fputs("  ", out);
         print_value_name(out, v);
-        if (v->unplaced)
-            fprintf(out, " = weight const %s unplaced\n",
+        if (v->unused)
+            fprintf(out, " = weight const %s unused\n",
                     glow_type_str(&v->type, buf, sizeof(buf)));
         else
             fprintf(out, " = weight %s %s @%llu\n", v->is_mutable ? "mutable" : "const",
@@ -80,8 +80,6 @@ void ir_function_print(FILE *out, const ir_function *f)
             const ir_value *v = in->ops[0].v;
             print_value_name(out, v);
             fprintf(out, " = allocactivation { %s }", glow_type_str(&v->type, buf, sizeof(buf)));
-            if (v->blocked)
-                fprintf(out, " nchwc%d", v->blocked);
             fprintf(out, " @%llu\n", (unsigned long long)v->addr);
             continue;
         }

@@ -97,11 +97,25 @@ static uint64_t place_all(pbuf **ord, size_t n, uint64_t align)
     return top;
 }
 
+/* Constants no instruction reads (a backend's prepare step replaced them by repacked copies)
+ * are unused: they get no memory. */
+static void mark_unused(ir_function *f)
+{
+    bool *used = glow_xcalloc(f->next_id ? f->next_id : 1, sizeof *used);
+    for (const ir_instr *in = f->first; in; in = in->next)
+        for (uint32_t i = 0; i < in->nops; i++)
+            used[ir_root(in->ops[i].v)->id] = true;
+    for (ir_value *v = f->values; v; v = v->next)
+        v->unused = v->kind == IV_WEIGHT && !v->is_mutable && !used[v->id];
+    free(used);
+}
+
 static void place_weights(ir_function *f, uint64_t align)
 {
     f->constant_bytes = f->mutable_bytes = 0;
+    mark_unused(f);
     for (ir_value *v = f->values; v; v = v->next) {
-        if (v->kind != IV_WEIGHT || v->unplaced)
+        if (v->kind != IV_WEIGHT || v->unused)
             continue;
         uint64_t *region = v->is_mutable ? &f->mutable_bytes : &f->constant_bytes;
         v->addr = align_up(*region, align);
@@ -181,8 +195,8 @@ glow_status ir_memory_check(const ir_function *f, glow_diag *d)
             continue;
         if (v->kind == IV_VIEW && v->base->kind == IV_ALLOC && !lv.use[v->base->id].alloc)
             continue;
-        /* Weights a backend no longer reads have no memory (ir_value.unplaced). */
-        if (ir_root((ir_value *)v)->unplaced)
+        /* Weights nothing reads have no memory (ir_value.unused). */
+        if (ir_root((ir_value *)v)->unused)
             continue;
         if (v->kind == IV_VIEW) {
             if (v->view_offset + bytes > glow_type_bytes(&v->base->type) ||
@@ -211,7 +225,7 @@ glow_status ir_memory_check(const ir_function *f, glow_diag *d)
         nins++;
     for (ir_value *v = f->values; v; v = v->next) {
         const iropt_use *u = &lv.use[v->id];
-        if (v->kind == IV_VIEW || (v->kind == IV_ALLOC && !u->alloc) || v->unplaced)
+        if (v->kind == IV_VIEW || (v->kind == IV_ALLOC && !u->alloc) || v->unused)
             continue;
         pbuf b = { v, 0, nins, glow_type_bytes(&v->type), v->addr, 0 };
         if (v->kind == IV_ALLOC) {

@@ -36,6 +36,11 @@ static const lower_rule rules[NK_COUNT] = {
     [NK_CONV] = lower_conv,
 };
 
+/* Rules that run only when asked for (glow_lower with a keep function that lets the node
+ * through), never by default: splitting a grouped Conv per group multiplies nodes, and every
+ * backend runs grouped convolutions whole. */
+static bool on_request(glow_node_kind k) { return k == NK_CONV; }
+
 bool glow_lower_has_rule(glow_node_kind k)
 {
     return (unsigned)k < NK_COUNT && rules[k] != NULL;
@@ -93,13 +98,14 @@ static glow_status apply(glow_function *f, glow_node *n, lower_rule rule, glow_d
     return GLOW_OK;
 }
 
-glow_status glow_lower(glow_function *f, glow_keep_fn keep, glow_diag *d)
+static glow_status lower_all(glow_function *f, glow_keep_fn keep, bool by_default,
+                             glow_diag *d)
 {
     for (int pass = 0; pass < MAX_PASSES; pass++) {
         bool changed = false;
         GLOW_FOR_EACH_NODE(f, n) {
             lower_rule rule = glow_lower_has_rule(n->kind) ? rules[n->kind] : NULL;
-            if (!rule || (keep && keep(n)))
+            if (!rule || (keep && keep(n)) || (by_default && on_request(n->kind)))
                 continue;
             bool applied;
             GLOW_TRY(apply(f, n, rule, d, &applied));
@@ -114,6 +120,16 @@ glow_status glow_lower(glow_function *f, glow_keep_fn keep, glow_diag *d)
     }
     return glow_fail(d, GLOW_ERR_INTERNAL, "lowering function '%s' did not settle after %d "
                      "passes", f->name, MAX_PASSES);
+}
+
+glow_status glow_lower(glow_function *f, glow_keep_fn keep, glow_diag *d)
+{
+    return lower_all(f, keep, false, d);
+}
+
+glow_status glow_lower_for_backend(glow_function *f, glow_keep_fn keeps, glow_diag *d)
+{
+    return lower_all(f, keeps, true, d);
 }
 
 /* ---- builders ---- */

@@ -12,6 +12,10 @@ typedef bool (*glow_keep_fn)(const glow_node *n);
  * nothing changes (a lowering may produce nodes that lower further). Results stay within
  * float rounding of the original; the function still verifies. */
 glow_status glow_lower(glow_function *f, glow_keep_fn keep, glow_diag *d);
+/* Lowering as a backend gets it: lowering's own rules (everything lowerable except the
+ * rules that run only on request, the per-group split of a grouped Conv), minus the nodes
+ * the backend's `keeps` (NULL: none) runs whole beyond those rules, as Glow's shouldLower. */
+glow_status glow_lower_for_backend(glow_function *f, glow_keep_fn keeps, glow_diag *d);
 /* True when the kind has a lowering in this stage (for tests and --help). */
 bool glow_lower_has_rule(glow_node_kind k);
 

@@ -110,7 +110,7 @@ static glow_status build(glow_program *p, const glow_compile_options *opt, glow_
     }
     if (opt->stop_after <= GLOW_STAGE_OPTIMIZED)
         return GLOW_OK;
-    GLOW_TRY(glow_lower(p->f, p->backend->keeps_node, d));
+    GLOW_TRY(glow_lower_for_backend(p->f, p->backend->keeps_node, d));
     if (!opt->no_optimize) {
         oo.phase = GLOW_OPT_AFTER_LOWERING;
         GLOW_TRY(glow_optimize(p->f, &oo, d));
@@ -126,8 +126,11 @@ static glow_status build(glow_program *p, const glow_compile_options *opt, glow_
     } else {
         if (!opt->no_ir_optimize)
             GLOW_TRY(ir_optimize(p->ir, opt->ir_optimize, d));
-        if (p->backend->prepare)
-            GLOW_TRY(p->backend->prepare(p->ir, !opt->foreign_target, d));
+        if (p->backend->prepare) {
+            glow_prepare_options po = { .host = !opt->foreign_target,
+                                        .plain_layout = opt->plain_layout };
+            GLOW_TRY(p->backend->prepare(p->ir, &po, d));
+        }
         GLOW_TRY(ir_plan_memory_best_fit(p->ir, d));
     }
     bind_weights(p);
@@ -143,7 +146,7 @@ static glow_status build(glow_program *p, const glow_compile_options *opt, glow_
                          (unsigned long long)p->ir->mutable_bytes,
                          (unsigned long long)p->ir->activation_bytes);
     for (ir_value *v = p->ir->values; v; v = v->next) {
-        if (v->kind == IV_WEIGHT && v->storage->kind == NK_CONSTANT && !v->unplaced)
+        if (v->kind == IV_WEIGHT && v->storage->kind == NK_CONSTANT && !v->unused)
             memcpy(p->constant + v->addr, v->storage->payload.data, glow_type_bytes(&v->type));
     }
     return p->backend->compile(p->ir, opt->threads, &p->state, d);

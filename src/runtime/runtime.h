@@ -28,6 +28,9 @@ typedef struct glow_compile_options {
     /* The code will run on another CPU than this one (a bundle for --target / --mcpu): the
      * backend prepares nothing for the host's vector ISA. */
     bool foreign_target;
+    /* The backend keeps every activation in its plain layout (no blocked layouts between
+     * kernels): for tests that compare the two. */
+    bool plain_layout;
 } glow_compile_options;
 
 typedef struct glow_program {

@@ -352,10 +352,12 @@ static void test_backend_table(void)
     CHECK(glow_backend_find("interpreter") == &glow_interpreter_backend);
     CHECK(glow_backend_find("nope") == NULL);
     CHECK_CONTAINS(glow_backend_names(), "interpreter");
-    /* Lowered kinds and kept kinds. */
-    glow_node gemm = { .kind = NK_GEMM }, conv = { .kind = NK_CONV };
-    CHECK(!glow_interpreter_backend.keeps_node(&gemm));
-    CHECK(glow_interpreter_backend.keeps_node(&conv));
+    /* The interpreter keeps nothing beyond lowering's rules; the cpu backend keeps the
+     * FullyConnected its GEMM kernel runs whole, and not a Gemm. */
+    glow_node gemm = { .kind = NK_GEMM }, fc = { .kind = NK_FULLY_CONNECTED };
+    CHECK(glow_interpreter_backend.keeps_node == NULL);
+    CHECK(glow_cpu_backend.keeps_node(&fc));
+    CHECK(!glow_cpu_backend.keeps_node(&gemm));
 }
 
 int main(void)

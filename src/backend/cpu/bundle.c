@@ -51,15 +51,8 @@ typedef struct bundle_gen {
 
 static void fn_attrs(LLVMContextRef c, LLVMValueRef fn, const char *cpu, const char *features)
 {
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                            LLVMCreateStringAttribute(c, "target-cpu", 10, cpu,
-                                                      (unsigned)strlen(cpu)));
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                            LLVMCreateStringAttribute(c, "target-features", 15, features,
-                                                      (unsigned)strlen(features)));
-    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                            LLVMCreateEnumAttribute(c, nounwind, 0));
+    cpu_set_target_attrs(fn, cpu, features);
+    cpu_set_enum_attr(fn, "nounwind", true);
 }
 
 /* glowc_cpu_barrier(ctx): ctx is NULL (one thread) or points at { void (*fn)(void *); void
@@ -252,17 +245,17 @@ static glow_status choose_target(const glow_bundle_options *o, target_choice *t,
 static glow_status check_kernels(const ir_function *f, const cpu_isa *isa, int *ninstr,
                                  glow_diag *d)
 {
-    cpu_call *calls = glow_xcalloc(CPU_MAX_CALLS, sizeof(*calls));
+    cpu_op *ops = glow_xcalloc(CPU_MAX_CALLS, sizeof(*ops));
     char msg[1536] = "";
     size_t len = 0;
     int nbad = 0, nkinds = 0;
     bool seen[IK_COUNT] = { false };
     *ninstr = 0;
     for (const ir_instr *in = f->first; in; in = in->next) {
-        if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC)
+        if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC || in->kind == IK_CPU_ZERO)
             continue;
-        int ncalls = 0;
-        if (cpu_select(in, isa, calls, &ncalls)) {
+        int nops = 0;
+        if (cpu_select(in, isa, ops, &nops)) {
             (*ninstr)++;
             continue;
         }
@@ -279,7 +272,7 @@ static glow_status check_kernels(const ir_function *f, const cpu_isa *isa, int *
                                     nkinds > 1 ? ", " : "", ir_instr_kind_name(in->kind), ty,
                                     in->name);
     }
-    free(calls);
+    free(ops);
     if (!nbad)
         return GLOW_OK;
     return glow_fail(d, GLOW_ERR_UNSUPPORTED, "bundle: %d instruction%s (%d kind%s) ha%s no "
@@ -314,7 +307,7 @@ static uint8_t *constant_region(const ir_function *f)
 {
     uint8_t *c = glow_xcalloc(1, (size_t)f->constant_bytes + 1);
     for (const ir_value *v = f->values; v; v = v->next)
-        if (v->kind == IV_WEIGHT && v->storage->kind == NK_CONSTANT && !v->unplaced)
+        if (v->kind == IV_WEIGHT && v->storage->kind == NK_CONSTANT && !v->unused)
             memcpy(c + v->addr, v->storage->payload.data, glow_type_bytes(&v->type));
     return c;
 }

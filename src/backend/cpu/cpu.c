@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/cpu/cpu_internal.h"
+#include "backend/cpu/cpu_llvm.h"
 #include "runtime/threadpool.h"
 
 typedef struct cpu_state {
@@ -28,28 +28,29 @@ typedef struct cpu_state {
     glow_diag diag;
 } cpu_state;
 
-/* Nodes lowering leaves whole: the interpreter's choice (so the fallback always has an
- * evaluator routine), except FullyConnected, which the GEMM kernel runs whole. */
+/* Nodes kept whole beyond lowering's rules: FullyConnected, which the packed GEMM kernel runs
+ * with bias and activation fused, and f32 Clip, fused into the Conv/FC before it (ReLU6) or
+ * run by the act kernel. */
 static bool cpu_keeps_node(const glow_node *n)
 {
-    switch (n->kind) {
-    case NK_FULLY_CONNECTED:
-        /* Whole, for the packed GEMM kernel (bias and activation fused). */
-        return true;
-    case NK_CLIP:
-        /* f32 Clip whole: fused into the Conv/FC before it (ReLU6) or the act kernel. */
-        return n->outs[0].dtype == GLOW_F32;
-    case NK_GEMM:
-    case NK_BATCH_NORM: case NK_INSTANCE_NORM: case NK_LAYER_NORM: case NK_GROUP_NORM:
-    case NK_RMS_NORM: case NK_LP_NORM:
-    case NK_SOFTMAX: case NK_LOG_SOFTMAX:
-    case NK_LEAKY_RELU: case NK_PRELU: case NK_HARD_SIGMOID: case NK_HARD_SWISH:
-        return false;
-    case NK_PAD:
-        return strcmp(glow_node_str(n, GA_MODE, "constant"), "constant") != 0;
-    default:
-        return true;
-    }
+    return n->kind == NK_FULLY_CONNECTED || (n->kind == NK_CLIP && n->outs[0].dtype == GLOW_F32);
+}
+
+/* The evaluator's instructions, and the backend's own (prepare.c), which only kernels run. */
+static bool cpu_supports(const ir_instr *in, char *why, size_t whylen)
+{
+    return cpu_own_kind(in->kind) || glow_eval_supports_instr(in, why, whylen);
+}
+
+/* The prepare step for the host's vector ISA; nothing for another CPU. */
+static glow_status cpu_prepare_hook(ir_function *f, const glow_prepare_options *o,
+                                    glow_diag *d)
+{
+    if (!o->host)
+        return GLOW_OK;
+    cpu_isa isa;
+    cpu_host_isa(&isa);
+    return cpu_prepare(f, cpu_isa_vlen(&isa), o->plain_layout, d);
 }
 
 /* Activations the conv/matmul kernels apply in their store (f32 only). */
@@ -58,71 +59,22 @@ static bool cpu_fuse_activation(const glow_node *producer, const glow_node *act)
     return producer->outs[0].dtype == GLOW_F32;
 }
 
-#define MAX_OPS 64
-#define MAX_RES 3
-
-static bool cpu_supports(const ir_instr *in, char *why, size_t whylen)
-{
-    if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC || in->kind == IK_COPY)
-        return true;
-    const char *kind = ir_instr_kind_name(in->kind);
-    if (!ir_kind_is_node(in->kind) || in->nout > MAX_RES || in->nops - in->nout > MAX_OPS) {
-        snprintf(why, whylen, "%s", kind);
-        return false;
-    }
-    const glow_type *ins[MAX_OPS];
-    glow_type outs[MAX_RES];
-    for (uint32_t i = 0; i < in->nout; i++)
-        outs[i] = in->ops[i].v->type;
-    for (uint32_t i = in->nout; i < in->nops; i++)
-        ins[i - in->nout] = &in->ops[i].v->type;
-    int nin = (int)(in->nops - in->nout);
-    if (glow_eval_supported_types((glow_node_kind)in->kind, ins, nin, outs, (int)in->nout))
-        return true;
-    glow_dtype t = nin > 0 ? ins[0]->dtype : outs[0].dtype;
-    snprintf(why, whylen, "%s on %s", kind, glow_dtype_name(t));
-    return false;
-}
-
-static void *value_ptr(const cpu_state *s, const ir_value *v)
-{
-    const ir_value *root = v->kind == IV_VIEW ? v->base : v;
-    uint8_t *base = root->kind == IV_ALLOC ? s->act : root->is_mutable ? s->mutable_
-                                                                       : s->constant;
-    return base + v->addr;
-}
-
-static glow_status run_instr(const cpu_state *s, const ir_instr *in, glow_diag *d)
-{
-    if (in->kind == IK_COPY) {
-        size_t dst = glow_type_bytes(&in->ops[0].v->type);
-        size_t src = glow_type_bytes(&in->ops[1].v->type);
-        if (dst != src)
-            return glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: copy '%s' of %zu bytes into "
-                             "%zu bytes", in->name, src, dst);
-        memmove(value_ptr(s, in->ops[0].v), value_ptr(s, in->ops[1].v), dst);
-        return GLOW_OK;
-    }
-    if (!ir_kind_is_node(in->kind) || in->nout > MAX_RES || in->nops - in->nout > MAX_OPS)
-        return glow_fail(d, GLOW_ERR_UNSUPPORTED, "cpu backend: no implementation of %s '%s'",
-                         ir_instr_kind_name(in->kind), in->name);
-    return glow_interp_run_node(in, s->constant, s->mutable_, s->act, d);
-}
-
-void glowc_cpu_barrier(void *ctx)
+/* The host functions generated code calls (emit.c declares them). */
+static void glowc_cpu_barrier(void *ctx)
 {
     cpu_state *s = ctx;
     glow_threadpool_barrier(s->pool);
 }
 
-void glowc_cpu_fallback(void *ctx, int instr_index, uint8_t *constant, uint8_t *mutable_,
+static void glowc_cpu_fallback(void *ctx, int instr_index, uint8_t *constant, uint8_t *mutable_,
                         uint8_t *act)
 {
     cpu_state *s = ctx;
     if (instr_index < 0 || instr_index >= s->ninstr)
         return;
     glow_diag d = { 0 };
-    glow_status st = run_instr(s, s->instrs[instr_index], &d);
+    glow_regions r = { constant, mutable_, act };
+    glow_status st = glow_eval_run_instr(s->instrs[instr_index], &r, "cpu backend", &d);
     if (st != GLOW_OK && !atomic_exchange(&s->failed, 1)) {
         s->status = st;
         s->diag = d;
@@ -162,8 +114,13 @@ static glow_status cpu_compile(ir_function *f, int threads, void **state, glow_d
                        s->nthreads);
     if (st == GLOW_OK)
         st = cpu_generate_unoptimized(f, &m, &nk, &nf, d);
-    if (st == GLOW_OK)
-        st = cpu_jit_create(m, s->pool, &s->jit, &s->run, d);
+    if (st == GLOW_OK) {
+        const cpu_host_symbol syms[] = {
+            { "glowc_cpu_barrier", (void *)glowc_cpu_barrier },
+            { "glowc_cpu_fallback", (void *)glowc_cpu_fallback },
+        };
+        st = cpu_jit_create(m, s->pool, syms, 2, &s->jit, &s->run, d);
+    }
     if (st != GLOW_OK) {
         cpu_destroy(s);
         return st;
@@ -213,5 +170,5 @@ const glow_backend glow_cpu_backend = {
     .execute = cpu_execute,
     .destroy = cpu_destroy,
     .fuse_activation = cpu_fuse_activation,
-    .prepare = cpu_prepare,
+    .prepare = cpu_prepare_hook,
 };

@@ -1,19 +1,132 @@
-// cpu_internal.h - Shared by the CPU backend's files: kernel calls chosen per instruction
-// (select.c), LLVM code generation (llvm_gen.c), the JIT (jit.c) and the runtime glue (cpu.c).
+// cpu_internal.h - The CPU backend's steps, in the order a program goes through them. Each file
+// decides one thing and calls only the files listed above it:
+//
+//   fit.c       leaf predicates: the Conv/Pool parameters the kernels run, elementwise op
+//               codes, aliasing, the channel-blocked layout's shapes
+//   repack.c    weight layouts of the fast kernels (repack.h)
+//   layout.c    which activations stay channel-blocked between the fast kernels
+//   residual.c  residual Adds (and a Relu after them) folded into blocked convolutions
+//   prepare.c   the prepare step: fast convolutions, pools and GEMMs become the backend's own
+//               instructions (ir/instrs.def, "cpu.*") with repacked weights, blocked scratch
+//               and work counters as explicit operands
+//   select.c    one instruction -> typed kernel operations (cpu_op)
+//   schedule.c  elementwise chains fused, barriers placed -> a cpu_plan
+//   target.c    LLVM setup, the host's ISA, target machines, attributes, O3 (cpu_llvm.h)
+//   emit.c      a cpu_plan -> LLVM calls of the kernel library (no decisions)
+//   parts.c     optimizing and compiling the module in parts on threads
+//   jit.c       ORC LLJIT over those parts
+//   bundle.c    AOT bundles (bundle.h, bundle_header.c)
+//   cpu.c       the backend's hooks and run-time glue: the only file that calls them all
 #ifndef GLOW_CPU_INTERNAL_H
 #define GLOW_CPU_INTERNAL_H
 
 #include "backend/backend.h"
 
-/* One argument of a kernel call; the generator converts it to the kernel's parameter type
+/* Host features the selector may use (LLVMGetHostCPUFeatures). */
+typedef struct cpu_isa {
+    bool avx2, avx512;
+} cpu_isa;
+
+/* The vector length of the blocked layouts on isa: 16 (AVX-512), 8 (AVX2) or 0 (none). */
+static inline int cpu_isa_vlen(const cpu_isa *isa)
+{
+    return isa->avx512 ? 16 : isa->avx2 ? 8 : 0;
+}
+
+/* --- fit.c --- */
+
+enum { CPU_REGION_CONSTANT, CPU_REGION_MUTABLE, CPU_REGION_ACT };
+int cpu_region_of(const ir_value *v);
+/* a and b share a byte. */
+bool cpu_overlap(const ir_value *a, const ir_value *b);
+/* No result shares a byte with an operand. */
+bool cpu_no_alias(const ir_instr *in);
+bool cpu_all_f32(const ir_instr *in);
+/* The instruction's attribute `id`, or NULL. */
+const glow_attr *cpu_attr(const ir_instr *in, glow_attr_id id);
+
+/* The parameters of a 2-D convolution the kernels run, from its attributes. */
+typedef struct cpu_conv {
+    int64_t k[2], s[2], p[4], dl[2], g;
+    int act;               /* GK_ACT_* (kernels/gk.h) */
+    double alpha, beta;
+} cpu_conv;
+/* An f32 2-D Conv the kernels can run (consistent shapes, a known fused activation;
+ * operands [y, x, w, bias?]); false when no kernel can. */
+bool cpu_conv_params(const ir_instr *in, cpu_conv *cp);
+/* Only the attributes (kernel, strides, pads, dilations, group, fused activation). */
+bool cpu_conv_attrs(const ir_instr *in, cpu_conv *cp);
+/* The fused activation of Conv/MatMul/FC as GK_ACT_* and its two parameters. */
+bool cpu_fused_act(const ir_instr *in, int *act, double *alpha, double *beta);
+
+/* The parameters of a 2-D pool (pe: the end pads count_include_pad counts, i.e. without
+ * ceil_mode's extra). */
+typedef struct cpu_pool {
+    int64_t k[2], s[2], p[4], dl[2], pe[2];
+    bool cip;
+} cpu_pool;
+/* An f32 2-D MaxPool / AvgPool the kernels can run; false otherwise. */
+bool cpu_pool_params(const ir_instr *in, cpu_pool *pp);
+bool cpu_pool_attrs(const ir_instr *in, cpu_pool *pp);
+
+/* The kernel op code of a same-shape f32 elementwise instruction (> 0 GK_UN_*, < 0 the
+ * GK_BIN_* -op, GK_CHAIN_CLIP for Clip), 0 when the elementwise kernels do not run it. */
+int cpu_eltwise_op(const ir_instr *in);
+/* Copy, or Concat along channels in whole blocks of v: the same bytes move in NCHW and
+ * NCHWc layouts. */
+bool cpu_layout_agnostic(const ir_instr *in, int v);
+
+/* The channel-blocked layout of block v: a blocked activation is typed [N][C/v][H][W][v]. An
+ * activation of one pixel per channel with whole blocks ([N][C][1][1], C % v == 0) has the
+ * same bytes in both layouts, so the blocked kernels may read and write it as it is. */
+bool cpu_is_nchwc(const glow_type *t, int v);
+bool cpu_nchwc_bytes(const glow_type *t, int v);
+/* The type of t ([N][C][H][W], C % v == 0) blocked. */
+glow_type cpu_nchwc_type(const glow_type *t, int v);
+/* The blocked extents of a value the kernels read as NCHWc (*blocks = C / v or dims[1]). */
+void cpu_nchwc_dims(const glow_type *t, int v, int64_t *n, int64_t *blocks, int64_t *h,
+                    int64_t *w);
+/* The backend's own instruction kinds (instrs.def "cpu.*"). */
+bool cpu_own_kind(ir_instr_kind k);
+
+/* --- layout.c --- */
+
+/* Which activations (by root value id) the fast kernels keep in the NCHWc layout of block v:
+ * an array of f->next_id flags (malloc'd); fast[instruction id]: the convs prepare.c runs
+ * with the blocked kernels. */
+bool *cpu_plan_layout(const ir_function *f, int v, const bool *fast);
+
+/* --- residual.c --- */
+
+/* Folds residual Adds (and a Relu after them) into the blocked conv producing one operand;
+ * blocked[value id]: the activations cpu_plan_layout keeps blocked. Returns how many. */
+int cpu_fuse_residuals(ir_function *f, const bool *blocked);
+
+/* --- prepare.c --- */
+
+/* The prepare step for vector length v (0: nothing to prepare); plain: keep every activation
+ * in its plain layout (no layout pass, no residual fusion). */
+glow_status cpu_prepare(ir_function *f, int v, bool plain, glow_diag *d);
+
+/* --- select.c: typed kernel operations --- */
+
+/* One kernel of the library (kernels/kernels.def row): the operation's type. */
+typedef enum {
+#define KERNEL(op, dtype, isa, ...) CPU_K_##op##_##dtype##_##isa,
+#include "kernels.def"
+#undef KERNEL
+    CPU_K_COUNT
+} cpu_kernel;
+/* gk_<op>_<dtype>_<isa>, the function's name in the kernel library. */
+const char *cpu_kernel_name(cpu_kernel k);
+
+/* One argument of a kernel call; the emitter converts it to the kernel's parameter type
  * (i32/i64 for ints, float/double for reals, the pointer type for addresses). Every kernel
  * also gets (tid, nthreads) appended. */
 typedef enum { CA_PTR, CA_NULL, CA_INT, CA_REAL } cpu_arg_kind;
-enum { CPU_REGION_CONSTANT, CPU_REGION_MUTABLE, CPU_REGION_ACT };
-
 typedef struct cpu_arg {
     cpu_arg_kind kind;
-    int region;          /* CA_PTR */
+    int region;          /* CA_PTR: CPU_REGION_* */
     uint64_t offset;     /* CA_PTR: bytes from the region base */
     int64_t i;           /* CA_INT */
     double f;            /* CA_REAL */
@@ -22,121 +135,67 @@ typedef struct cpu_arg {
 #define CPU_MAX_ARGS 30
 #define CPU_MAX_CALLS 64
 
-typedef struct cpu_call {
-    char fn[48];         /* gk_<op>_<dtype>_<isa> */
+/* A typed operation: kernel k with its arguments in the kernel's parameter order. */
+typedef struct cpu_op {
+    cpu_kernel k;
     cpu_arg args[CPU_MAX_ARGS];
     int nargs;
-    /* The call reads what earlier calls of the same instruction wrote (a conv's layout
-     * conversions): all threads meet at a barrier first. An instruction with such a call
-     * also gets a barrier before and after it, since its scratch buffers are no operands. */
-    bool barrier_before;
-} cpu_call;
+} cpu_op;
 
-/* Host features the selector may use (LLVMGetHostCPUFeatures). */
-typedef struct cpu_isa {
-    bool avx2, avx512;
-} cpu_isa;
-
-/* --- select.c --- */
-
-/* The kernel calls that compute `in`, in order (all of one instruction may run without a
- * barrier between them: they write disjoint bytes). False: no kernel fits, the instruction
+/* The operations that compute `in`, in order; all of one instruction may run without a
+ * barrier between them (they write disjoint bytes). False: no kernel fits, the instruction
  * runs through the evaluator (glowc_cpu_fallback). */
-bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_call *calls, int *ncalls);
-/* The parameters of a Conv the kernels run (checked: f32, 2-D, consistent shapes, a known
- * fused activation; operands [y, x, w, bias?, residual?]); false when no kernel can. */
-typedef struct cpu_conv {
-    int64_t k[2], s[2], p[4], dl[2], g;
-    int act;
-    double alpha, beta;
-} cpu_conv;
-bool cpu_conv_params(const ir_instr *in, cpu_conv *cp);
-/* The parameters of a 2-D f32 MaxPool / AvgPool (pe: the end pads count_include_pad counts,
- * i.e. without ceil_mode's extra); false when no kernel can run it. */
-typedef struct cpu_pool {
-    int64_t k[2], s[2], p[4], dl[2], pe[2];
-    bool cip;
-} cpu_pool;
-bool cpu_pool_params(const ir_instr *in, cpu_pool *pp);
-/* The kernel op code of a same-shape f32 elementwise instruction (> 0 unary, < 0 binary,
- * CPU_OP_CLIP for Clip), 0 when the elementwise kernels do not run it. */
-enum { CPU_OP_CLIP = 100 };
-int cpu_eltwise_op(const ir_instr *in);
-/* Copy, or Concat along channels in whole blocks of v: the same bytes move in NCHW and
- * NCHWc layouts. */
-bool cpu_layout_agnostic(const ir_instr *in, int v);
-/* The instruction's attribute `id`, or NULL. */
-const glow_attr *cpu_attr(const ir_instr *in, glow_attr_id id);
-/* True when the library was built with gk_<op>_<dtype>_<isa> (kernels/kernels.def). */
-bool cpu_kernel_built(const char *op, const char *dtype, const char *isa);
+bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops);
+/* An instruction the evaluator cannot run (the backend's own kinds). */
+bool cpu_backend_only(const ir_instr *in);
 
-/* --- chain.c: runs of elementwise instructions fused into one loop --- */
+/* --- schedule.c: what runs in which order, with which barriers --- */
 
-enum { CPU_CHAIN_MAX = 4, CPU_STEP_ARGS = 6 };   /* kernels.h: GK_CHAIN_MAX */
-typedef struct cpu_chain {
-    int64_t n;                                 /* elements of every step */
-    int nsteps;
-    cpu_arg step[CPU_CHAIN_MAX][CPU_STEP_ARGS]; /* op, p, q, a, b (or null), y */
-    const ir_instr *first;                     /* the first instruction (for messages) */
-    cpu_call single;                           /* its own call, when it stays alone */
-    size_t rd_mark, wr_mark;                   /* the generator's ranges before the chain */
-} cpu_chain;
-/* The step an elementwise kernel call makes (false: the call is no chainable kernel). */
-bool cpu_chain_step(const cpu_call *c, int64_t *n, cpu_arg st[CPU_STEP_ARGS]);
-/* True when the step may join the (non-empty) chain: same size, room, and every buffer it
- * touches is a buffer of the chain exactly or disjoint from them where one side writes. */
-bool cpu_chain_fits(const cpu_chain *ch, int64_t n, const cpu_arg st[CPU_STEP_ARGS]);
-void cpu_chain_add(cpu_chain *ch, int64_t n, const cpu_arg st[CPU_STEP_ARGS]);
-/* The one gk_chain_f32_scalar call of the chain's steps. */
-void cpu_chain_call(const cpu_chain *ch, cpu_call *out);
+typedef enum {
+    CPU_STEP_RUN,        /* ops[first .. first + nops): one instruction's (or chain's) calls */
+    CPU_STEP_BARRIER,    /* all threads meet */
+    CPU_STEP_FALLBACK,   /* thread 0 runs instruction `index` through the evaluator */
+    CPU_STEP_ZERO,       /* thread 0 zeroes bytes [offset, offset + bytes) of the region */
+} cpu_step_kind;
 
-/* --- prepare.c --- */
+typedef struct cpu_step {
+    cpu_step_kind kind;
+    int first, nops;                 /* RUN: into cpu_plan.ops */
+    bool chain;                      /* RUN: a fused elementwise chain (named apart) */
+    const ir_instr *in;              /* RUN, FALLBACK: the instruction (chain: the first) */
+    int index;                       /* FALLBACK: the instruction's program index */
+    int region;                      /* ZERO */
+    uint64_t offset, bytes;          /* ZERO */
+} cpu_step;
 
-/* The backend's prepare hook: for the convolutions and matrix products the fast kernels run,
- * adds the repacked weights (constants) and the blocked-layout scratch activations (alloc/
- * dealloc right around the instruction); cpu_select finds them by name. */
-glow_status cpu_prepare(ir_function *f, bool host, glow_diag *d);
+typedef struct cpu_plan {
+    cpu_step *steps;
+    int nsteps, capsteps;
+    cpu_op *ops;
+    int nops, capops;
+    int nkernel, nfallback;          /* instructions run by kernels / by the evaluator */
+} cpu_plan;
 
-/* --- layout.c --- */
+/* The plan of f for isa: every instruction's operations, runs of elementwise operations
+ * fused into chains, a barrier only where an instruction touches bytes an instruction since
+ * the last barrier wrote (or writes bytes one of them read). */
+glow_status cpu_schedule(const ir_function *f, const cpu_isa *isa, cpu_plan *plan,
+                         glow_diag *d);
+void cpu_plan_free(cpu_plan *plan);
 
-/* True when v's bytes differ from its plain layout: blocked, and not an activation of one
- * pixel per channel (H * W == 1), whose NCHWc bytes are its NCHW bytes (a global pool's
- * result, read through a Flatten view by the classifier). */
-static inline bool cpu_blocked_bytes(const ir_value *v)
-{
-    const glow_type *t = v->kind == IV_VIEW ? &v->base->type : &v->type;
-    return v->blocked && !(t->rank == 4 && t->dims[2] * t->dims[3] == 1);
-}
-
-/* Sets ir_value.blocked = v on every activation the fast kernels can keep in the NCHWc
- * layout of block v; fast[instruction id]: the convs cpu_prepare repacked. */
-void cpu_plan_layout(ir_function *f, int v, const bool *fast);
-/* Folds residual Adds (and a Relu after them) into the fast conv producing one operand;
- * returns how many. */
-int cpu_fuse_residuals(ir_function *f, const bool *fast);
-
-/* The values cpu_prepare added for instruction `in` (NULL members when absent). */
-typedef struct cpu_fast {
-    int v;                      /* vector length of the layouts: 16 (avx512) or 8 (avx2) */
-    const ir_value *xblk, *yblk; /* conv: blocked input and output scratch */
-    const ir_value *w, *bias;   /* repacked weight (conv blocks or GEMM panels), padded bias */
-    const ir_value *work;       /* the work counters (u32 per instruction id), or NULL */
-} cpu_fast;
-bool cpu_fast_find(const ir_instr *in, cpu_fast *out);
-
-/* --- llvm_gen.c --- */
+/* --- emit.c (cpu_llvm.h: the LLVM-typed part) --- */
 
 typedef struct cpu_module cpu_module;   /* an LLVM context + module + target machine */
 
 /* Generates and optimizes `void glowc_run(i8 *constant, i8 *mutable, i8 *act, i32 tid,
- * i32 nthreads, i8 *ctx)` for f. *nkernel / *nfallback count the instructions of each
- * kind. */
+ * i32 nthreads, i8 *ctx)` for f on the host. *nkernel / *nfallback count the instructions
+ * of each kind. */
 glow_status cpu_generate(ir_function *f, cpu_module **out, int *nkernel, int *nfallback,
                          glow_diag *d);
 /* As cpu_generate, without the optimizer: cpu_jit_create optimizes in parts. */
 glow_status cpu_generate_unoptimized(ir_function *f, cpu_module **out, int *nkernel,
                                      int *nfallback, glow_diag *d);
-/* The optimized module as LLVM IR text (malloc'd). */
+/* The module as LLVM IR text (malloc'd). */
 char *cpu_module_text(cpu_module *m);
 void cpu_module_destroy(cpu_module *m);
 
@@ -147,16 +206,19 @@ typedef struct glow_threadpool glow_threadpool;
 typedef void (*cpu_run_fn)(uint8_t *constant, uint8_t *mutable_, uint8_t *act, int tid,
                            int nthreads, void *ctx);
 
+/* A function of the host process the generated code calls (cpu.c's barrier and fallback). */
+typedef struct cpu_host_symbol {
+    const char *name;
+    void *addr;
+} cpu_host_symbol;
+
 /* Optimizes and compiles m (from cpu_generate_unoptimized; consumed, also on failure) on the
  * pool's threads, one part of its functions each, hands the object code to a new ORC LLJIT
- * and looks up glowc_run. The code is the same for every number of threads. */
-glow_status cpu_jit_create(cpu_module *m, glow_threadpool *pool, cpu_jit **out,
-                           cpu_run_fn *run, glow_diag *d);
+ * with the host symbols syms[0 .. nsyms) and looks up glowc_run. The code is the same for
+ * every number of threads. */
+glow_status cpu_jit_create(cpu_module *m, glow_threadpool *pool, const cpu_host_symbol *syms,
+                           int nsyms, cpu_jit **out, cpu_run_fn *run, glow_diag *d);
 void cpu_jit_destroy(cpu_jit *j);
 
-/* --- cpu.c: the host functions generated code calls --- */
-void glowc_cpu_barrier(void *ctx);
-void glowc_cpu_fallback(void *ctx, int instr_index, uint8_t *constant, uint8_t *mutable_,
-                        uint8_t *act);
 
 #endif

@@ -1,5 +1,5 @@
-// cpu_llvm.h - The CPU backend's LLVM-typed internals: code generation (llvm_gen.c), the parts
-// compiled in parallel (parts.c), the JIT (jit.c) and bundles (bundle.c).
+// cpu_llvm.h - The CPU backend's LLVM-typed internals: the target (target.c), code generation
+// (emit.c), the parts compiled in parallel (parts.c), the JIT (jit.c) and bundles (bundle.c).
 #ifndef GLOW_CPU_LLVM_H
 #define GLOW_CPU_LLVM_H
 
@@ -8,10 +8,28 @@
 
 #include "backend/cpu/cpu_internal.h"
 
+/* --- target.c --- */
+
 /* Initializes LLVM's native target once per process. */
 void cpu_llvm_init(void);
 /* The host's vector extensions as the selector sees them. */
 void cpu_host_isa(cpu_isa *isa);
+/* *tm: a target machine for triple, for the JIT (object false) or an object file; fails when
+ * LLVM has no target for triple. */
+glow_status cpu_target_machine(const char *triple, const char *cpu, const char *features,
+                               bool object, LLVMTargetMachineRef *tm, glow_diag *d);
+/* Replaces fn's string attribute key by val. */
+void cpu_set_fn_attr(LLVMValueRef fn, const char *key, const char *val);
+/* The target CPU and features on fn (without which the vectorizer targets generic x86-64). */
+void cpu_set_target_attrs(LLVMValueRef fn, const char *cpu, const char *features);
+/* Adds (on) or removes the enum attribute `name` ("noinline", "alwaysinline", ...). */
+void cpu_set_enum_attr(LLVMValueRef fn, const char *name, bool on);
+/* Runs LLVM's O3 pipeline on mod for tm's target. */
+glow_status cpu_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, glow_diag *d);
+/* Deletes the internal functions nothing calls, and then those only they called. */
+void cpu_delete_unused(LLVMModuleRef mod);
+
+/* --- emit.c --- */
 
 /* Where cpu_generate_for generates code: the JIT's host defaults (all fields zero) or an AOT
  * bundle's target (bundle.c). */
@@ -40,14 +58,6 @@ LLVMTargetMachineRef cpu_module_target_machine(cpu_module *m);
 const char *cpu_module_triple(cpu_module *m);
 const char *cpu_module_cpu(cpu_module *m);
 const char *cpu_module_features(cpu_module *m);
-/* *tm: a target machine for triple as cpu_generate_for makes them, for the JIT (object
- * false) or an object file; fails when LLVM has no target for triple. */
-glow_status cpu_target_machine(const char *triple, const char *cpu, const char *features,
-                               bool object, LLVMTargetMachineRef *tm, glow_diag *d);
-/* Runs LLVM's O3 pipeline on mod for tm's target. */
-glow_status cpu_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, glow_diag *d);
-/* Deletes the internal functions nothing calls, and then those only they called. */
-void cpu_delete_unused(LLVMModuleRef mod);
 
 /* --- parts.c --- */
 

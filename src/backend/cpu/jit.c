@@ -1,6 +1,7 @@
 // jit.c - Runs generated modules in memory through ORC LLJIT: the object code of their parts
 // (parts.c), linked against the process's own symbols (libm for the kernels' expf & co) and
-// the backend's two host hooks (barrier, evaluator fallback) as absolute symbols.
+// the host symbols the caller names (cpu.c: the barrier and the evaluator fallback) as absolute
+// symbols.
 #include <stdlib.h>
 
 #include <llvm-c/Error.h>
@@ -8,6 +9,8 @@
 #include <llvm-c/Orc.h>
 
 #include "backend/cpu/cpu_llvm.h"
+
+#define CPU_MAX_HOST_SYMBOLS 8
 
 struct cpu_jit {
     LLVMOrcLLJITRef jit;
@@ -41,8 +44,8 @@ static LLVMJITCSymbolMapPair host_symbol(LLVMOrcLLJITRef jit, const char *name, 
                                     { (LLVMOrcExecutorAddress)(uintptr_t)addr, flags } };
 }
 
-glow_status cpu_jit_create(cpu_module *m, glow_threadpool *pool, cpu_jit **out,
-                           cpu_run_fn *run, glow_diag *d)
+glow_status cpu_jit_create(cpu_module *m, glow_threadpool *pool, const cpu_host_symbol *syms,
+                           int nsyms, cpu_jit **out, cpu_run_fn *run, glow_diag *d)
 {
     cpu_llvm_init();
     LLVMMemoryBufferRef objs[CPU_MAX_PARTS];
@@ -68,11 +71,11 @@ glow_status cpu_jit_create(cpu_module *m, glow_threadpool *pool, cpu_jit **out,
             &gen, LLVMOrcLLJITGetGlobalPrefix(j->jit), NULL, NULL);
         if (!e) {
             LLVMOrcJITDylibAddGenerator(jd, gen);
-            LLVMJITCSymbolMapPair syms[2] = {
-                host_symbol(j->jit, "glowc_cpu_barrier", (void *)glowc_cpu_barrier),
-                host_symbol(j->jit, "glowc_cpu_fallback", (void *)glowc_cpu_fallback),
-            };
-            e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(syms, 2));
+            LLVMJITCSymbolMapPair pairs[CPU_MAX_HOST_SYMBOLS];
+            int n = nsyms < CPU_MAX_HOST_SYMBOLS ? nsyms : CPU_MAX_HOST_SYMBOLS;
+            for (int i = 0; i < n; i++)
+                pairs[i] = host_symbol(j->jit, syms[i].name, syms[i].addr);
+            e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(pairs, (size_t)n));
         }
     }
     /* The JIT takes each object it is given, also when adding it fails. */

@@ -1,19 +1,29 @@
-// prepare.c - The CPU backend's prepare hook: repacks constant conv / GEMM weights into the fast
-// kernels' layouts (new constants) and adds the blocked-layout scratch activations a conv
-// needs, before memory planning, so that everything lives in the program's regions.
+// prepare.c - The CPU backend's prepare hook, run after the IR optimizer and before memory
+// planning: convolutions, pools and matrix products the fast kernels run become the backend's
+// own instructions (ir/instrs.def, "cpu.*") whose repacked weights, blocked scratch buffers and
+// work counters are explicit operands, so that everything lives in the program's regions and
+// every later step sees every byte an instruction touches.
 //
-// A fast conv runs as three calls: NCHW input -> blocked scratch (xblk), blocked conv into a
-// second scratch (yblk), blocked -> NCHW output. The scratch buffers are allocated right before
-// the conv and freed right after it, so the planner reuses their memory elsewhere. The values
-// are named "cpu.<what>.<instruction id>" and created after every existing value, which is how
-// cpu_fast_find gets from an instruction to them without a side table: it walks the function's
-// value list forward from one of the instruction's operands.
+// In order: repack the constant weights of every conv and GEMM a fast kernel can run (new
+// constants; the originals, once nothing reads them, get no memory from the planner); decide
+// which activations stay channel-blocked (layout.c) and retype them [N][C/V][H][W][V]; rewrite
+// each fast conv as cpu.conv_nchwc (or cpu.dwconv_nchwc) between a cpu.to_nchwc of its input
+// and a cpu.from_nchwc of its output where those are not blocked (scratch activations
+// allocated right around them, so the planner reuses their memory elsewhere), pools over
+// blocked activations as cpu.maxpool_nchwc / cpu.avgpool_nchwc, GEMMs as cpu.gemm_packed;
+// fold residual Adds into the convs (residual.c).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/cpu/cpu_llvm.h"
+#include "backend/cpu/cpu_internal.h"
 #include "backend/cpu/repack.h"
+
+/* What the repacking step made for one instruction. */
+typedef struct prep {
+    ir_value *w, *bias;   /* repacked weight (conv blocks or GEMM panels), padded bias */
+    bool dw;              /* depthwise conv */
+} prep;
 
 /* The constant payload behind a weight operand, or NULL when it is not a plain f32 constant. */
 static const float *const_data(const ir_value *v)
@@ -24,12 +34,12 @@ static const float *const_data(const ir_value *v)
     return (const float *)v->storage->payload.data;
 }
 
-/* A new f32 constant of n floats named cpu.<what>.<v>.<id>, filled by the caller. */
-static ir_value *new_const(ir_function *f, const char *what, int v, uint32_t id, size_t n,
+/* A new f32 constant of n floats named cpu.<what>.<id>, filled by the caller. */
+static ir_value *new_const(ir_function *f, const char *what, uint32_t id, size_t n,
                            float **data, glow_diag *d, glow_status *s)
 {
     char name[64];
-    snprintf(name, sizeof name, "cpu.%s.%d.%u", what, v, id);
+    snprintf(name, sizeof name, "cpu.%s.%u", what, id);
     glow_type t = { .dtype = GLOW_F32, .rank = 1, .dims = { (int64_t)n } };
     glow_node *c = glow_constant_create(f->module, name, &t, NULL);
     if (!c) {
@@ -42,118 +52,69 @@ static ir_value *new_const(ir_function *f, const char *what, int v, uint32_t id,
     return val;
 }
 
-/* An activation `name` of type t, allocated right before `first` and freed right after
- * `last` (at the end of the program when last is NULL). */
-static ir_value *add_alloc(ir_function *f, const char *name, const glow_type *t,
-                           ir_instr *first, ir_instr *last)
-{
-    ir_value *val = ir_alloc_create(f, name, t);
-    ir_operand op = { val, 'o' };
-    ir_instr *a = ir_instr_append(f, IK_ALLOC, name, &op, 1, 1, NULL, 0);
-    ir_instr_unlink(f, a);
-    ir_instr_insert_before(f, first, a);
-    op.role = 'x';
-    ir_instr *dl = ir_instr_append(f, IK_DEALLOC, name, &op, 1, 0, NULL, 0);
-    if (last && last->next) {
-        ir_instr_unlink(f, dl);
-        ir_instr_insert_before(f, last->next, dl);
-    }
-    return val;
-}
-
-/* alloc before `in`, dealloc after it, of a scratch activation of n floats. */
-static ir_value *new_scratch(ir_function *f, ir_instr *in, const char *what, int v, size_t n)
-{
-    char name[64];
-    snprintf(name, sizeof name, "cpu.%s.%d.%u", what, v, in->id);
-    glow_type t = { .dtype = GLOW_F32, .rank = 1, .dims = { (int64_t)n } };
-    return add_alloc(f, name, &t, in, in);
-}
-
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/* Floats of a fast conv's blocked input (*xb) and output (*yb): cv = C for a first conv with
- * fewer than V input channels, whole blocks of V otherwise. */
-static void conv_blocked_floats(const ir_instr *in, int64_t g, int v, int64_t *xb, int64_t *yb)
-{
-    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
-    int64_t n = x->dims[0], c = x->dims[1], m = y->dims[1];
-    int64_t cv = g == 1 && c < v ? c : v;
-    *xb = n * cdiv(c, cv) * x->dims[2] * x->dims[3] * cv;
-    *yb = n * cdiv(m, v) * y->dims[2] * y->dims[3] * v;
-}
+/* The channel block of a conv's blocked input: all C channels of a first conv with fewer
+ * than v of them, v otherwise. */
+static int64_t input_block(int64_t c, int64_t g, int v) { return g == 1 && c < v ? c : v; }
 
 /* Blocked conv when the shapes fit the kernels: group 1, depthwise, or groups whose channel
  * counts are whole blocks. Repacks the weights (and bias); true when the conv is fast. */
-static glow_status prep_conv(ir_function *f, ir_instr *in, int v, bool *fast, glow_diag *d)
+static glow_status prep_conv(ir_function *f, ir_instr *in, int v, prep *pr, bool *fast,
+                             glow_diag *d)
 {
-    *fast = false;
     cpu_conv cp;
-    if (!cpu_conv_params(in, &cp) || in->nops > 4)
+    if (!cpu_conv_params(in, &cp))
         return GLOW_OK;
     const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type,
                     *w = &in->ops[2].v->type;
     const float *wd = const_data(in->ops[2].v);
     const float *bd = in->nops == 4 ? const_data(in->ops[3].v) : NULL;
-    int64_t g = cp.g;
+    int64_t g = cp.g, c = x->dims[1], m = y->dims[1], kh = w->dims[2], kw = w->dims[3];
     if (!wd || (in->nops == 4 && !bd))
         return GLOW_OK;
-    int64_t c = x->dims[1], m = y->dims[1], kh = w->dims[2], kw = w->dims[3];
     bool dw = g > 1 && g == c && m == c;
-    int cv = g == 1 && c < v ? (int)c : v;
+    int cv = (int)input_block(c, g, v);
     size_t wn = dw ? glow_repack_dwconv_floats(c, kh, kw, v)
                    : glow_repack_conv_floats(m, c / g, g, kh, kw, v, cv);
-    if (!wn)
-        return GLOW_OK;
-    /* Scratch sizes (allocated later, when the layouts are known): the activations exist
-     * already, blocking pads less than one block; keep them modest all the same. */
-    int64_t xb, yb;
-    conv_blocked_floats(in, g, v, &xb, &yb);
-    if (xb <= 0 || yb <= 0 || xb > ((int64_t)1 << 34) || yb > ((int64_t)1 << 34))
+    /* The blocked activations pad less than one block; keep them modest all the same. */
+    int64_t xb = x->dims[0] * cdiv(c, cv) * x->dims[2] * x->dims[3] * cv;
+    int64_t yb = y->dims[0] * cdiv(m, v) * y->dims[2] * y->dims[3] * v;
+    if (!wn || xb <= 0 || yb <= 0 || xb > ((int64_t)1 << 34) || yb > ((int64_t)1 << 34))
         return GLOW_OK;
     glow_status s = GLOW_OK;
     float *p;
-    if (!new_const(f, "wblk", v, in->id, wn, &p, d, &s))
+    if (!(pr->w = new_const(f, "wblk", in->id, wn, &p, d, &s)))
         return s;
     if (dw)
         glow_repack_dwconv(p, wd, c, kh, kw, v);
     else
         glow_repack_conv(p, wd, m, c / g, g, kh, kw, v, cv);
     if (bd) {
-        if (!new_const(f, "bblk", v, in->id, glow_repack_bias_floats(m, v), &p, d, &s))
+        if (!(pr->bias = new_const(f, "bblk", in->id, glow_repack_bias_floats(m, v), &p, d, &s)))
             return s;
         glow_repack_bias(p, bd, m, v);
     }
+    pr->dw = dw;
     *fast = true;
     return GLOW_OK;
 }
 
-/* The blocked scratch a fast conv needs for whichever of its input and output is plain. */
-static void conv_scratch(ir_function *f, ir_instr *in, int v)
-{
-    const glow_attr *ga = cpu_attr(in, GA_GROUP);
-    int64_t xb, yb;
-    conv_blocked_floats(in, ga ? ga->v.i : 1, v, &xb, &yb);
-    if (in->ops[1].v->blocked != v)
-        new_scratch(f, in, "xblk", v, (size_t)xb);
-    if (in->ops[0].v->blocked != v)
-        new_scratch(f, in, "yblk", v, (size_t)yb);
-}
-
 /* FullyConnected / 2-D MatMul whose right operand is a constant: B as GEMM panels. */
-static glow_status prep_gemm(ir_function *f, ir_instr *in, int v, bool *fast, glow_diag *d)
+static glow_status prep_gemm(ir_function *f, ir_instr *in, int v, prep *pr, bool *fast,
+                             glow_diag *d)
 {
-    *fast = false;
-    const glow_type *b = &in->ops[2].v->type;
+    const glow_type *y = &in->ops[0].v->type, *a = &in->ops[1].v->type,
+                    *b = &in->ops[2].v->type;
     const float *bd = const_data(in->ops[2].v);
-    /* What sel_matmul's packed path needs besides the panels: f32 operands, a bias of N for
-     * FullyConnected, none for MatMul. */
     bool fc = in->kind == IK_FULLY_CONNECTED;
-    if (in->nout != 1 || !bd || b->rank != 2 || in->ops[0].v->type.rank != 2 ||
-        in->ops[1].v->type.dtype != GLOW_F32 || in->ops[0].v->type.dtype != GLOW_F32 ||
-        in->nops != (fc ? 4u : 3u) ||
-        (fc && (in->ops[3].v->type.dtype != GLOW_F32 ||
-                glow_type_numel(&in->ops[3].v->type) != b->dims[1])))
+    int act;
+    double alpha, beta;
+    if (in->nout != 1 || !bd || b->rank != 2 || y->rank != 2 || a->rank != 2 ||
+        !cpu_all_f32(in) || in->nops != (fc ? 4u : 3u) || a->dims[1] != b->dims[0] ||
+        y->dims[0] != a->dims[0] || y->dims[1] != b->dims[1] ||
+        !cpu_fused_act(in, &act, &alpha, &beta) ||
+        (fc && glow_type_numel(&in->ops[3].v->type) != b->dims[1]))
         return GLOW_OK;
     int64_t k = b->dims[0], n = b->dims[1];
     size_t pn = glow_repack_gemm_b_floats(k, n, 2 * v);
@@ -161,114 +122,180 @@ static glow_status prep_gemm(ir_function *f, ir_instr *in, int v, bool *fast, gl
         return GLOW_OK;
     glow_status s = GLOW_OK;
     float *p;
-    if (!new_const(f, "gemm", v, in->id, pn, &p, d, &s))
+    if (!(pr->w = new_const(f, "gemm", in->id, pn, &p, d, &s)))
         return s;
     glow_repack_gemm_b(p, bd, k, n, n, 0, 2 * v);
+    if (fc)
+        pr->bias = in->ops[3].v;
     *fast = true;
     return GLOW_OK;
 }
 
-/* Constants that only fast kernels use, which read repacked copies, get no memory. fast[] is
- * indexed by the ids of instructions older than nfast. */
-static void drop_originals(ir_function *f, const bool *fast, uint32_t nfast)
+/* Allocates the activation val right before `first` and frees it right after `last` (at the
+ * end of the program when last is NULL). */
+static void mark_lifetime(ir_function *f, ir_value *val, ir_instr *first, ir_instr *last)
 {
-    uint32_t n = f->next_id;
-    uint8_t *other = glow_xcalloc(n ? n : 1, 1), *repacked = glow_xcalloc(n ? n : 1, 1);
-    for (ir_instr *in = f->first; in; in = in->next)
-        for (uint32_t i = 0; i < in->nops; i++) {
-            const ir_value *r = ir_root(in->ops[i].v);
-            bool copy = in->id < nfast && fast[in->id] && in->ops[i].v == r &&
-                        ((in->kind == IK_CONV && (i == 2 || i == 3)) ||
-                         (in->kind != IK_CONV && i == 2));
-            if (copy)
-                repacked[r->id] = 1;
-            else
-                other[r->id] = 1;
-        }
-    for (ir_value *v = f->values; v; v = v->next)
-        if (v->kind == IV_WEIGHT && !v->is_mutable && repacked[v->id] && !other[v->id])
-            v->unplaced = true;
-    free(other);
-    free(repacked);
+    ir_operand op = { val, 'o' };
+    ir_instr *a = ir_instr_append(f, IK_ALLOC, val->name, &op, 1, 1, NULL, 0);
+    ir_instr_unlink(f, a);
+    ir_instr_insert_before(f, first, a);
+    op.role = 'x';
+    ir_instr *dl = ir_instr_append(f, IK_DEALLOC, val->name, &op, 1, 0, NULL, 0);
+    if (last && last->next) {
+        ir_instr_unlink(f, dl);
+        ir_instr_insert_before(f, last->next, dl);
+    }
 }
 
-/* The counters from which the threads take the work units of the fast conv and GEMM calls
- * (kernels/simd.h gk_units): one u32 per instruction id, live for the whole program, cleared
- * by the generated code at the start of every run. */
-static void add_work_counters(ir_function *f)
+/* A new instruction of `kind` (result first) with in's name, before `pos`; the conversions
+ * have no attributes, the others take in's. */
+static ir_instr *add_instr(ir_function *f, ir_instr_kind kind, const ir_instr *in,
+                           const ir_operand *ops, int nops, ir_instr *pos)
 {
-    glow_type t = { .dtype = GLOW_U32, .rank = 1, .dims = { (int64_t)f->next_id } };
-    add_alloc(f, "cpu.work", &t, f->first, NULL);
+    bool attrs = kind != IK_CPU_TO_NCHWC && kind != IK_CPU_FROM_NCHWC;
+    ir_instr *n = ir_instr_append(f, kind, in->name, ops, nops, 1, attrs ? in->attrs : NULL,
+                                  attrs ? (int)in->nattr : 0);
+    ir_instr_unlink(f, n);
+    ir_instr_insert_before(f, pos, n);
+    return n;
 }
 
-glow_status cpu_prepare(ir_function *f, bool host, glow_diag *d)
+/* A blocked scratch activation [N][blocks][H][W][block] named cpu.<what>.<id>. */
+static glow_type scratch_type(const glow_type *t, int64_t blocks, int64_t block)
 {
-    cpu_isa isa;
-    cpu_host_isa(&isa);
-    int v = isa.avx512 ? 16 : isa.avx2 ? 8 : 0;
-    if (!v || !host)
-        return GLOW_OK;
-    uint32_t n = f->next_id;
-    bool *fast = glow_xcalloc(n ? n : 1, sizeof *fast);
-    glow_status s = GLOW_OK;
-    for (ir_instr *in = f->first; in && s == GLOW_OK; in = in->next) {
-        if (in->kind == IK_CONV)
-            s = prep_conv(f, in, v, &fast[in->id], d);
-        else if (in->kind == IK_FULLY_CONNECTED || in->kind == IK_MATMUL)
-            s = prep_gemm(f, in, v, &fast[in->id], d);
-    }
-    if (s == GLOW_OK && !getenv("GLOWC_CPU_PLAIN")) {
-        cpu_plan_layout(f, v, fast);
-        cpu_fuse_residuals(f, fast);
-    }
-    if (s == GLOW_OK) {
-        bool any = false;
-        for (ir_instr *in = f->first; in; in = in->next) {
-            if (in->kind == IK_CONV && fast[in->id])
-                conv_scratch(f, in, v);
-            any |= in->id < n && fast[in->id];
-        }
-        drop_originals(f, fast, n);
-        if (any)
-            add_work_counters(f);
-    }
-    free(fast);
+    glow_type s = { .dtype = GLOW_F32, .rank = 5,
+                    .dims = { t->dims[0], blocks, t->dims[2], t->dims[3], block } };
     return s;
 }
 
-bool cpu_fast_find(const ir_instr *in, cpu_fast *out)
+/* The fast conv `in` as [cpu.to_nchwc] cpu.conv_nchwc [cpu.from_nchwc]. */
+static void rewrite_conv(ir_function *f, ir_instr *in, const prep *pr, int v, ir_value *work)
 {
-    memset(out, 0, sizeof *out);
-    if (in->nops == 0)
-        return false;
-    /* Our values come after every operand in the list; start at the latest operand. */
-    const ir_value *start = in->ops[0].v;
-    for (uint32_t i = 1; i < in->nops; i++)
-        if (in->ops[i].v->id > start->id)
-            start = in->ops[i].v;
-    bool any = false;
-    for (const ir_value *v = start; v; v = v->next) {
-        char what[16];
-        int vl = 0, len = 0;
-        unsigned id = 0;
-        if (!strcmp(v->name, "cpu.work")) {
-            out->work = v;
-            continue;
-        }
-        if (strncmp(v->name, "cpu.", 4) ||
-            sscanf(v->name, "cpu.%15[a-z].%d.%u%n", what, &vl, &id, &len) != 3 ||
-            v->name[len] || id != in->id || (any && vl != out->v))
-            continue;
-        out->v = vl;
-        any = true;
-        if (!strcmp(what, "xblk"))
-            out->xblk = v;
-        else if (!strcmp(what, "yblk"))
-            out->yblk = v;
-        else if (!strcmp(what, "wblk") || !strcmp(what, "gemm"))
-            out->w = v;
-        else if (!strcmp(what, "bblk"))
-            out->bias = v;
+    ir_value *y = in->ops[0].v, *x = in->ops[1].v, *xin = x, *yout = y;
+    const glow_attr *ga = cpu_attr(in, GA_GROUP);
+    int64_t g = ga ? ga->v.i : 1, c = x->type.dims[1], m = y->type.dims[1];
+    char name[64];
+    ir_instr *to = NULL;
+    if (!cpu_nchwc_bytes(&x->type, v)) {
+        int64_t cv = input_block(c, g, v);
+        glow_type t = scratch_type(&x->type, cdiv(c, cv), cv);
+        snprintf(name, sizeof name, "cpu.xblk.%u", in->id);
+        xin = ir_alloc_create(f, name, &t);
+        to = add_instr(f, IK_CPU_TO_NCHWC, in, (ir_operand[]){ { xin, 'o' }, { x, 'i' } }, 2,
+                       in);
     }
-    return any;
+    if (!cpu_nchwc_bytes(&y->type, v)) {
+        glow_type t = scratch_type(&y->type, cdiv(m, v), v);
+        snprintf(name, sizeof name, "cpu.yblk.%u", in->id);
+        yout = ir_alloc_create(f, name, &t);
+    }
+    ir_operand ops[5] = { { yout, 'o' }, { xin, 'i' }, { pr->w, 'i' }, { work, 'x' },
+                          { pr->bias, 'i' } };
+    ir_instr *conv = add_instr(f, pr->dw ? IK_CPU_DWCONV_NCHWC : IK_CPU_CONV_NCHWC, in, ops,
+                               pr->bias ? 5 : 4, in);
+    ir_instr *from = NULL;
+    if (yout != y)
+        from = add_instr(f, IK_CPU_FROM_NCHWC, in, (ir_operand[]){ { y, 'o' }, { yout, 'i' } },
+                         2, in);
+    ir_instr_unlink(f, in);
+    /* The scratch buffers live exactly over the instructions that use them. */
+    if (to)
+        mark_lifetime(f, xin, to, conv);
+    if (from)
+        mark_lifetime(f, yout, conv, from);
+}
+
+/* A GEMM whose B was repacked: cpu.gemm_packed y, a, panels, work[, bias]. */
+static void rewrite_gemm(ir_function *f, ir_instr *in, const prep *pr, ir_value *work)
+{
+    ir_operand ops[5] = { in->ops[0], in->ops[1], { pr->w, 'i' }, { work, 'x' },
+                          { pr->bias, 'i' } };
+    add_instr(f, IK_CPU_GEMM_PACKED, in, ops, pr->bias ? 5 : 4, in);
+    ir_instr_unlink(f, in);
+}
+
+/* Activations of one pixel per channel keep their plain type: their blocked bytes are the
+ * plain bytes (cpu_nchwc_bytes), and a Flatten view may read them as [N][C]. Views first,
+ * while their bases still have their plain types. */
+static void retype_blocked(ir_function *f, const bool *blocked, int v)
+{
+    for (int views = 1; views >= 0; views--)
+        for (ir_value *x = f->values; x; x = x->next) {
+            const ir_value *r = ir_root(x);
+            if ((x->kind == IV_VIEW) != views || x->kind == IV_WEIGHT || !blocked[r->id] ||
+                cpu_nchwc_bytes(&r->type, v))
+                continue;
+            x->type = cpu_nchwc_type(&x->type, v);
+        }
+}
+
+/* The work counters of the fast kernels (kernels/simd.h gk_units): one u32 per instruction,
+ * live for the whole program, zeroed at the start of every run. */
+static ir_value *add_work(ir_function *f, int count)
+{
+    glow_type t = { .dtype = GLOW_U32, .rank = 1, .dims = { count } };
+    ir_instr *first = f->first;
+    ir_value *w = ir_alloc_create(f, "cpu.work", &t);
+    mark_lifetime(f, w, first, NULL);
+    ir_operand op = { w, 'o' };
+    ir_instr *z = ir_instr_append(f, IK_CPU_ZERO, "cpu.work", &op, 1, 1, NULL, 0);
+    ir_instr_unlink(f, z);
+    ir_instr_insert_before(f, first, z);
+    return w;
+}
+
+static ir_value *work_slot(ir_function *f, ir_value *work, int k)
+{
+    char name[32];
+    snprintf(name, sizeof name, "cpu.work.%d", k);
+    glow_type t = { .dtype = GLOW_U32, .rank = 1, .dims = { 1 } };
+    return ir_view_create(f, name, work, &t, 4 * (uint64_t)k);
+}
+
+glow_status cpu_prepare(ir_function *f, int v, bool plain, glow_diag *d)
+{
+    if (!v)
+        return GLOW_OK;
+    uint32_t n = f->next_id;
+    bool *fast = glow_xcalloc(n ? n : 1, sizeof *fast);
+    prep *pr = glow_xcalloc(n ? n : 1, sizeof *pr);
+    glow_status s = GLOW_OK;
+    int nfast = 0;
+    for (ir_instr *in = f->first; in && s == GLOW_OK; in = in->next) {
+        if (in->kind == IK_CONV)
+            s = prep_conv(f, in, v, &pr[in->id], &fast[in->id], d);
+        else if (in->kind == IK_FULLY_CONNECTED || in->kind == IK_MATMUL)
+            s = prep_gemm(f, in, v, &pr[in->id], &fast[in->id], d);
+        nfast += s == GLOW_OK && fast[in->id];
+    }
+    bool *blocked = NULL;
+    if (s == GLOW_OK && nfast) {
+        blocked = plain ? glow_xcalloc(n, sizeof *blocked) : cpu_plan_layout(f, v, fast);
+        retype_blocked(f, blocked, v);
+        ir_value *work = add_work(f, nfast);
+        int k = 0;
+        for (ir_instr *in = f->first, *next; in; in = next) {
+            next = in->next;
+            if (in->id >= n)
+                continue;
+            if (fast[in->id] && in->kind == IK_CONV)
+                rewrite_conv(f, in, &pr[in->id], v, work_slot(f, work, k++));
+            else if (fast[in->id])
+                rewrite_gemm(f, in, &pr[in->id], work_slot(f, work, k++));
+            else if ((in->kind == IK_MAX_POOL || in->kind == IK_AVG_POOL) &&
+                     (cpu_is_nchwc(&in->ops[0].v->type, v) ||
+                      cpu_is_nchwc(&in->ops[1].v->type, v)))
+                in->kind = in->kind == IK_MAX_POOL ? IK_CPU_MAXPOOL_NCHWC
+                                                   : IK_CPU_AVGPOOL_NCHWC;
+        }
+        /* Values made since are scratch and work views, none of them blocked. */
+        blocked = glow_xrealloc(blocked, f->next_id * sizeof *blocked);
+        memset(blocked + n, 0, (f->next_id - n) * sizeof *blocked);
+        if (!plain)
+            cpu_fuse_residuals(f, blocked);
+    }
+    free(blocked);
+    free(pr);
+    free(fast);
+    return s;
 }

@@ -1,0 +1,277 @@
+// schedule.c - What the generated code runs, in which order, with which barriers: every
+// instruction's operations (select.c), runs of elementwise operations fused into one loop,
+// barriers between dependent instructions, evaluator fallbacks.
+//
+// Barriers. glowc_run is run by every pool thread and each kernel does the thread's share, so
+// an instruction must wait for the others only when it touches bytes that an instruction
+// since the last barrier wrote (or writes bytes one of them read): the byte ranges of the
+// operands, recorded since the last barrier, decide. That is what makes the shares of two
+// kernels with different splits safe. A fallback runs on thread 0 only.
+//
+// Chains. Consecutive instructions whose one operation is a same-size f32 elementwise kernel
+// (unary, binary, Clip) join a chain when every buffer a step reads or writes is either
+// exactly a buffer of an earlier step (same bytes: element i then depends only on element i
+// of the steps before it) or disjoint from all of them, and when it touches nothing else
+// that ran since the last barrier. The chain runs as one gk_chain loop in which each element
+// goes through every step: one pass over memory, no barrier between the steps (each thread
+// computes the same share of every step), values in registers between steps.
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cpu/cpu_internal.h"
+#include "kernels.h"
+
+/* Byte ranges (region, [lo, hi)) read and written since the last barrier. */
+typedef struct range {
+    int region;
+    uint64_t lo, hi;
+} range;
+
+typedef struct range_set {
+    range *v;
+    size_t n, cap;
+} range_set;
+
+static void range_add(range_set *s, int region, uint64_t lo, uint64_t hi)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 64;
+        s->v = glow_xrealloc(s->v, s->cap * sizeof(*s->v));
+    }
+    s->v[s->n++] = (range){ region, lo, hi };
+}
+
+static bool range_hits(const range_set *s, size_t upto, int region, uint64_t lo, uint64_t hi)
+{
+    for (size_t i = 0; i < upto; i++)
+        if (s->v[i].region == region && s->v[i].lo < hi && lo < s->v[i].hi)
+            return true;
+    return false;
+}
+
+/* True when `in` conflicts with the first rn / wn ranges recorded in rd / wr. */
+static bool conflicts(const ir_instr *in, const range_set *rd, size_t rn, const range_set *wr,
+                      size_t wn)
+{
+    for (uint32_t i = 0; i < in->nops; i++) {
+        const ir_value *v = in->ops[i].v;
+        int r = cpu_region_of(v);
+        uint64_t lo = v->addr, hi = lo + glow_type_bytes(&v->type);
+        if (hi == lo)
+            continue;
+        if (range_hits(wr, wn, r, lo, hi))
+            return true;
+        if (in->ops[i].role != 'i' && range_hits(rd, rn, r, lo, hi))
+            return true;
+    }
+    return false;
+}
+
+static void record(const ir_instr *in, range_set *rd, range_set *wr)
+{
+    for (uint32_t i = 0; i < in->nops; i++) {
+        const ir_value *v = in->ops[i].v;
+        uint64_t lo = v->addr, hi = lo + glow_type_bytes(&v->type);
+        if (hi > lo)
+            range_add(in->ops[i].role == 'i' ? rd : wr, cpu_region_of(v), lo, hi);
+    }
+}
+
+/* --- chains --- */
+
+enum { ST_OP, ST_P, ST_Q, ST_A, ST_B, ST_Y, ST_ARGS };
+
+typedef struct chain {
+    int64_t n;                                 /* elements of every step */
+    int nsteps;
+    cpu_arg step[GK_CHAIN_MAX][ST_ARGS];       /* op, p, q, a, b (or null), y */
+    const ir_instr *first;
+    cpu_op single;                             /* its own operation, when it stays alone */
+    size_t rd_mark, wr_mark;   /* the ranges recorded since the last barrier, before the chain */
+} chain;
+
+static cpu_arg num(int64_t i) { return (cpu_arg){ .kind = CA_INT, .i = i }; }
+static cpu_arg real(double f) { return (cpu_arg){ .kind = CA_REAL, .f = f }; }
+
+/* The step an elementwise operation makes (false: no chainable kernel). */
+static bool chain_step(const cpu_op *op, int64_t *n, cpu_arg st[ST_ARGS])
+{
+    const cpu_arg *a = op->args;
+    cpu_arg none = { .kind = CA_NULL };
+    switch (op->k) {
+    case CPU_K_unary_f32_scalar: {
+        *n = a[1].i;
+        cpu_arg s[ST_ARGS] = { a[0], real(0), real(0), a[2], none, a[3] };
+        memcpy(st, s, sizeof s);
+        break;
+    }
+    case CPU_K_binary_f32_scalar: {
+        *n = a[1].i;
+        cpu_arg s[ST_ARGS] = { num(-a[0].i), real(0), real(0), a[2], a[3], a[4] };
+        memcpy(st, s, sizeof s);
+        break;
+    }
+    case CPU_K_act_f32_scalar: {
+        if (a[0].i != GK_ACT_CLIP)
+            return false;
+        *n = a[3].i;
+        cpu_arg s[ST_ARGS] = { num(GK_CHAIN_CLIP), a[1], a[2], a[4], none, a[5] };
+        memcpy(st, s, sizeof s);
+        break;
+    }
+    default:
+        return false;
+    }
+    return *n > 0;
+}
+
+/* Same bytes, or none in common, for two n-float buffers. */
+static bool compatible(const cpu_arg *x, const cpu_arg *y, int64_t n)
+{
+    if (x->kind != CA_PTR || y->kind != CA_PTR || x->region != y->region ||
+        x->offset == y->offset)
+        return true;
+    uint64_t bytes = (uint64_t)n * sizeof(float);
+    return x->offset + bytes <= y->offset || y->offset + bytes <= x->offset;
+}
+
+/* The step may join the (non-empty) chain: same size, room, and every buffer it touches is
+ * a buffer of the chain exactly or disjoint from them where one side writes. */
+static bool chain_fits(const chain *ch, int64_t n, const cpu_arg st[ST_ARGS])
+{
+    if (ch->nsteps == 0 || ch->nsteps >= GK_CHAIN_MAX || n != ch->n)
+        return false;
+    static const int ptrs[3] = { ST_A, ST_B, ST_Y };
+    for (int k = 0; k < ch->nsteps; k++)
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                if ((ptrs[i] == ST_Y || ptrs[j] == ST_Y) &&
+                    !compatible(&st[ptrs[i]], &ch->step[k][ptrs[j]], n))
+                    return false;
+    return true;
+}
+
+/* --- the plan --- */
+
+static cpu_step *add_step(cpu_plan *p, cpu_step_kind kind, const ir_instr *in)
+{
+    if (p->nsteps == p->capsteps) {
+        p->capsteps = p->capsteps ? 2 * p->capsteps : 64;
+        p->steps = glow_xrealloc(p->steps, (size_t)p->capsteps * sizeof(*p->steps));
+    }
+    cpu_step *s = &p->steps[p->nsteps++];
+    memset(s, 0, sizeof *s);
+    s->kind = kind;
+    s->in = in;
+    return s;
+}
+
+static void add_run(cpu_plan *p, const ir_instr *in, const cpu_op *ops, int nops, bool chained)
+{
+    if (p->nops + nops > p->capops) {
+        while (p->nops + nops > p->capops)
+            p->capops = p->capops ? 2 * p->capops : 64;
+        p->ops = glow_xrealloc(p->ops, (size_t)p->capops * sizeof(*p->ops));
+    }
+    cpu_step *s = add_step(p, CPU_STEP_RUN, in);
+    s->first = p->nops;
+    s->nops = nops;
+    s->chain = chained;
+    memcpy(&p->ops[p->nops], ops, (size_t)nops * sizeof(*ops));
+    p->nops += nops;
+}
+
+/* Adds the pending chain (its one operation, or the fused loop) and empties it. */
+static void flush_chain(cpu_plan *p, chain *ch)
+{
+    if (ch->nsteps == 1) {
+        add_run(p, ch->first, &ch->single, 1, false);
+    } else if (ch->nsteps > 1) {
+        cpu_op op = { .k = CPU_K_chain_f32_scalar };
+        op.args[op.nargs++] = num(ch->n);
+        op.args[op.nargs++] = num(ch->nsteps);
+        for (int k = 0; k < GK_CHAIN_MAX; k++)
+            for (int i = 0; i < ST_ARGS; i++)
+                op.args[op.nargs++] = k < ch->nsteps ? ch->step[k][i]
+                                      : i == ST_OP   ? num(0)
+                                      : i <= ST_Q    ? real(0)
+                                                     : (cpu_arg){ .kind = CA_NULL };
+        add_run(p, ch->first, &op, 1, true);
+    }
+    ch->nsteps = 0;
+}
+
+static void barrier(cpu_plan *p, range_set *rd, range_set *wr)
+{
+    add_step(p, CPU_STEP_BARRIER, NULL);
+    rd->n = wr->n = 0;
+}
+
+glow_status cpu_schedule(const ir_function *f, const cpu_isa *isa, cpu_plan *p, glow_diag *d)
+{
+    memset(p, 0, sizeof *p);
+    range_set rd = { 0 }, wr = { 0 };
+    cpu_op *ops = glow_xcalloc(CPU_MAX_CALLS, sizeof(*ops));
+    chain ch = { 0 };
+    glow_status s = GLOW_OK;
+    int index = 0;
+    for (const ir_instr *in = f->first; in && s == GLOW_OK; in = in->next, index++) {
+        if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC)
+            continue;
+        int nops = 0;
+        bool sel = in->kind != IK_CPU_ZERO && cpu_select(in, isa, ops, &nops);
+        cpu_arg st[ST_ARGS];
+        int64_t n = 0;
+        bool step = sel && nops == 1 && chain_step(&ops[0], &n, st);
+        if (step && chain_fits(&ch, n, st) && !conflicts(in, &rd, ch.rd_mark, &wr, ch.wr_mark)) {
+            memcpy(ch.step[ch.nsteps++], st, sizeof st);
+            record(in, &rd, &wr);
+            p->nkernel++;
+            continue;
+        }
+        flush_chain(p, &ch);
+        if (conflicts(in, &rd, rd.n, &wr, wr.n))
+            barrier(p, &rd, &wr);
+        size_t rd_mark = rd.n, wr_mark = wr.n;
+        record(in, &rd, &wr);
+        if (step) {
+            /* Starts a chain; added when an instruction that cannot join comes. Later steps
+             * are checked against what ran before the chain only (the marks): they may
+             * touch the chain's own buffers element for element. */
+            ch = (chain){ .n = n, .nsteps = 1, .first = in, .single = ops[0],
+                          .rd_mark = rd_mark, .wr_mark = wr_mark };
+            memcpy(ch.step[0], st, sizeof st);
+            p->nkernel++;
+        } else if (in->kind == IK_CPU_ZERO) {
+            cpu_step *z = add_step(p, CPU_STEP_ZERO, in);
+            z->region = cpu_region_of(in->ops[0].v);
+            z->offset = in->ops[0].v->addr;
+            z->bytes = glow_type_bytes(&in->ops[0].v->type);
+        } else if (sel) {
+            p->nkernel++;
+            add_run(p, in, ops, nops, false);
+        } else if (cpu_backend_only(in)) {
+            s = glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: %s '%s' was prepared for a fast "
+                          "kernel that this target has not", ir_instr_kind_name(in->kind),
+                          in->name ? in->name : "?");
+        } else {
+            p->nfallback++;
+            add_step(p, CPU_STEP_FALLBACK, in)->index = index;
+        }
+    }
+    if (s == GLOW_OK)
+        flush_chain(p, &ch);
+    free(ops);
+    free(rd.v);
+    free(wr.v);
+    if (s != GLOW_OK)
+        cpu_plan_free(p);
+    return s;
+}
+
+void cpu_plan_free(cpu_plan *p)
+{
+    free(p->steps);
+    free(p->ops);
+    memset(p, 0, sizeof *p);
+}
