@@ -126,7 +126,7 @@ static void act_slow(float *p, size_t count, int act)
 #define STORE_TILE()                                                                  \
     do {                                                                              \
         GK_REP12(STORE_PIX)                                                              \
-        if (ck->last && act >= GK_ACT_SIGMOID) {                                                   \
+        if (ck->last && act >= GK_ACT_SIGMOID) {                                      \
             act_slow(out, (size_t)live * GK_VLEN, act);                               \
             if (NM > 1)                                                               \
                 act_slow(out + ostride, (size_t)live * GK_VLEN, act);                 \

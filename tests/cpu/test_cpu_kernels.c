@@ -359,8 +359,8 @@ static void eltwise_trials(const gk_row *row, const glow_node_kind *kinds, size_
     for (size_t k = 0; k < n; k++) {
         eltwise_kind = kinds[k];
         for (int t = 0; t < (trials + 1) / 2; t++)
-            diff(glow_node_kind_name(kinds[k]), case_eltwise, (uint64_t)seed0 + k * 10 + (uint64_t)t,
-                 0, true);
+            diff(glow_node_kind_name(kinds[k]), case_eltwise,
+                 (uint64_t)seed0 + k * 10 + (uint64_t)t, 0, true);
     }
     check_called(row);
 }

@@ -51,6 +51,8 @@ static int ow_of(const conv_case *t)
 
 static void run_case(const gk_row *row, const conv_case *t)
 {
+    __typeof__(gk_conv2d_nchwc_f32_avx512) *conv = ROW_FN(row, gk_conv2d_nchwc_f32_avx512);
+    __typeof__(gk_dwconv2d_nchwc_f32_avx512) *dwconv = ROW_FN(row, gk_dwconv2d_nchwc_f32_avx512);
     int oh = oh_of(t), ow = ow_of(t), V = row_vlen(row);
     int depthwise = t->groups > 1 && t->groups == t->c && t->m == t->c;
     int cpg = t->c / t->groups;
@@ -93,17 +95,17 @@ static void run_case(const gk_row *row, const conv_case *t)
         unsigned counter = 0, *work = nt == 3 ? &counter : NULL;
         for (int tid = 0; tid < nt; tid++) {
             if (depthwise)
-                ROW_FN(row, gk_dwconv2d_nchwc_f32_avx512)(yb, xb, wt, bias, rr, (size_t)t->n, cbt, (size_t)t->h, (size_t)t->w,
-                            (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw, (size_t)t->sh,
-                            (size_t)t->sw, (size_t)t->ph, (size_t)t->pw, (size_t)t->dh,
-                            (size_t)t->dw, t->act, -0.5f, 0.75f, work, (size_t)tid, (size_t)nt);
+                dwconv(yb, xb, wt, bias, rr, (size_t)t->n, cbt, (size_t)t->h, (size_t)t->w,
+                       (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw, (size_t)t->sh,
+                       (size_t)t->sw, (size_t)t->ph, (size_t)t->pw, (size_t)t->dh,
+                       (size_t)t->dw, t->act, -0.5f, 0.75f, work, (size_t)tid, (size_t)nt);
             else
-                ROW_FN(row, gk_conv2d_nchwc_f32_avx512)(yb, xb, wt, bias, rr, (size_t)t->n, (size_t)t->groups,
-                          (size_t)((cpg + cv - 1) / cv), (size_t)cv, (size_t)t->h, (size_t)t->w,
-                          mb, (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw,
-                          (size_t)t->sh, (size_t)t->sw, (size_t)t->ph, (size_t)t->pw,
-                          (size_t)t->dh, (size_t)t->dw, t->act, -0.5f, 0.75f, work,
-                          (size_t)tid, (size_t)nt);
+                conv(yb, xb, wt, bias, rr, (size_t)t->n, (size_t)t->groups,
+                     (size_t)((cpg + cv - 1) / cv), (size_t)cv, (size_t)t->h, (size_t)t->w,
+                     mb, (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw,
+                     (size_t)t->sh, (size_t)t->sw, (size_t)t->ph, (size_t)t->pw,
+                     (size_t)t->dh, (size_t)t->dw, t->act, -0.5f, 0.75f, work,
+                     (size_t)tid, (size_t)nt);
         }
     }
     from_blocked(got, yb1, t->n, t->m, oh * ow, V);

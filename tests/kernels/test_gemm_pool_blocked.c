@@ -34,11 +34,11 @@ static void test_gemm(const gk_row *row, int m, int n, int k, int act, int with_
     else
         glow_repack_gemm_b(bp, b, k, n, n, 0, nr);
     gemm(c1, a, bp, bias, res, (size_t)m, (size_t)n, (size_t)k, (size_t)lda, (size_t)ldc, act,
-              -0.5f, 0.75f, NULL, 0, 1);
+         -0.5f, 0.75f, NULL, 0, 1);
     unsigned counter = 0;   /* the 3-thread run takes its units from a counter */
     for (int t = 0; t < 3; t++)
         gemm(c3, a, bp, bias, res, (size_t)m, (size_t)n, (size_t)k, (size_t)lda,
-                  (size_t)ldc, act, -0.5f, 0.75f, &counter, t, 3);
+             (size_t)ldc, act, -0.5f, 0.75f, &counter, t, 3);
     double worst = 0;
     for (int i = 0; i < m; i++) {
         double e = max_rel_err(c1 + (size_t)i * ldc, ref + (size_t)i * ldc, (size_t)n);
@@ -58,6 +58,8 @@ typedef struct {
 
 static void test_pool(const gk_row *row, const pool_case *t, int is_max)
 {
+    __typeof__(gk_maxpool_nchwc_f32_avx512) *maxpool = ROW_FN(row, gk_maxpool_nchwc_f32_avx512);
+    __typeof__(gk_avgpool_nchwc_f32_avx512) *avgpool = ROW_FN(row, gk_avgpool_nchwc_f32_avx512);
     int V = row_vlen(row);
     int oh = (t->h + t->ph + t->phe - t->dh * (t->kh - 1) - 1) / t->sh + 1;
     int ow = (t->w + t->pw + t->pwe - t->dw * (t->kw - 1) - 1) / t->sw + 1;
@@ -92,15 +94,15 @@ static void test_pool(const gk_row *row, const pool_case *t, int is_max)
         for (int tid = 0; tid < nt; tid++) {
             float *y = nt == 1 ? y1 : y3;
             if (is_max)
-                ROW_FN(row, gk_maxpool_nchwc_f32_avx512)(y, xb, (size_t)t->n, (size_t)cb, (size_t)t->h, (size_t)t->w,
-                             (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw, (size_t)t->sh,
-                             (size_t)t->sw, (size_t)t->ph, (size_t)t->pw, (size_t)t->dh,
-                             (size_t)t->dw, tid, nt);
+                maxpool(y, xb, (size_t)t->n, (size_t)cb, (size_t)t->h, (size_t)t->w,
+                        (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw, (size_t)t->sh,
+                        (size_t)t->sw, (size_t)t->ph, (size_t)t->pw, (size_t)t->dh,
+                        (size_t)t->dw, tid, nt);
             else
-                ROW_FN(row, gk_avgpool_nchwc_f32_avx512)(y, xb, (size_t)t->n, (size_t)cb, (size_t)t->h, (size_t)t->w,
-                             (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw, (size_t)t->sh,
-                             (size_t)t->sw, (size_t)t->ph, (size_t)t->pw, (size_t)t->phe,
-                             (size_t)t->pwe, t->cip, tid, nt);
+                avgpool(y, xb, (size_t)t->n, (size_t)cb, (size_t)t->h, (size_t)t->w,
+                        (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw, (size_t)t->sh,
+                        (size_t)t->sw, (size_t)t->ph, (size_t)t->pw, (size_t)t->phe,
+                        (size_t)t->pwe, t->cip, tid, nt);
         }
     from_blocked(got, y1, t->n, t->c, oh * ow, V);
     double worst = max_rel_err(got, ref, ys);
