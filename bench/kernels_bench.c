@@ -1,5 +1,6 @@
-// kernels_bench.c - Micro-benchmark of the fast conv/GEMM kernels (kernels/blocked.h) on the
-// convolution layers of ResNet-50 and VGG-19 at one thread: GFLOP/s and % of one core's peak.
+// kernels_bench.c - Micro-benchmark of the fast conv/GEMM kernels (kernels.def, layouts in
+// blocked.h) on the convolution layers of ResNet-50 and VGG-19 at one thread: GFLOP/s and % of
+// one core's peak.
 //
 // Usage: kernels_bench [--peak GFLOPS] [--isa avx512|avx2] [--time SECONDS] [--only SUBSTRING]
 //                      [--cold]
@@ -11,7 +12,7 @@
 // were written elsewhere (input, weights and output start outside the caches, as in a network
 // whose other layers ran before), and the median call is reported: this shows the layers
 // whose memory traffic, not their FMAs, sets the time.
-#include "blocked.h"
+#include "kernels.h"
 #include "backend/cpu/repack.h"
 
 #include <immintrin.h>
@@ -172,12 +173,12 @@ static void run(const job *j, int tid, int parts)
     if (l->groups > 1) {
         (j->avx512 ? gk_dwconv2d_nchwc_f32_avx512 : gk_dwconv2d_nchwc_f32_avx2)(
             j->out, j->in, j->wt, j->bias, NULL, 1, cb, (size_t)l->h, (size_t)l->w, j->oh, j->ow,
-            k, k, s, s, p, p, 1, 1, 1 /* relu */, 0, 0, NULL, tid, parts);
+            k, k, s, s, p, p, 1, 1, GK_ACT_RELU, 0, 0, NULL, tid, parts);
         return;
     }
     (j->avx512 ? gk_conv2d_nchwc_f32_avx512 : gk_conv2d_nchwc_f32_avx2)(
         j->out, j->in, j->wt, j->bias, NULL, 1, 1, cb, j->cv, (size_t)l->h, (size_t)l->w, mb,
-        j->oh, j->ow, k, k, s, s, p, p, 1, 1, 1 /* relu */, 0, 0, NULL, tid, parts);
+        j->oh, j->ow, k, k, s, s, p, p, 1, 1, GK_ACT_RELU, 0, 0, NULL, tid, parts);
 }
 
 static void run_whole(const void *j)
@@ -281,7 +282,7 @@ int main(int argc, char **argv)
             double t0 = now_s();
             (avx512 ? gk_gemm_packed_f32_avx512 : gk_gemm_packed_f32_avx2)(
                 c, a, bp, bias, NULL, (size_t)g->m, (size_t)g->n, (size_t)g->k, (size_t)g->k,
-                (size_t)g->n, 0, 0, 0, NULL, 0, 1);
+                (size_t)g->n, GK_ACT_NONE, 0, 0, NULL, 0, 1);
             double t = now_s() - t0;
             if (t < best)
                 best = t;

@@ -10,10 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Fused activation codes (gk_act_f32_* and the conv/matmul epilogues); the CPU backend maps
- * the graph's fused_act attribute and the activation nodes onto them. */
-enum { GK_ACT_NONE = 0, GK_ACT_RELU = 1, GK_ACT_CLIP = 2, GK_ACT_LEAKY_RELU = 3,
-       GK_ACT_SIGMOID = 4, GK_ACT_TANH = 5 };
+#include "gk_ops.h"
 
 /* Thread tid's share [*lo, *hi) of n items: contiguous, disjoint, covering [0, n), and a
  * multiple of `grain` items except for the last share (grain keeps vector tails at the end

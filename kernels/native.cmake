@@ -1,7 +1,7 @@
-# native.cmake - The fast blocked-layout kernels (kernels/{conv,gemm,pool,layout}/*_avx512.c,
-# *_avx2.c) as a native static library for tests/kernels and bench/kernels_bench; the JIT uses
-# their LLVM bitcode instead. Each file gets its ISA's flags whatever the build machine: the
-# tests check the CPU at run time before calling a variant.
+# native.cmake - Every kernel of kernels.def as a native static library for tests/kernels and
+# bench/kernels_bench; the JIT uses their LLVM bitcode instead. Each ISA file gets its ISA's flags
+# whatever the build machine: the tests check the CPU at run time before calling a variant. The
+# scalar files keep the bitcode's rounding (-ffp-contract=off), so tests see what the JIT runs.
 set(GLOWC_FAST_FAMILIES conv gemm pool layout)
 set(GLOWC_KERNELS_AVX512 "")
 set(GLOWC_KERNELS_AVX2 "")
@@ -12,7 +12,11 @@ endforeach()
 set_source_files_properties(${GLOWC_KERNELS_AVX512} PROPERTIES
   COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mfma;-O3")
 set_source_files_properties(${GLOWC_KERNELS_AVX2} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-O3")
-add_library(glowc_kernels_native STATIC ${GLOWC_KERNELS_AVX512} ${GLOWC_KERNELS_AVX2})
+file(GLOB GLOWC_KERNELS_SCALAR CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/kernels/*/*_scalar.c)
+set_source_files_properties(${GLOWC_KERNELS_SCALAR} PROPERTIES
+  COMPILE_OPTIONS "-ffp-contract=off;-fno-math-errno")
+add_library(glowc_kernels_native STATIC ${GLOWC_KERNELS_AVX512} ${GLOWC_KERNELS_AVX2}
+            ${GLOWC_KERNELS_SCALAR})
 target_include_directories(glowc_kernels_native PUBLIC ${CMAKE_SOURCE_DIR}/kernels)
 target_link_libraries(glowc_kernels_native PUBLIC m)
 

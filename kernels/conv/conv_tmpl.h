@@ -38,9 +38,9 @@ GK_INLINE void prefetch_floats(const float *p, size_t count)
 GK_INLINE gk_vec act_vec(gk_vec v, int act, float alpha, float beta)
 {
     switch (act) {
-    case 1: return VMAX(v, VZERO());
-    case 2: return VMIN(VMAX(v, VSET1(alpha)), VSET1(beta));
-    case 3: return VSEL_NEG(v, VMUL(v, VSET1(alpha)));
+    case GK_ACT_RELU: return VMAX(v, VZERO());
+    case GK_ACT_CLIP: return VMIN(VMAX(v, VSET1(alpha)), VSET1(beta));
+    case GK_ACT_LEAKY_RELU: return VSEL_NEG(v, VMUL(v, VSET1(alpha)));
     default: return v;
     }
 }
@@ -48,7 +48,7 @@ GK_INLINE gk_vec act_vec(gk_vec v, int act, float alpha, float beta)
 static void act_slow(float *p, size_t count, int act)
 {
     for (size_t i = 0; i < count; i++)
-        p[i] = act == 4 ? 1.0f / (1.0f + expf(-p[i])) : tanhf(p[i]);
+        p[i] = act == GK_ACT_SIGMOID ? 1.0f / (1.0f + expf(-p[i])) : tanhf(p[i]);
 }
 
 /* The tiles below name their registers a0_<p> / a1_<p> (output block 0 / 1, pixel p) and
@@ -126,7 +126,7 @@ static void act_slow(float *p, size_t count, int act)
 #define STORE_TILE()                                                                  \
     do {                                                                              \
         GK_REP12(STORE_PIX)                                                              \
-        if (ck->last && act >= 4) {                                                   \
+        if (ck->last && act >= GK_ACT_SIGMOID) {                                      \
             act_slow(out, (size_t)live * GK_VLEN, act);                               \
             if (NM > 1)                                                               \
                 act_slow(out + ostride, (size_t)live * GK_VLEN, act);                 \
@@ -571,7 +571,7 @@ void GK_FN(dwconv2d_nchwc)(float *out, const float *in, const float *wt, const f
                     acc = VADD(acc, VLOAD(rrow + ox * V));
                 VSTORE(orow + ox * V, act_vec(acc, act, alpha, beta));
             }
-            if (act >= 4)
+            if (act >= GK_ACT_SIGMOID)
                 act_slow(orow + ox * V, np * V, act);
             ox += np;
         }

@@ -18,9 +18,9 @@
 GK_INLINE gk_vec gemm_act(gk_vec v, int act, float alpha, float beta)
 {
     switch (act) {
-    case 1: return VMAX(v, VZERO());
-    case 2: return VMIN(VMAX(v, VSET1(alpha)), VSET1(beta));
-    case 3: return VSEL_NEG(v, VMUL(v, VSET1(alpha)));
+    case GK_ACT_RELU: return VMAX(v, VZERO());
+    case GK_ACT_CLIP: return VMIN(VMAX(v, VSET1(alpha)), VSET1(beta));
+    case GK_ACT_LEAKY_RELU: return VSEL_NEG(v, VMUL(v, VSET1(alpha)));
     default: return v;
     }
 }
@@ -47,18 +47,18 @@ GK_INLINE void store_row(gk_vec a0, gk_vec a1, float *c, const float *bias, cons
         VSTORE(tmp + GK_VLEN, a1);
         for (size_t j = 0; j < cols; j++) {
             float v = tmp[j] + (bias ? bias[j] : 0.0f) + (res ? res[j] : 0.0f);
-            if (act == 1)
+            if (act == GK_ACT_RELU)
                 v = v < 0 ? 0 : v;
-            else if (act == 2)
+            else if (act == GK_ACT_CLIP)
                 v = v < alpha ? alpha : v > beta ? beta : v;
-            else if (act == 3)
+            else if (act == GK_ACT_LEAKY_RELU)
                 v = v < 0 ? v * alpha : v;
             c[j] = v;
         }
     }
-    if (act >= 4)
+    if (act >= GK_ACT_SIGMOID)
         for (size_t j = 0; j < cols; j++)
-            c[j] = act == 4 ? 1.0f / (1.0f + expf(-c[j])) : tanhf(c[j]);
+            c[j] = act == GK_ACT_SIGMOID ? 1.0f / (1.0f + expf(-c[j])) : tanhf(c[j]);
 }
 
 /* Rows are named registers c0_<i> / c1_<i> (the two vectors of the panel) guarded by

@@ -49,9 +49,11 @@ static int ow_of(const conv_case *t)
     return (t->w + 2 * t->pw - t->dw * (t->kw - 1) - 1) / t->sw + 1;
 }
 
-static void run_case(const isa_desc *isa, const conv_case *t)
+static void run_case(const gk_row *row, const conv_case *t)
 {
-    int oh = oh_of(t), ow = ow_of(t), V = isa->v;
+    __typeof__(gk_conv2d_nchwc_f32_avx512) *conv = ROW_FN(row, gk_conv2d_nchwc_f32_avx512);
+    __typeof__(gk_dwconv2d_nchwc_f32_avx512) *dwconv = ROW_FN(row, gk_dwconv2d_nchwc_f32_avx512);
+    int oh = oh_of(t), ow = ow_of(t), V = row_vlen(row);
     int depthwise = t->groups > 1 && t->groups == t->c && t->m == t->c;
     int cpg = t->c / t->groups;
     /* A first layer with fewer channels than a block keeps them unpadded (cv = C). */
@@ -93,17 +95,17 @@ static void run_case(const isa_desc *isa, const conv_case *t)
         unsigned counter = 0, *work = nt == 3 ? &counter : NULL;
         for (int tid = 0; tid < nt; tid++) {
             if (depthwise)
-                isa->dwconv(yb, xb, wt, bias, rr, (size_t)t->n, cbt, (size_t)t->h, (size_t)t->w,
-                            (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw, (size_t)t->sh,
-                            (size_t)t->sw, (size_t)t->ph, (size_t)t->pw, (size_t)t->dh,
-                            (size_t)t->dw, t->act, -0.5f, 0.75f, work, (size_t)tid, (size_t)nt);
+                dwconv(yb, xb, wt, bias, rr, (size_t)t->n, cbt, (size_t)t->h, (size_t)t->w,
+                       (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw, (size_t)t->sh,
+                       (size_t)t->sw, (size_t)t->ph, (size_t)t->pw, (size_t)t->dh,
+                       (size_t)t->dw, t->act, -0.5f, 0.75f, work, (size_t)tid, (size_t)nt);
             else
-                isa->conv(yb, xb, wt, bias, rr, (size_t)t->n, (size_t)t->groups,
-                          (size_t)((cpg + cv - 1) / cv), (size_t)cv, (size_t)t->h, (size_t)t->w,
-                          mb, (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw,
-                          (size_t)t->sh, (size_t)t->sw, (size_t)t->ph, (size_t)t->pw,
-                          (size_t)t->dh, (size_t)t->dw, t->act, -0.5f, 0.75f, work,
-                          (size_t)tid, (size_t)nt);
+                conv(yb, xb, wt, bias, rr, (size_t)t->n, (size_t)t->groups,
+                     (size_t)((cpg + cv - 1) / cv), (size_t)cv, (size_t)t->h, (size_t)t->w,
+                     mb, (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw,
+                     (size_t)t->sh, (size_t)t->sw, (size_t)t->ph, (size_t)t->pw,
+                     (size_t)t->dh, (size_t)t->dw, t->act, -0.5f, 0.75f, work,
+                     (size_t)tid, (size_t)nt);
         }
     }
     from_blocked(got, yb1, t->n, t->m, oh * ow, V);
@@ -111,11 +113,11 @@ static void run_case(const isa_desc *isa, const conv_case *t)
     CHECK(worst < 1e-4);
     if (!(worst < 1e-4))
         fprintf(stderr, "  %s conv n%d c%d %dx%d m%d k%dx%d s%d,%d p%d,%d d%d,%d g%d act%d res%d: "
-                "max rel err %g\n", isa->name, t->n, t->c, t->h, t->w, t->m, t->kh, t->kw, t->sh,
+                "max rel err %g\n", row->name, t->n, t->c, t->h, t->w, t->m, t->kh, t->kw, t->sh,
                 t->sw, t->ph, t->pw, t->dh, t->dw, t->groups, t->act, t->res, worst);
     CHECK(memcmp(yb1, yb3, bsz * sizeof(float)) == 0);
     /* Padding channels past M stay zero (the next layer relies on it). */
-    if (t->m % V && t->act != T_ACT_SIGMOID && t->act != T_ACT_TANH && !t->res) {
+    if (t->m % V && t->act != GK_ACT_SIGMOID && t->act != GK_ACT_TANH && !t->res) {
         int zero = 1;
         for (size_t i = 0; i < (size_t)oh * ow * V; i++)
             zero &= (size_t)(i % V) < (size_t)(t->m % V) ||
@@ -126,62 +128,77 @@ static void run_case(const isa_desc *isa, const conv_case *t)
     free(yb3), free(bias), free(wt);
 }
 
-int main(void)
+static const conv_case cases[] = {
+    /* n  c   h   w   m  kh kw sh sw ph pw dh dw g  act res */
+    { 1, 16, 5, 5, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, 0 },
+    { 1, 32, 9, 30, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0 },
+    { 2, 20, 7, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1 },
+    { 1, 3, 23, 23, 24, 7, 7, 2, 2, 3, 3, 1, 1, 1, 1, 0 },
+    { 1, 64, 14, 14, 48, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 1 },
+    { 1, 33, 13, 11, 17, 1, 1, 1, 1, 0, 0, 1, 1, 1, 2, 0 },
+    { 1, 32, 15, 15, 64, 1, 1, 2, 2, 0, 0, 1, 1, 1, 0, 0 },
+    { 1, 16, 11, 12, 16, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0 }, /* 132 px: tile multiples */
+    { 1, 16, 1, 11, 16, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0 },  /* tile - 1 */
+    { 1, 16, 1, 13, 16, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0 },  /* tile + 1 */
+    { 1, 16, 1, 1, 16, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0 },   /* one pixel */
+    { 1, 24, 17, 29, 16, 5, 5, 1, 1, 2, 2, 1, 1, 1, 3, 0 },
+    { 1, 16, 20, 40, 32, 3, 3, 1, 1, 2, 2, 2, 2, 1, 1, 0 }, /* dilation 2 */
+    { 1, 16, 19, 31, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 4, 0 },
+    { 1, 16, 12, 26, 16, 3, 5, 1, 2, 0, 2, 2, 1, 1, 5, 1 },
+    { 1, 32, 10, 28, 32, 3, 3, 1, 1, 1, 1, 1, 1, 2, 1, 0 }, /* groups of 16 */
+    { 1, 64, 8, 30, 64, 3, 3, 1, 1, 1, 1, 1, 1, 4, 0, 1 },  /* groups of 16 */
+    { 1, 48, 9, 9, 48, 3, 3, 1, 1, 1, 1, 1, 1, 48, 2, 0 },  /* depthwise */
+    { 2, 20, 14, 31, 20, 3, 3, 2, 2, 1, 1, 1, 1, 20, 1, 1 },/* depthwise, odd C */
+    { 1, 16, 16, 33, 16, 5, 5, 1, 1, 2, 2, 1, 1, 16, 0, 0 },
+    { 1, 16, 20, 20, 16, 3, 3, 1, 1, 2, 2, 2, 2, 16, 3, 0 },
+    { 1, 8, 3, 3, 8, 3, 3, 1, 1, 0, 0, 1, 1, 1, 0, 0 },     /* window = input */
+    { 1, 16, 30, 60, 16, 3, 3, 1, 1, 0, 0, 1, 1, 1, 1, 0 }, /* no padding, wide rows */
+    /* Many input blocks: the reduction runs in chunks (partial sums in out). */
+    { 1, 600, 7, 7, 40, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1 },
+    { 1, 520, 9, 9, 24, 1, 1, 2, 2, 0, 0, 1, 1, 1, 4, 1 },
+    { 2, 72, 10, 13, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1 },
+    { 1, 96, 9, 9, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 2, 0 },
+    { 1, 64, 12, 12, 32, 3, 3, 1, 1, 1, 1, 1, 1, 2, 0, 1 }, /* groups of 32, chunked */
+    { 1, 32, 8, 9, 16, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0 },   /* 1x1, end pad 0 */
+    /* Large weights, input over tile groups spanning both images: units of several pairs
+     * (an odd number of output blocks, so the last pair is a single block). */
+    { 2, 384, 14, 14, 392, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1 },
+    /* ResNet-50's 1x1 512->256 at 28x28: units of several pairs over smaller chunks of
+     * input blocks (AVX2). */
+    { 1, 512, 28, 28, 256, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1 },
+};
+
+/* The cases of one kind (depthwise or not) through the row's kernel. */
+static void run_cases(const gk_row *row, bool depthwise)
 {
     srand(7);
-    static const conv_case cases[] = {
-        /* n  c   h   w   m  kh kw sh sw ph pw dh dw g  act res */
-        { 1, 16, 5, 5, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, 0 },
-        { 1, 32, 9, 30, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0 },
-        { 2, 20, 7, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1 },
-        { 1, 3, 23, 23, 24, 7, 7, 2, 2, 3, 3, 1, 1, 1, 1, 0 },
-        { 1, 64, 14, 14, 48, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 1 },
-        { 1, 33, 13, 11, 17, 1, 1, 1, 1, 0, 0, 1, 1, 1, 2, 0 },
-        { 1, 32, 15, 15, 64, 1, 1, 2, 2, 0, 0, 1, 1, 1, 0, 0 },
-        { 1, 16, 11, 12, 16, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0 }, /* 132 px: tile multiples */
-        { 1, 16, 1, 11, 16, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0 },  /* tile - 1 */
-        { 1, 16, 1, 13, 16, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0 },  /* tile + 1 */
-        { 1, 16, 1, 1, 16, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0 },   /* one pixel */
-        { 1, 24, 17, 29, 16, 5, 5, 1, 1, 2, 2, 1, 1, 1, 3, 0 },
-        { 1, 16, 20, 40, 32, 3, 3, 1, 1, 2, 2, 2, 2, 1, 1, 0 }, /* dilation 2 */
-        { 1, 16, 19, 31, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 4, 0 },
-        { 1, 16, 12, 26, 16, 3, 5, 1, 2, 0, 2, 2, 1, 1, 5, 1 },
-        { 1, 32, 10, 28, 32, 3, 3, 1, 1, 1, 1, 1, 1, 2, 1, 0 }, /* groups of 16 */
-        { 1, 64, 8, 30, 64, 3, 3, 1, 1, 1, 1, 1, 1, 4, 0, 1 },  /* groups of 16 */
-        { 1, 48, 9, 9, 48, 3, 3, 1, 1, 1, 1, 1, 1, 48, 2, 0 },  /* depthwise */
-        { 2, 20, 14, 31, 20, 3, 3, 2, 2, 1, 1, 1, 1, 20, 1, 1 },/* depthwise, odd C */
-        { 1, 16, 16, 33, 16, 5, 5, 1, 1, 2, 2, 1, 1, 16, 0, 0 },
-        { 1, 16, 20, 20, 16, 3, 3, 1, 1, 2, 2, 2, 2, 16, 3, 0 },
-        { 1, 8, 3, 3, 8, 3, 3, 1, 1, 0, 0, 1, 1, 1, 0, 0 },     /* window = input */
-        { 1, 16, 30, 60, 16, 3, 3, 1, 1, 0, 0, 1, 1, 1, 1, 0 }, /* no padding, wide rows */
-        /* Many input blocks: the reduction runs in chunks (partial sums in out). */
-        { 1, 600, 7, 7, 40, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1 },
-        { 1, 520, 9, 9, 24, 1, 1, 2, 2, 0, 0, 1, 1, 1, 4, 1 },
-        { 2, 72, 10, 13, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1 },
-        { 1, 96, 9, 9, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 2, 0 },
-        { 1, 64, 12, 12, 32, 3, 3, 1, 1, 1, 1, 1, 1, 2, 0, 1 }, /* groups of 32, chunked */
-        { 1, 32, 8, 9, 16, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0 },   /* 1x1, end pad 0 */
-        /* Large weights, input over tile groups spanning both images: units of several pairs
-         * (an odd number of output blocks, so the last pair is a single block). */
-        { 2, 384, 14, 14, 392, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1 },
-        /* ResNet-50's 1x1 512->256 at 28x28: units of several pairs over smaller chunks of
-         * input blocks (AVX2). */
-        { 1, 512, 28, 28, 256, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1 },
-    };
-    int ran = 0;
-    for (int i = 0; i < n_isas; i++) {
-        if (!isa_ok(&isas[i]))
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        conv_case t = cases[k];
+        if ((t.groups > 1 && t.groups == t.c && t.m == t.c) != depthwise)
             continue;
-        ran++;
-        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-            conv_case t = cases[k];
-            /* Grouped cases need whole blocks per group: 16 channels fit AVX2's 8 too. */
-            if (t.groups > 1 && t.groups != t.c && ((t.c / t.groups) % isas[i].v))
-                continue;
-            run_case(&isas[i], &t);
-        }
+        /* Grouped cases need whole blocks per group: 16 channels fit AVX2's 8 too. */
+        if (t.groups > 1 && t.groups != t.c && ((t.c / t.groups) % row_vlen(row)))
+            continue;
+        run_case(row, &t);
     }
-    if (!ran)
-        printf("no AVX2/AVX-512 on this CPU: blocked conv kernels not tested\n");
+}
+
+static void test_conv(const gk_row *row)
+{
+    run_cases(row, false);
+}
+
+static void test_dwconv(const gk_row *row)
+{
+    run_cases(row, true);
+}
+
+int main(int argc, char **argv)
+{
+    static const kernel_test tests[] = {
+        { "conv2d_nchwc_f32", test_conv },
+        { "dwconv2d_nchwc_f32", test_dwconv },
+    };
+    CHECK_EQ(kernel_tests_run(argc, argv, tests, sizeof tests / sizeof tests[0]), 0);
     return CHECK_DONE();
 }

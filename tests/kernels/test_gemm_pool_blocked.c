@@ -5,9 +5,10 @@
 #include "check.h"
 #include "kernels_test.h"
 
-static void test_gemm(const isa_desc *isa, int m, int n, int k, int act, int with_res, int trans)
+static void test_gemm(const gk_row *row, int m, int n, int k, int act, int with_res, int trans)
 {
-    int nr = 2 * isa->v, lda = k + 3, ldc = n + 5;
+    __typeof__(gk_gemm_packed_f32_avx512) *gemm = ROW_FN(row, gk_gemm_packed_f32_avx512);
+    int nr = 2 * row_vlen(row), lda = k + 3, ldc = n + 5;
     float *a = rnd_buf((size_t)m * lda), *b = rnd_buf((size_t)k * n), *bias = rnd_buf((size_t)n);
     float *res = with_res ? rnd_buf((size_t)m * ldc) : NULL;
     float *ref = rnd_buf((size_t)m * ldc), *c1 = rnd_buf((size_t)m * ldc);
@@ -32,12 +33,12 @@ static void test_gemm(const isa_desc *isa, int m, int n, int k, int act, int wit
         glow_repack_gemm_b(bp, bt, k, n, k, 1, nr);
     else
         glow_repack_gemm_b(bp, b, k, n, n, 0, nr);
-    isa->gemm(c1, a, bp, bias, res, (size_t)m, (size_t)n, (size_t)k, (size_t)lda, (size_t)ldc, act,
-              -0.5f, 0.75f, NULL, 0, 1);
+    gemm(c1, a, bp, bias, res, (size_t)m, (size_t)n, (size_t)k, (size_t)lda, (size_t)ldc, act,
+         -0.5f, 0.75f, NULL, 0, 1);
     unsigned counter = 0;   /* the 3-thread run takes its units from a counter */
     for (int t = 0; t < 3; t++)
-        isa->gemm(c3, a, bp, bias, res, (size_t)m, (size_t)n, (size_t)k, (size_t)lda,
-                  (size_t)ldc, act, -0.5f, 0.75f, &counter, t, 3);
+        gemm(c3, a, bp, bias, res, (size_t)m, (size_t)n, (size_t)k, (size_t)lda,
+             (size_t)ldc, act, -0.5f, 0.75f, &counter, t, 3);
     double worst = 0;
     for (int i = 0; i < m; i++) {
         double e = max_rel_err(c1 + (size_t)i * ldc, ref + (size_t)i * ldc, (size_t)n);
@@ -45,7 +46,7 @@ static void test_gemm(const isa_desc *isa, int m, int n, int k, int act, int wit
     }
     CHECK(worst < 1e-4);
     if (!(worst < 1e-4))
-        fprintf(stderr, "  %s gemm m%d n%d k%d act%d res%d: max rel err %g\n", isa->name, m, n, k,
+        fprintf(stderr, "  %s m%d n%d k%d act%d res%d: max rel err %g\n", row->name, m, n, k,
                 act, with_res, worst);
     CHECK(memcmp(c1, c3, (size_t)m * ldc * sizeof(float)) == 0);
     free(a), free(b), free(bias), free(res), free(ref), free(c1), free(c3), free(bt), free(bp);
@@ -55,9 +56,11 @@ typedef struct {
     int n, c, h, w, kh, kw, sh, sw, ph, pw, phe, pwe, dh, dw, cip;
 } pool_case;
 
-static void test_pool(const isa_desc *isa, const pool_case *t, int is_max)
+static void test_pool(const gk_row *row, const pool_case *t, int is_max)
 {
-    int V = isa->v;
+    __typeof__(gk_maxpool_nchwc_f32_avx512) *maxpool = ROW_FN(row, gk_maxpool_nchwc_f32_avx512);
+    __typeof__(gk_avgpool_nchwc_f32_avx512) *avgpool = ROW_FN(row, gk_avgpool_nchwc_f32_avx512);
+    int V = row_vlen(row);
     int oh = (t->h + t->ph + t->phe - t->dh * (t->kh - 1) - 1) / t->sh + 1;
     int ow = (t->w + t->pw + t->pwe - t->dw * (t->kw - 1) - 1) / t->sw + 1;
     size_t xs = (size_t)t->n * t->c * t->h * t->w, ys = (size_t)t->n * t->c * oh * ow;
@@ -91,89 +94,119 @@ static void test_pool(const isa_desc *isa, const pool_case *t, int is_max)
         for (int tid = 0; tid < nt; tid++) {
             float *y = nt == 1 ? y1 : y3;
             if (is_max)
-                isa->maxpool(y, xb, (size_t)t->n, (size_t)cb, (size_t)t->h, (size_t)t->w,
-                             (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw, (size_t)t->sh,
-                             (size_t)t->sw, (size_t)t->ph, (size_t)t->pw, (size_t)t->dh,
-                             (size_t)t->dw, tid, nt);
+                maxpool(y, xb, (size_t)t->n, (size_t)cb, (size_t)t->h, (size_t)t->w,
+                        (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw, (size_t)t->sh,
+                        (size_t)t->sw, (size_t)t->ph, (size_t)t->pw, (size_t)t->dh,
+                        (size_t)t->dw, tid, nt);
             else
-                isa->avgpool(y, xb, (size_t)t->n, (size_t)cb, (size_t)t->h, (size_t)t->w,
-                             (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw, (size_t)t->sh,
-                             (size_t)t->sw, (size_t)t->ph, (size_t)t->pw, (size_t)t->phe,
-                             (size_t)t->pwe, t->cip, tid, nt);
+                avgpool(y, xb, (size_t)t->n, (size_t)cb, (size_t)t->h, (size_t)t->w,
+                        (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw, (size_t)t->sh,
+                        (size_t)t->sw, (size_t)t->ph, (size_t)t->pw, (size_t)t->phe,
+                        (size_t)t->pwe, t->cip, tid, nt);
         }
     from_blocked(got, y1, t->n, t->c, oh * ow, V);
     double worst = max_rel_err(got, ref, ys);
     CHECK(worst < 1e-5);
     if (!(worst < 1e-5))
-        fprintf(stderr, "  %s %s pool c%d %dx%d k%dx%d s%d p%d,%d,%d,%d d%d cip%d: err %g\n",
-                isa->name, is_max ? "max" : "avg", t->c, t->h, t->w, t->kh, t->kw, t->sh, t->ph,
+        fprintf(stderr, "  %s c%d %dx%d k%dx%d s%d p%d,%d,%d,%d d%d cip%d: err %g\n",
+                row->name, t->c, t->h, t->w, t->kh, t->kw, t->sh, t->ph,
                 t->pw, t->phe, t->pwe, t->dh, t->cip, worst);
     CHECK(memcmp(y1, y3, bs * sizeof(float)) == 0);
     free(x), free(ref), free(got), free(xb), free(y1), free(y3);
 }
 
-static void test_layout(const isa_desc *isa, int n, int c, int hw, int cv)
+/* NCHW -> blocked against the independent conversion of kernels_test.h, 3 threads. */
+static void test_to(const gk_row *row, int n, int c, int hw, int cv)
 {
-    size_t xs = (size_t)n * c * hw;
-    int cb = (c + cv - 1) / cv;
-    float *x = rnd_buf(xs), *want = to_blocked(x, n, c, hw, cv);
-    size_t bs = (size_t)n * cb * cv * hw;
-    float *got = rnd_buf(bs), *back = rnd_buf(xs);
+    size_t xs = (size_t)n * c * hw, bs = (size_t)n * ((c + cv - 1) / cv) * cv * hw;
+    float *x = rnd_buf(xs), *want = to_blocked(x, n, c, hw, cv), *got = rnd_buf(bs);
     for (int t = 0; t < 3; t++)
-        isa->to_nchwc(got, x, (size_t)n, (size_t)c, (size_t)hw, (size_t)cv, t, 3);
+        ROW_FN(row, gk_to_nchwc_f32_avx512)(got, x, (size_t)n, (size_t)c, (size_t)hw,
+                                             (size_t)cv, t, 3);
     CHECK(memcmp(got, want, bs * sizeof(float)) == 0);
-    if (cv == isa->v) {
-        isa->from_nchwc(back, got, (size_t)n, (size_t)c, (size_t)hw, 0, 1);
-        CHECK(memcmp(back, x, xs * sizeof(float)) == 0);
-    }
-    free(x), free(want), free(got), free(back);
+    free(x), free(want), free(got);
 }
 
-int main(void)
+/* Blocked -> NCHW gives back the tensor, 3 threads. */
+static void test_from(const gk_row *row, int n, int c, int hw)
 {
-    srand(11);
-    static const pool_case pools[] = {
-        /* n  c  h   w  kh kw sh sw ph pw phe pwe dh dw cip */
-        { 1, 16, 8, 8, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0 },
-        { 2, 20, 15, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0 },
-        { 1, 64, 112, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0 },
-        { 1, 24, 9, 11, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1 },
-        { 1, 8, 10, 10, 3, 2, 2, 1, 1, 0, 2, 1, 1, 1, 1 }, /* asymmetric end pads */
-        { 1, 16, 12, 12, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 0 }, /* dilation (max only) */
-        { 1, 40, 7, 7, 7, 7, 1, 1, 0, 0, 0, 0, 1, 1, 0 },  /* global */
-        { 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0 },
-        /* rows wider than the max pool's column buffer (several segments, odd end pad) */
-        { 2, 8, 5, 300, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0 },
-        { 1, 8, 5, 301, 3, 5, 2, 3, 1, 2, 0, 2, 1, 1, 0 },
-        /* a window wider than the column buffer: the generic path */
-        { 1, 8, 3, 150, 1, 3, 1, 1, 0, 0, 0, 0, 1, 70, 0 },
+    size_t xs = (size_t)n * c * hw;
+    float *x = rnd_buf(xs), *blocked = to_blocked(x, n, c, hw, row_vlen(row)), *back = rnd_buf(xs);
+    for (int t = 0; t < 3; t++)
+        ROW_FN(row, gk_from_nchwc_f32_avx512)(back, blocked, (size_t)n, (size_t)c, (size_t)hw, t,
+                                               3);
+    CHECK(memcmp(back, x, xs * sizeof(float)) == 0);
+    free(x), free(blocked), free(back);
+}
+
+static const pool_case pools[] = {
+    /* n  c  h   w  kh kw sh sw ph pw phe pwe dh dw cip */
+    { 1, 16, 8, 8, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0 },
+    { 2, 20, 15, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0 },
+    { 1, 64, 112, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0 },
+    { 1, 24, 9, 11, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1 },
+    { 1, 8, 10, 10, 3, 2, 2, 1, 1, 0, 2, 1, 1, 1, 1 }, /* asymmetric end pads */
+    { 1, 16, 12, 12, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 0 }, /* dilation (max only) */
+    { 1, 40, 7, 7, 7, 7, 1, 1, 0, 0, 0, 0, 1, 1, 0 },  /* global */
+    { 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0 },
+    /* rows wider than the max pool's column buffer (several segments, odd end pad) */
+    { 2, 8, 5, 300, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0 },
+    { 1, 8, 5, 301, 3, 5, 2, 3, 1, 2, 0, 2, 1, 1, 0 },
+    /* a window wider than the column buffer: the generic path */
+    { 1, 8, 3, 150, 1, 3, 1, 1, 0, 0, 0, 0, 1, 70, 0 },
+};
+
+/* M at 1, tile-1, tile, tile+1 and more; N around the panel width; every activation. */
+static void gemm_cases(const gk_row *row)
+{
+    int mr = row_vlen(row) == 16 ? 12 : 6, nr = 2 * row_vlen(row);
+    int ms[] = { 1, 2, mr - 1, mr, mr + 1, 2 * mr + 3 };
+    int ns[] = { 1, nr - 1, nr, nr + 1, 3 * nr + 5 };
+    for (size_t a = 0; a < sizeof ms / sizeof ms[0]; a++)
+        for (size_t b = 0; b < sizeof ns / sizeof ns[0]; b++)
+            test_gemm(row, ms[a], ns[b], 37, (int)((a + b) % 6), (int)(b % 2), (int)(a % 2));
+    test_gemm(row, 1, 100, 1, GK_ACT_RELU, 0, 0);
+    test_gemm(row, 3, 64, 257, GK_ACT_NONE, 1, 1);
+    test_gemm(row, 1, 1000, 512, GK_ACT_NONE, 0, 0);
+}
+
+static void maxpool_cases(const gk_row *row)
+{
+    for (size_t p = 0; p < sizeof pools / sizeof pools[0]; p++)
+        test_pool(row, &pools[p], 1);
+}
+
+/* The average pooling kernel takes no dilations: the dilated windows are max pooling's only. */
+static void avgpool_cases(const gk_row *row)
+{
+    for (size_t p = 0; p < sizeof pools / sizeof pools[0]; p++)
+        if (pools[p].dh == 1 && pools[p].dw == 1)
+            test_pool(row, &pools[p], 0);
+}
+
+static void to_cases(const gk_row *row)
+{
+    test_to(row, 1, 3, 50, 3);
+    test_to(row, 2, 21, 17, row_vlen(row));
+    test_to(row, 1, 64, 9, row_vlen(row));
+    test_to(row, 1, 5, 4, row_vlen(row));
+}
+
+static void from_cases(const gk_row *row)
+{
+    test_from(row, 2, 21, 17);
+    test_from(row, 1, 64, 9);
+    test_from(row, 1, 5, 4);
+}
+
+int main(int argc, char **argv)
+{
+    static const kernel_test tests[] = {
+        { "gemm_packed_f32", gemm_cases },     { "maxpool_nchwc_f32", maxpool_cases },
+        { "avgpool_nchwc_f32", avgpool_cases }, { "to_nchwc_f32", to_cases },
+        { "from_nchwc_f32", from_cases },
     };
-    int ran = 0;
-    for (int i = 0; i < n_isas; i++) {
-        const isa_desc *isa = &isas[i];
-        if (!isa_ok(isa))
-            continue;
-        ran++;
-        int mr = isa->v == 16 ? 12 : 6, nr = 2 * isa->v;
-        int ms[] = { 1, 2, mr - 1, mr, mr + 1, 2 * mr + 3 };
-        int ns[] = { 1, nr - 1, nr, nr + 1, 3 * nr + 5 };
-        for (size_t a = 0; a < sizeof ms / sizeof ms[0]; a++)
-            for (size_t b = 0; b < sizeof ns / sizeof ns[0]; b++)
-                test_gemm(isa, ms[a], ns[b], 37, (int)((a + b) % 6), (int)(b % 2), (int)(a % 2));
-        test_gemm(isa, 1, 100, 1, 1, 0, 0);
-        test_gemm(isa, 3, 64, 257, 0, 1, 1);
-        test_gemm(isa, 1, 1000, 512, 0, 0, 0);
-        for (size_t p = 0; p < sizeof pools / sizeof pools[0]; p++) {
-            test_pool(isa, &pools[p], 1);
-            if (pools[p].dh == 1 && pools[p].dw == 1)
-                test_pool(isa, &pools[p], 0);
-        }
-        test_layout(isa, 1, 3, 50, 3);
-        test_layout(isa, 2, 21, 17, isa->v);
-        test_layout(isa, 1, 64, 9, isa->v);
-        test_layout(isa, 1, 5, 4, isa->v);
-    }
-    if (!ran)
-        printf("no AVX2/AVX-512 on this CPU: blocked kernels not tested\n");
+    srand(11);
+    CHECK_EQ(kernel_tests_run(argc, argv, tests, sizeof tests / sizeof tests[0]), 0);
     return CHECK_DONE();
 }
