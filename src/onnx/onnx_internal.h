@@ -35,20 +35,37 @@ typedef struct onnx_ctx {
 #define ONNX_FOLD_MAX_BYTES ((size_t)64 << 20)
 
 /* A loader builds the graph for one NodeProto. It returns GLOW_OK after binding every output
- * with onnx_set_output, or a failure made with onnx_fail / onnx_unsupported. */
-typedef glow_status (*onnx_loader)(onnx_ctx *cx, const Onnx__NodeProto *np, int opset);
+ * with onnx_set_output, or a failure made with onnx_fail / onnx_unsupported. `kind` is the
+ * node kind of the op's onnx_ops.def row (ONNX_CUSTOM for ops with their own importer). */
+typedef glow_status (*onnx_loader)(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                   glow_node_kind kind);
+
+/* The kind column of onnx_ops.def rows whose loader is the op's own. */
+#define ONNX_CUSTOM NK_COUNT
 
 /* --- onnx_ops.c (table from onnx_ops.def) --- */
 
-/* The loader for op_type at `opset` (the row with the largest since-version <= opset). */
-onnx_loader onnx_find_loader(const char *op_type, int opset);
-/* Like onnx_find_loader for any domain ("" and "ai.onnx" are the default one). The opset
- * passed on is the default domain's. */
-onnx_loader onnx_find_domain_loader(const char *domain, const char *op_type, int opset);
-/* onnx_ops_grad.c: ai.onnx.preview.training Gradient. */
-glow_status load_gradient(onnx_ctx *cx, const Onnx__NodeProto *np, int opset);
+/* One row of onnx_ops.def. */
+typedef struct onnx_op {
+    const char *op_type;
+    int since;
+    onnx_loader fn;
+    glow_node_kind kind;
+} onnx_op;
 
-#define ONNX_OP(name, since, fn) glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset);
+/* The row for op_type at `opset` (the one with the largest since-version <= opset). */
+const onnx_op *onnx_find_op(const char *op_type, int opset);
+/* Like onnx_find_op for any domain ("" and "ai.onnx" are the default one). The opset passed on
+ * is the default domain's. */
+const onnx_op *onnx_find_domain_op(const char *domain, const char *op_type, int opset);
+/* The node kind op_type becomes at `opset`; ONNX_CUSTOM when it has its own importer or none. */
+glow_node_kind onnx_op_kind(const char *op_type, int opset);
+/* onnx_ops_grad.c: ai.onnx.preview.training Gradient. */
+glow_status load_gradient(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                          glow_node_kind kind);
+
+#define ONNX_OP(name, since, fn, nk)                                                       \
+    glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind);
 #include "onnx_ops.def"
 #undef ONNX_OP
 

@@ -214,7 +214,7 @@ static glow_status with_past(onnx_ctx *cx, const Onnx__NodeProto *np, int past_i
     return concat2(cx, np, p, v, 2, out);
 }
 
-glow_status load_attention(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_attention(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     GLOW_TRY(onnx_attr_check(cx, np, "scale", 1));
     GLOW_TRY(onnx_attr_check(cx, np, "softcap", 1));
@@ -361,7 +361,8 @@ static glow_status rotary_cache(onnx_ctx *cx, const Onnx__NodeProto *np, int in,
     return onnx_reshape(cx, np, c, 4, (int64_t[]){ b, s, 1, half }, out);
 }
 
-glow_status load_rotary_embedding(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_rotary_embedding(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                  glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -451,7 +452,8 @@ glow_status load_rotary_embedding(onnx_ctx *cx, const Onnx__NodeProto *np, int o
  * [B, C, L] is prefixed with past_state [B, C, K-1] (zeros when absent), convolved per
  * channel without padding, optionally followed by SiLU; present_state is the last K-1
  * positions of the prefixed input. */
-glow_status load_causal_conv_with_state(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_causal_conv_with_state(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                        glow_node_kind kind)
 {
     glow_value x, w, y;
     GLOW_TRY(onnx_input(cx, np, 0, &x));

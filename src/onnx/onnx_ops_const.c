@@ -50,7 +50,7 @@ static glow_status bind_filled(onnx_ctx *cx, const Onnx__NodeProto *np, int i,
     return onnx_set_output(cx, np, i, out);
 }
 
-glow_status load_constant(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_constant(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     if (np->n_attribute != 1)
         return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "expects exactly one value attribute, has %zu",
@@ -92,14 +92,14 @@ glow_status load_constant(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "unknown attribute '%s'", an);
 }
 
-glow_status load_identity(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_identity(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value v;
     GLOW_TRY(onnx_input(cx, np, 0, &v));
     return onnx_set_output(cx, np, 0, v);
 }
 
-glow_status load_shape(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_shape(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value v;
     GLOW_TRY(onnx_input(cx, np, 0, &v));
@@ -121,7 +121,7 @@ glow_status load_shape(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return bind_constant(cx, np, 0, &t, n ? vt->dims + start : NULL);
 }
 
-glow_status load_size(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_size(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value v;
     GLOW_TRY(onnx_input(cx, np, 0, &v));
@@ -130,7 +130,8 @@ glow_status load_size(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return bind_constant(cx, np, 0, &t, &n);
 }
 
-glow_status load_constant_of_shape(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_constant_of_shape(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                   glow_node_kind kind)
 {
     int64_t *dims;
     int n;
@@ -193,7 +194,7 @@ static glow_status range_scalar(onnx_ctx *cx, const Onnx__NodeProto *np, int i, 
     return GLOW_OK;
 }
 
-glow_status load_range(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_range(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     const glow_tensor *ts, *tl, *td;
     GLOW_TRY(onnx_input_const(cx, np, 0, &ts));
@@ -233,7 +234,7 @@ glow_status load_range(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return bind_constant(cx, np, 0, &t, buf);
 }
 
-glow_status load_eye_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_eye_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value v;
     GLOW_TRY(onnx_input(cx, np, 0, &v));
@@ -268,7 +269,7 @@ glow_status load_eye_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return bind_constant(cx, np, 0, &t, buf);
 }
 
-glow_status load_dropout(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_dropout(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value v;
     GLOW_TRY(onnx_input(cx, np, 0, &v));

@@ -67,50 +67,14 @@ static glow_status binary(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, gl
     return onnx_set_output(cx, np, 0, out);
 }
 
-static glow_status unary_logical(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_kind kind)
+/* Add, Sub, Mul, Div, Pow, And, ... (the row's kind): two operands, broadcast. Pow's exponent
+ * keeps its own dtype (opset 12+ allows it); the result has the base's. */
+glow_status load_binary(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
-    glow_value x, out;
-    GLOW_TRY(check_inputs(cx, np, 1, 1));
-    GLOW_TRY(onnx_input(cx, np, 0, &x));
-    GLOW_TRY(onnx_build(cx, np, kind, &x, 1, NULL, 0, NULL, 0, &out));
-    return onnx_set_output(cx, np, 0, out);
+    return binary(cx, np, opset, kind, NULL, 0);
 }
 
-#define BINARY_LOADER(fn, kind)                                               \
-    glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)       \
-    {                                                                         \
-        return binary(cx, np, opset, kind, NULL, 0);                          \
-    }
-
-BINARY_LOADER(load_add, NK_ADD)
-BINARY_LOADER(load_sub, NK_SUB)
-BINARY_LOADER(load_mul, NK_MUL)
-BINARY_LOADER(load_div, NK_DIV)
-/* The exponent keeps its own dtype (opset 12+ allows it); the result has the base's. */
-BINARY_LOADER(load_pow, NK_POW)
-BINARY_LOADER(load_and, NK_AND)
-BINARY_LOADER(load_or, NK_OR)
-BINARY_LOADER(load_xor, NK_XOR)
-BINARY_LOADER(load_equal, NK_EQUAL)
-BINARY_LOADER(load_less, NK_LESS)
-BINARY_LOADER(load_less_equal, NK_LESS_EQUAL)
-BINARY_LOADER(load_greater, NK_GREATER)
-BINARY_LOADER(load_greater_equal, NK_GREATER_EQUAL)
-BINARY_LOADER(load_bitwise_and, NK_BITWISE_AND)
-BINARY_LOADER(load_bitwise_or, NK_BITWISE_OR)
-BINARY_LOADER(load_bitwise_xor, NK_BITWISE_XOR)
-
-glow_status load_not(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return unary_logical(cx, np, NK_NOT);
-}
-
-glow_status load_bitwise_not(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return unary_logical(cx, np, NK_BITWISE_NOT);
-}
-
-glow_status load_mod(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_mod(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     GLOW_TRY(onnx_attr_check(cx, np, "fmod", 2));
     int64_t fmod_ = onnx_attr_int(np, "fmod", 0);
@@ -127,7 +91,7 @@ glow_status load_mod(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return binary(cx, np, opset, NK_MOD, &at, 1);
 }
 
-glow_status load_bitshift(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_bitshift(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     GLOW_TRY(onnx_attr_check(cx, np, "direction", 3));
     const char *dir = onnx_attr_str(cx, np, "direction", NULL);
@@ -159,20 +123,17 @@ static glow_status variadic(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_k
     return GLOW_OK;
 }
 
-#define VARIADIC_LOADER(fn, kind)                                             \
-    glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)       \
-    {                                                                         \
-        glow_value out;                                                       \
-        GLOW_TRY(variadic(cx, np, kind, &out));                               \
-        return onnx_set_output(cx, np, 0, out);                               \
-    }
-
-VARIADIC_LOADER(load_max, NK_MAX)
-VARIADIC_LOADER(load_min, NK_MIN)
-VARIADIC_LOADER(load_sum, NK_ADD)
+/* Max, Min and Sum (the row's kind: MAX, MIN, ADD) over one or more inputs. */
+glow_status load_variadic(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                          glow_node_kind kind)
+{
+    glow_value out;
+    GLOW_TRY(variadic(cx, np, kind, &out));
+    return onnx_set_output(cx, np, 0, out);
+}
 
 /* Mean = Sum / N, divided in the inputs' dtype as the spec's function body does. */
-glow_status load_mean(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_mean(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value sum, out;
     GLOW_TRY(variadic(cx, np, NK_ADD, &sum));
@@ -187,7 +148,7 @@ glow_status load_mean(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 
 /* PRelu: the slope broadcasts to X's shape (unidirectional). Opsets < 7 gave per-channel
  * slopes as a 1-D [C] tensor, meant for NCHW inputs: it becomes [C, 1, ..., 1]. */
-glow_status load_prelu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_prelu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value ins[2], out;
     GLOW_TRY(check_inputs(cx, np, 2, 2));
@@ -217,7 +178,7 @@ glow_status load_prelu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_where(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_where(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value ins[3], out;
     GLOW_TRY(check_inputs(cx, np, 3, 3));
@@ -261,7 +222,7 @@ static glow_status cast_to(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x
 
 /* `saturate` (opset 19+) and `round_mode` (opset 25) only affect float8 and float4 targets,
  * which glowc lacks, so they are accepted and ignored. */
-glow_status load_cast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_cast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(check_inputs(cx, np, 1, 1));
@@ -281,7 +242,7 @@ glow_status load_cast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return cast_to(cx, np, x, onnx_attr_int(np, "to", 0));
 }
 
-glow_status load_cast_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_cast_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, like;
     GLOW_TRY(check_inputs(cx, np, 2, 2));
@@ -294,7 +255,7 @@ glow_status load_cast_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
  * byte for byte; between integer kinds (and bool -> 8-bit) a CAST is the same thing, since
  * integer casts wrap modulo 2^bits and bool holds 0 or 1. Computed floats have no graph node
  * that reinterprets bits, so they are refused by name. */
-glow_status load_bitcast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_bitcast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(check_inputs(cx, np, 1, 1));

@@ -144,7 +144,7 @@ static glow_status loss_inputs(onnx_ctx *cx, const Onnx__NodeProto *np, glow_val
     return GLOW_OK;
 }
 
-glow_status load_nll_loss(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_nll_loss(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, target, weight, loss;
     bool has_w;
@@ -156,7 +156,7 @@ glow_status load_nll_loss(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 
 /* SoftmaxCrossEntropyLoss = NegativeLogLikelihoodLoss of LogSoftmax over the class axis;
  * the optional second output is that log-probability tensor. */
-glow_status load_sce_loss(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_sce_loss(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, target, weight, logp, loss;
     bool has_w;

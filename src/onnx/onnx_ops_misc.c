@@ -44,7 +44,8 @@ static glow_value f64_constant(onnx_ctx *cx, const Onnx__NodeProto *np, const ch
 
 /* Crops (centered, the extra element taken from the end) or zero-pads each listed axis to
  * `shape`: one Pad with negative pads where cropping. */
-glow_status load_center_crop_pad(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_center_crop_pad(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                 glow_node_kind kind)
 {
     glow_value x, y;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -85,7 +86,8 @@ glow_status load_center_crop_pad(onnx_ctx *cx, const Onnx__NodeProto *np, int op
 
 /* grid[n, spatial..., :] = theta[n] @ (x, y[, z], 1): the base coordinates are a constant
  * [P, r+1] (P spatial points), broadcast over N and multiplied by theta transposed. */
-glow_status load_affine_grid(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_affine_grid(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                             glow_node_kind kind)
 {
     glow_value theta, y;
     GLOW_TRY(onnx_input(cx, np, 0, &theta));
@@ -192,7 +194,7 @@ static glow_status scatter_flat(onnx_ctx *cx, const Onnx__NodeProto *np, glow_va
 
 /* input [N, C * prod(block), L] -> [N, C, image...]: every column element is added to the
  * image position it came from (a constant index per element; padding positions dropped). */
-glow_status load_col2im(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_col2im(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, y;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -256,7 +258,7 @@ glow_status load_col2im(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 
 /* Y = zeros of the pooled input's original shape with X written at the flat positions I, then
  * zero-padded at the end to output_shape when given. */
-glow_status load_max_unpool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_max_unpool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, ind, y;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -313,7 +315,7 @@ glow_status load_max_unpool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 }
 
 /* Determinants of [..., M, M] for M <= 3 by cofactor expansion (no LU without a node kind). */
-glow_status load_det(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_det(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, y;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -407,7 +409,8 @@ static glow_status tap_index(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value
     return onnx_cast(cx, np, t, GLOW_I64, idx);
 }
 
-glow_status load_grid_sample(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_grid_sample(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                             glow_node_kind kind)
 {
     glow_value x, grid;
     GLOW_TRY(onnx_input(cx, np, 0, &x));

@@ -165,7 +165,8 @@ static glow_status check_axis(onnx_ctx *cx, const Onnx__NodeProto *np, glow_valu
     return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "axis is out of range for the input's rank");
 }
 
-glow_status load_dequantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_dequantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                   glow_node_kind kind)
 {
     glow_value x, scale, zp = { 0 };
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -247,7 +248,8 @@ static glow_dtype division_kind(glow_dtype x, glow_dtype s)
     return GLOW_F32;
 }
 
-glow_status load_quantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_quantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                 glow_node_kind kind)
 {
     glow_value x, scale, zp = { 0 };
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -301,7 +303,8 @@ glow_status load_quantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int op
 }
 
 /* ONNX's function body: the range [min(x), max(x)] widened to include 0 maps onto [0, 255]. */
-glow_status load_dynamic_quantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_dynamic_quantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                         glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -367,7 +370,7 @@ static glow_status delegate(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, 
     sub.input = names;
     sub.n_output = 1;
     sub.output = &names[nin];
-    GLOW_TRY(fn(cx, &sub, opset));
+    GLOW_TRY(fn(cx, &sub, opset, ONNX_CUSTOM));
     const onnx_binding *b = glow_strmap_get(&cx->values, names[nin]);
     if (!b || b->poisoned)
         return onnx_fail(cx, np, GLOW_ERR_INTERNAL, "inner loader bound no result");
@@ -410,7 +413,8 @@ static glow_status need_8bit(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glo
                      glow_dtype_name(t));
 }
 
-glow_status load_matmul_integer(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_matmul_integer(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                glow_node_kind kind)
 {
     glow_value a, b;
     GLOW_TRY(onnx_input(cx, np, 0, &a));
@@ -425,7 +429,8 @@ glow_status load_matmul_integer(onnx_ctx *cx, const Onnx__NodeProto *np, int ops
     return onnx_set_output(cx, np, 0, y);
 }
 
-glow_status load_conv_integer(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_conv_integer(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                              glow_node_kind kind)
 {
     glow_value x, w, y;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -494,7 +499,8 @@ static glow_status qlinear_out_kind(onnx_ctx *cx, const Onnx__NodeProto *np, glo
 }
 
 /* Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point. */
-glow_status load_qlinear_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_qlinear_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                glow_node_kind kind)
 {
     glow_value a, b, y;
     GLOW_TRY(onnx_input(cx, np, 0, &a));
@@ -511,7 +517,8 @@ glow_status load_qlinear_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, int ops
 }
 
 /* Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B. */
-glow_status load_qlinear_conv(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_qlinear_conv(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                              glow_node_kind kind)
 {
     glow_value ins[3], y;
     GLOW_TRY(onnx_input(cx, np, 0, &ins[0]));

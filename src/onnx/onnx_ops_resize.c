@@ -116,7 +116,7 @@ static glow_status resize_attrs(onnx_ctx *cx, const Onnx__NodeProto *np, int ops
     return GLOW_OK;
 }
 
-glow_status load_resize(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_resize(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -223,7 +223,7 @@ glow_status load_resize(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return build_resize(cx, np, x, out, sc, &s);
 }
 
-glow_status load_upsample(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_upsample(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -260,9 +260,8 @@ glow_status load_upsample(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return build_resize(cx, np, x, out, scales, &s);
 }
 
-/* DepthToSpace and SpaceToDepth: blocksize (and DepthToSpace's mode) on a 4-D input. */
-static glow_status load_block(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
-                              glow_node_kind kind)
+/* DepthToSpace and SpaceToDepth (the row's kind): blocksize (and DepthToSpace's mode) on a 4-D input. */
+glow_status load_block(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -282,15 +281,5 @@ static glow_status load_block(onnx_ctx *cx, const Onnx__NodeProto *np, int opset
     glow_value out;
     GLOW_TRY(onnx_build(cx, np, kind, &x, 1, attrs, nattr, NULL, 0, &out));
     return onnx_set_output(cx, np, 0, out);
-}
-
-glow_status load_depth_to_space(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return load_block(cx, np, opset, NK_DEPTH_TO_SPACE);
-}
-
-glow_status load_space_to_depth(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return load_block(cx, np, opset, NK_SPACE_TO_DEPTH);
 }
 

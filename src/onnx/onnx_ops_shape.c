@@ -70,7 +70,7 @@ static glow_status norm_axes(onnx_ctx *cx, const Onnx__NodeProto *np, const int6
     return GLOW_OK;
 }
 
-glow_status load_reshape(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_reshape(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -133,7 +133,7 @@ glow_status load_reshape(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_flatten(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_flatten(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -153,7 +153,7 @@ glow_status load_flatten(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_squeeze(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_squeeze(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -185,7 +185,7 @@ glow_status load_squeeze(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_unsqueeze(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_unsqueeze(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -209,7 +209,7 @@ glow_status load_unsqueeze(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_transpose(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_transpose(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -240,7 +240,7 @@ glow_status load_transpose(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_concat(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_concat(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     int nin = onnx_num_inputs(np);
     if (nin < 1)
@@ -319,7 +319,7 @@ static glow_status slice_axis(onnx_ctx *cx, const Onnx__NodeProto *np, glow_valu
     return onnx_build(cx, np, NK_SLICE, &x, 1, attrs, 3, NULL, 0, out);
 }
 
-glow_status load_split(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_split(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -411,7 +411,7 @@ static glow_status slice_params(onnx_ctx *cx, const Onnx__NodeProto *np, int ops
     return GLOW_OK;
 }
 
-glow_status load_slice(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_slice(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -468,7 +468,7 @@ glow_status load_slice(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_pad(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_pad(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -542,7 +542,7 @@ glow_status load_pad(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_expand(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_expand(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -565,7 +565,7 @@ glow_status load_expand(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_tile(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_tile(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -588,7 +588,7 @@ glow_status load_tile(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_trilu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_trilu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));

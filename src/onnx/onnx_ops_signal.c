@@ -93,24 +93,28 @@ static glow_status load_window(onnx_ctx *cx, const Onnx__NodeProto *np, double a
     return onnx_set_output(cx, np, 0, f64_constant(cx, np, "window", t, 1, &n, vals, buf));
 }
 
-glow_status load_hann_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_hann_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                             glow_node_kind kind)
 {
     return load_window(cx, np, 0.5, 0.5, 0.0);
 }
 
-glow_status load_hamming_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_hamming_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                glow_node_kind kind)
 {
     return load_window(cx, np, 25.0 / 46.0, 21.0 / 46.0, 0.0);
 }
 
-glow_status load_blackman_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_blackman_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                 glow_node_kind kind)
 {
     return load_window(cx, np, 0.42, 0.5, 0.08);
 }
 
 /* Triangular filters on the mel scale, [dft_length / 2 + 1, num_mel_bins], following ONNX's
  * reference (edges snapped to integer bins by floor division). */
-glow_status load_mel_weight_matrix(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_mel_weight_matrix(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                   glow_node_kind kind)
 {
     double nmel, dft, rate, lo_hz, hi_hz;
     GLOW_TRY(scalar_input(cx, np, 0, &nmel));
@@ -216,7 +220,7 @@ static glow_status dft_core(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value 
  *   Yr = xr C + xi S,  Yi = xi C - xr S   (C = cos, S = sin of 2 pi t k / L),
  * inverse (scaled by 1/L) with the sine's sign flipped; the one-sided inverse (irfft) weighs
  * the implicit conjugate half by 2 and yields only the real part. */
-glow_status load_dft(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_dft(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -350,7 +354,7 @@ static glow_status dft_core(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value 
 
 /* Frames of the signal [batch, length, 1 or 2] gathered with constant indices into
  * [batch, frames, frame_length, parts], weighted by the window, then one DFT per frame. */
-glow_status load_stft(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_stft(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, win = { 0 }, y;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
