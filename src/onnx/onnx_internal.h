@@ -144,6 +144,35 @@ glow_value onnx_scalar(onnx_ctx *cx, const char *name, glow_dtype t, double v);
 glow_status onnx_axis(onnx_ctx *cx, const Onnx__NodeProto *np, int64_t axis, int rank,
                       int *out);
 
+/* A helper value's name: "<node>/<what>". */
+const char *onnx_sub_name(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what);
+/* Fails as unsupported, naming input i as `what`, unless it is a constant at import (it
+ * decides a shape). */
+glow_status onnx_input_static(onnx_ctx *cx, const Onnx__NodeProto *np, int i, const char *what);
+/* onnx_scalar named onnx_sub_name(np, what). */
+glow_value onnx_sub_scalar(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what,
+                           glow_dtype t, double v);
+/* Fails unless the node has between min and max inputs (absent trailing ones not counted). */
+glow_status onnx_check_inputs(onnx_ctx *cx, const Onnx__NodeProto *np, int min, int max);
+/* The dtype's range as exact f64 values (floats: -inf..inf); false for 64-bit integers, whose
+ * limits f64 cannot hold exactly. */
+bool onnx_dtype_range(glow_dtype t, double *lo, double *hi);
+/* The dtype of a TensorProto.DataType code (an attribute's int64); false for codes glowc lacks
+ * or outside int range. */
+bool onnx_dtype_of_code(int64_t code, glow_dtype *out);
+
+/* --- onnx_ops_const.c: computed constants --- */
+
+/* Zeroed scratch (cx->scratch) for a computed constant of `count` values of `size` bytes,
+ * bounded like folding (ONNX_FOLD_MAX_BYTES). */
+glow_status onnx_const_buffer(onnx_ctx *cx, const Onnx__NodeProto *np, int64_t count,
+                              size_t size, void **out);
+/* A constant of dtype t and shape (rank, dims) named "<node>/<what>" from f64 values, converted
+ * through buf (numel values of t, e.g. from onnx_const_buffer). */
+glow_value onnx_f64_constant(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what,
+                             glow_dtype t, int rank, const int64_t *dims, const double *vals,
+                             void *buf);
+
 /* --- onnx_tensor.c --- */
 
 /* Converts a TensorProto (raw_data or typed fields) into a tensor whose storage is allocated

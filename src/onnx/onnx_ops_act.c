@@ -120,22 +120,6 @@ glow_status load_swish(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_
 
 /* --- Clip --- */
 
-/* The dtype's range as exact f64 values; false for 64-bit integers, whose limits f64 cannot
- * hold exactly. */
-static bool dtype_range(glow_dtype t, double *lo, double *hi)
-{
-    switch (t) {
-    case GLOW_I8: *lo = INT8_MIN; *hi = INT8_MAX; return true;
-    case GLOW_U8: *lo = 0; *hi = UINT8_MAX; return true;
-    case GLOW_I16: *lo = INT16_MIN; *hi = INT16_MAX; return true;
-    case GLOW_U16: *lo = 0; *hi = UINT16_MAX; return true;
-    case GLOW_I32: *lo = INT32_MIN; *hi = INT32_MAX; return true;
-    case GLOW_U32: *lo = 0; *hi = UINT32_MAX; return true;
-    case GLOW_I64: case GLOW_U64: return false;
-    default: *lo = -INFINITY; *hi = INFINITY; return true;
-    }
-}
-
 /* Reads the constant scalar bound in input i into *v when f64 holds it exactly; otherwise
  * leaves *exact false (the caller then uses a MAX/MIN node on the value itself). */
 static glow_status clip_bound(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glow_value b,
@@ -171,7 +155,7 @@ static glow_status clip_inputs(onnx_ctx *cx, const Onnx__NodeProto *np, glow_val
 {
     glow_dtype t = glow_value_type(x)->dtype;
     double bound[2];
-    bool have_default = dtype_range(t, &bound[0], &bound[1]);
+    bool have_default = onnx_dtype_range(t, &bound[0], &bound[1]);
     glow_value node_bound[2];
     bool use_node[2] = { false, false }, in_clip[2] = { false, false };
     for (int k = 0; k < 2; k++) {

@@ -9,18 +9,6 @@
 
 #include "onnx/onnx_internal.h"
 
-/* Fails unless the node has between min and max inputs (absent trailing ones not counted). */
-static glow_status check_inputs(onnx_ctx *cx, const Onnx__NodeProto *np, int min, int max)
-{
-    int n = onnx_num_inputs(np);
-    if (n < min || n > max) {
-        if (min == max)
-            return onnx_fail(cx, np, GLOW_ERR_PARSE, "expects %d inputs, has %d", min, n);
-        return onnx_fail(cx, np, GLOW_ERR_PARSE, "expects %d to %d inputs, has %d", min, max, n);
-    }
-    return GLOW_OK;
-}
-
 /* Opsets < 7: with broadcast=1, B's shape matches a contiguous run of A's dims starting at
  * `axis` (or A's trailing dims when axis is absent). Reshaping B to A's rank with 1s around
  * that run turns the rule into NumPy broadcasting. */
@@ -59,7 +47,7 @@ static glow_status binary(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, gl
                           const glow_attr *attrs, int nattr)
 {
     glow_value ins[2], out;
-    GLOW_TRY(check_inputs(cx, np, 2, 2));
+    GLOW_TRY(onnx_check_inputs(cx, np, 2, 2));
     GLOW_TRY(onnx_input(cx, np, 0, &ins[0]));
     GLOW_TRY(onnx_input(cx, np, 1, &ins[1]));
     GLOW_TRY(legacy_broadcast(cx, np, opset, ins));
@@ -151,7 +139,7 @@ glow_status load_mean(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
 glow_status load_prelu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value ins[2], out;
-    GLOW_TRY(check_inputs(cx, np, 2, 2));
+    GLOW_TRY(onnx_check_inputs(cx, np, 2, 2));
     GLOW_TRY(onnx_input(cx, np, 0, &ins[0]));
     GLOW_TRY(onnx_input(cx, np, 1, &ins[1]));
     const glow_type *tx = glow_value_type(ins[0]), *ts = glow_value_type(ins[1]);
@@ -181,7 +169,7 @@ glow_status load_prelu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_
 glow_status load_where(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value ins[3], out;
-    GLOW_TRY(check_inputs(cx, np, 3, 3));
+    GLOW_TRY(onnx_check_inputs(cx, np, 3, 3));
     for (int i = 0; i < 3; i++)
         GLOW_TRY(onnx_input(cx, np, i, &ins[i]));
     GLOW_TRY(onnx_build_elemwise(cx, np, NK_WHERE, ins, 3, NULL, 0, &out));
@@ -211,7 +199,7 @@ static const char *onnx_type_name(int64_t code)
 static glow_status cast_to(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x, int64_t code)
 {
     glow_dtype to;
-    if (code < INT32_MIN || code > INT32_MAX || !glow_dtype_from_onnx((int)code, &to))
+    if (!onnx_dtype_of_code(code, &to))
         return onnx_unsupported(cx, np, "cast to element type %s (%lld)", onnx_type_name(code),
                                 (long long)code);
     glow_value out = x;
@@ -225,7 +213,7 @@ static glow_status cast_to(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x
 glow_status load_cast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
-    GLOW_TRY(check_inputs(cx, np, 1, 1));
+    GLOW_TRY(onnx_check_inputs(cx, np, 1, 1));
     GLOW_TRY(onnx_input(cx, np, 0, &x));
     const Onnx__AttributeProto *to = onnx_attr(np, "to");
     if (!to)
@@ -245,7 +233,7 @@ glow_status load_cast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
 glow_status load_cast_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, like;
-    GLOW_TRY(check_inputs(cx, np, 2, 2));
+    GLOW_TRY(onnx_check_inputs(cx, np, 2, 2));
     GLOW_TRY(onnx_input(cx, np, 0, &x));
     GLOW_TRY(onnx_input(cx, np, 1, &like));
     return cast_to(cx, np, x, glow_dtype_to_onnx(glow_value_type(like)->dtype));
@@ -258,7 +246,7 @@ glow_status load_cast_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, g
 glow_status load_bitcast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
-    GLOW_TRY(check_inputs(cx, np, 1, 1));
+    GLOW_TRY(onnx_check_inputs(cx, np, 1, 1));
     GLOW_TRY(onnx_input(cx, np, 0, &x));
     const Onnx__AttributeProto *to_attr = onnx_attr(np, "to");
     if (!to_attr)
@@ -266,7 +254,7 @@ glow_status load_bitcast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glo
     GLOW_TRY(onnx_attr_check(cx, np, "to", 2));
     int64_t code = onnx_attr_int(np, "to", 0);
     glow_dtype to;
-    if (code < INT32_MIN || code > INT32_MAX || !glow_dtype_from_onnx((int)code, &to))
+    if (!onnx_dtype_of_code(code, &to))
         return onnx_unsupported(cx, np, "bitcast to element type %s (%lld)",
                                 onnx_type_name(code), (long long)code);
     const glow_type *xt = glow_value_type(x);

@@ -14,12 +14,7 @@
 static glow_status need_const(onnx_ctx *cx, const Onnx__NodeProto *np, int i, const char *what,
                               const glow_tensor **t)
 {
-    glow_value v;
-    GLOW_TRY(onnx_input(cx, np, i, &v));
-    if (!glow_value_is_constant(v))
-        return onnx_unsupported(cx, np,
-                                "input %d '%s' is computed at run time; glowc needs static shapes",
-                                i, what);
+    GLOW_TRY(onnx_input_static(cx, np, i, what));
     return onnx_input_const(cx, np, i, t);
 }
 

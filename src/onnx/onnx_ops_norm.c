@@ -9,24 +9,6 @@
 
 #include "onnx/onnx_internal.h"
 
-/* A helper node's name: "<node>/<what>". */
-static const char *sub_name(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what)
-{
-    return glow_arena_printf(cx->arena, "%s/%s", onnx_node_name(np), what);
-}
-
-/* Converts v to dtype `to` when it differs (opset 15 lets BatchNormalization's statistics have
- * another float type than X). */
-static glow_status cast_to(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, glow_dtype to,
-                          glow_value *out)
-{
-    if (glow_value_type(v)->dtype == to) {
-        *out = v;
-        return GLOW_OK;
-    }
-    return onnx_cast(cx, np, v, to, out);
-}
-
 /* Binds results 1..n-1 of a multi-result node to the node's optional outputs. */
 static glow_status set_extra_outputs(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value y,
                                      int n)
@@ -61,7 +43,7 @@ glow_status load_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, 
                          xt->rank);
     for (int i = 1; i < 5; i++) {
         GLOW_TRY(onnx_input(cx, np, i, &ins[i]));
-        GLOW_TRY(cast_to(cx, np, ins[i], xt->dtype, &ins[i]));
+        GLOW_TRY(onnx_cast(cx, np, ins[i], xt->dtype, &ins[i]));
     }
     glow_attr a = GLOW_AF(EPSILON, onnx_attr_float(np, "epsilon", 1e-5f));
     glow_value y;
@@ -240,7 +222,7 @@ glow_status load_mvn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_no
     GLOW_TRY(onnx_build_elemwise(cx, np, NK_SUB, (glow_value[]){ mean_xx, mean_sq }, 2, NULL, 0,
                                  &var));
     GLOW_TRY(onnx_build(cx, np, NK_SQRT, &var, 1, NULL, 0, NULL, 0, &std));
-    eps = onnx_scalar(cx, sub_name(cx, np, "epsilon"), xt->dtype, 1e-9);
+    eps = onnx_scalar(cx, onnx_sub_name(cx, np, "epsilon"), xt->dtype, 1e-9);
     GLOW_TRY(onnx_build_elemwise(cx, np, NK_ADD, (glow_value[]){ std, eps }, 2, NULL, 0, &den));
     GLOW_TRY(onnx_build_elemwise(cx, np, NK_SUB, (glow_value[]){ x, mean }, 2, NULL, 0,
                                  &centered));
@@ -346,8 +328,8 @@ glow_status load_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow
     return onnx_set_output(cx, np, 0, y);
 }
 
-/* Softmax, LogSoftmax, Hardmax (the row's kind). Before opset 13 the input is coerced to 2-D at `axis`
- * (default 1) and the op applies to the whole second half, so it becomes
+/* Softmax, LogSoftmax, Hardmax (the row's kind). Before opset 13 the input is coerced to 2-D
+ * at `axis` (default 1) and the op applies to the whole second half, so it becomes
  * reshape [prod(dims[:axis]), prod(dims[axis:])] -> op over axis 1 -> reshape back; when
  * axis is the last dim the two forms agree and no reshape is needed. */
 glow_status load_softmax_kind(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,

@@ -27,16 +27,11 @@ static const char *onnx_code_name(int64_t code)
     }
 }
 
-/* The saturation range of an integer quantized kind. */
+/* The saturation range of an integer quantized kind (u8, i8, u16, i16). */
 static bool quant_range(glow_dtype t, double *lo, double *hi)
 {
-    switch (t) {
-    case GLOW_U8: *lo = 0; *hi = 255; return true;
-    case GLOW_I8: *lo = -128; *hi = 127; return true;
-    case GLOW_U16: *lo = 0; *hi = 65535; return true;
-    case GLOW_I16: *lo = -32768; *hi = 32767; return true;
-    default: return false;
-    }
+    bool quant = t == GLOW_U8 || t == GLOW_I8 || t == GLOW_U16 || t == GLOW_I16;
+    return quant && onnx_dtype_range(t, lo, hi);
 }
 
 static glow_status need_quant_kind(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what,
@@ -58,7 +53,7 @@ static glow_status dtype_attr(onnx_ctx *cx, const Onnx__NodeProto *np, const cha
     *set = code != 0;
     if (!*set)
         return GLOW_OK;
-    if (code < 0 || code > 64 || !glow_dtype_from_onnx((int)code, out))
+    if (!onnx_dtype_of_code(code, out))
         return onnx_unsupported(cx, np, "'%s' = %lld (%s), an element type glowc lacks", name,
                                 (long long)code, onnx_code_name(code));
     return GLOW_OK;

@@ -8,15 +8,6 @@
 
 #include "onnx/onnx_internal.h"
 
-/* Fails unless the node has between min and max inputs. */
-static glow_status check_inputs(onnx_ctx *cx, const Onnx__NodeProto *np, int min, int max)
-{
-    int n = onnx_num_inputs(np);
-    if (n < min || n > max)
-        return onnx_fail(cx, np, GLOW_ERR_PARSE, "expects %d to %d inputs, has %d", min, max, n);
-    return GLOW_OK;
-}
-
 /* The `keepdims`-style 0/1 integer attribute `name`. */
 static glow_status flag_attr(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name,
                              int64_t dflt, int64_t *out)
@@ -56,7 +47,7 @@ static glow_status reduce(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
 {
     glow_value x, out;
     bool axes_input = opset >= input_since;
-    GLOW_TRY(check_inputs(cx, np, 1, axes_input ? 2 : 1));
+    GLOW_TRY(onnx_check_inputs(cx, np, 1, axes_input ? 2 : 1));
     GLOW_TRY(onnx_input(cx, np, 0, &x));
     const glow_type *tx = glow_value_type(x);
     int64_t keepdims, noop;
@@ -115,7 +106,7 @@ glow_status load_arg_reduce(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
                             glow_node_kind kind)
 {
     glow_value x, out;
-    GLOW_TRY(check_inputs(cx, np, 1, 1));
+    GLOW_TRY(onnx_check_inputs(cx, np, 1, 1));
     GLOW_TRY(onnx_input(cx, np, 0, &x));
     int64_t keepdims, last;
     int axis;
@@ -134,7 +125,7 @@ glow_status load_arg_reduce(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
 glow_status load_topk(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, out;
-    GLOW_TRY(check_inputs(cx, np, opset >= 10 ? 2 : 1, opset >= 10 ? 2 : 1));
+    GLOW_TRY(onnx_check_inputs(cx, np, opset >= 10 ? 2 : 1, opset >= 10 ? 2 : 1));
     GLOW_TRY(onnx_input(cx, np, 0, &x));
     const glow_type *tx = glow_value_type(x);
     int axis;
@@ -175,7 +166,7 @@ glow_status load_topk(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
 static glow_status cumulative(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_kind kind)
 {
     glow_value x, out;
-    GLOW_TRY(check_inputs(cx, np, 2, 2));
+    GLOW_TRY(onnx_check_inputs(cx, np, 2, 2));
     GLOW_TRY(onnx_input(cx, np, 0, &x));
     int64_t *vals, exclusive, reverse;
     int n, axis;

@@ -27,12 +27,7 @@ static glow_status opt_floats(onnx_ctx *cx, const Onnx__NodeProto *np, int i, co
     *count = -1;
     if (!onnx_has_input(np, i))
         return GLOW_OK;
-    glow_value v;
-    GLOW_TRY(onnx_input(cx, np, i, &v));
-    if (!glow_value_is_constant(v))
-        return onnx_unsupported(cx, np,
-                                "input %d '%s' is computed at run time; glowc needs static shapes",
-                                i, what);
+    GLOW_TRY(onnx_input_static(cx, np, i, what));
     return onnx_input_floats(cx, np, i, vals, count);
 }
 
@@ -261,7 +256,8 @@ glow_status load_upsample(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, gl
 }
 
 /* DepthToSpace and SpaceToDepth (the row's kind): blocksize (and DepthToSpace's mode) on a 4-D input. */
-glow_status load_block(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
+glow_status load_block(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                       glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));

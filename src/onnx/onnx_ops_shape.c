@@ -26,12 +26,7 @@ static const char *fmt_dims(char *buf, size_t size, int n, const int64_t *dims)
 static glow_status static_ints(onnx_ctx *cx, const Onnx__NodeProto *np, int i, const char *what,
                                int64_t **vals, int *count)
 {
-    glow_value v;
-    GLOW_TRY(onnx_input(cx, np, i, &v));
-    if (!glow_value_is_constant(v))
-        return onnx_unsupported(cx, np,
-                                "input %d '%s' is computed at run time; glowc needs static shapes",
-                                i, what);
+    GLOW_TRY(onnx_input_static(cx, np, i, what));
     return onnx_input_ints(cx, np, i, vals, count);
 }
 
