@@ -35,20 +35,37 @@ typedef struct onnx_ctx {
 #define ONNX_FOLD_MAX_BYTES ((size_t)64 << 20)
 
 /* A loader builds the graph for one NodeProto. It returns GLOW_OK after binding every output
- * with onnx_set_output, or a failure made with onnx_fail / onnx_unsupported. */
-typedef glow_status (*onnx_loader)(onnx_ctx *cx, const Onnx__NodeProto *np, int opset);
+ * with onnx_set_output, or a failure made with onnx_fail / onnx_unsupported. `kind` is the
+ * node kind of the op's onnx_ops.def row (ONNX_CUSTOM for ops with their own importer). */
+typedef glow_status (*onnx_loader)(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                   glow_node_kind kind);
+
+/* The kind column of onnx_ops.def rows whose loader is the op's own. */
+#define ONNX_CUSTOM NK_COUNT
 
 /* --- onnx_ops.c (table from onnx_ops.def) --- */
 
-/* The loader for op_type at `opset` (the row with the largest since-version <= opset). */
-onnx_loader onnx_find_loader(const char *op_type, int opset);
-/* Like onnx_find_loader for any domain ("" and "ai.onnx" are the default one). The opset
- * passed on is the default domain's. */
-onnx_loader onnx_find_domain_loader(const char *domain, const char *op_type, int opset);
-/* onnx_ops_grad.c: ai.onnx.preview.training Gradient. */
-glow_status load_gradient(onnx_ctx *cx, const Onnx__NodeProto *np, int opset);
+/* One row of onnx_ops.def. */
+typedef struct onnx_op {
+    const char *op_type;
+    int since;
+    onnx_loader fn;
+    glow_node_kind kind;
+} onnx_op;
 
-#define ONNX_OP(name, since, fn) glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset);
+/* The row for op_type at `opset` (the one with the largest since-version <= opset). */
+const onnx_op *onnx_find_op(const char *op_type, int opset);
+/* Like onnx_find_op for any domain ("" and "ai.onnx" are the default one). The opset passed on
+ * is the default domain's. */
+const onnx_op *onnx_find_domain_op(const char *domain, const char *op_type, int opset);
+/* The node kind op_type becomes at `opset`; ONNX_CUSTOM when it has its own importer or none. */
+glow_node_kind onnx_op_kind(const char *op_type, int opset);
+/* onnx_ops_grad.c: ai.onnx.preview.training Gradient. */
+glow_status load_gradient(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                          glow_node_kind kind);
+
+#define ONNX_OP(name, since, fn, nk)                                                       \
+    glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind);
 #include "onnx_ops.def"
 #undef ONNX_OP
 
@@ -126,6 +143,35 @@ glow_value onnx_scalar(onnx_ctx *cx, const char *name, glow_dtype t, double v);
 /* Normalizes a possibly negative axis for `rank`; fails naming np when out of range. */
 glow_status onnx_axis(onnx_ctx *cx, const Onnx__NodeProto *np, int64_t axis, int rank,
                       int *out);
+
+/* A helper value's name: "<node>/<what>". */
+const char *onnx_sub_name(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what);
+/* Fails as unsupported, naming input i as `what`, unless it is a constant at import (it
+ * decides a shape). */
+glow_status onnx_input_static(onnx_ctx *cx, const Onnx__NodeProto *np, int i, const char *what);
+/* onnx_scalar named onnx_sub_name(np, what). */
+glow_value onnx_sub_scalar(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what,
+                           glow_dtype t, double v);
+/* Fails unless the node has between min and max inputs (absent trailing ones not counted). */
+glow_status onnx_check_inputs(onnx_ctx *cx, const Onnx__NodeProto *np, int min, int max);
+/* The dtype's range as exact f64 values (floats: -inf..inf); false for 64-bit integers, whose
+ * limits f64 cannot hold exactly. */
+bool onnx_dtype_range(glow_dtype t, double *lo, double *hi);
+/* The dtype of a TensorProto.DataType code (an attribute's int64); false for codes glowc lacks
+ * or outside int range. */
+bool onnx_dtype_of_code(int64_t code, glow_dtype *out);
+
+/* --- onnx_ops_const.c: computed constants --- */
+
+/* Zeroed scratch (cx->scratch) for a computed constant of `count` values of `size` bytes,
+ * bounded like folding (ONNX_FOLD_MAX_BYTES). */
+glow_status onnx_const_buffer(onnx_ctx *cx, const Onnx__NodeProto *np, int64_t count,
+                              size_t size, void **out);
+/* A constant of dtype t and shape (rank, dims) named "<node>/<what>" from f64 values, converted
+ * through buf (numel values of t, e.g. from onnx_const_buffer). */
+glow_value onnx_f64_constant(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what,
+                             glow_dtype t, int rank, const int64_t *dims, const double *vals,
+                             void *buf);
 
 /* --- onnx_tensor.c --- */
 

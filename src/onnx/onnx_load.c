@@ -245,8 +245,8 @@ static void load_nodes(load_state *ls, const Onnx__ModelProto *mp, const Onnx__G
         cx->main_built = false;
         /* Unsupported ops are listed even when their inputs are poisoned: the user wants to
          * see every op the model needs. */
-        onnx_loader loader = onnx_find_domain_loader(np->domain, np->op_type, cx->opset);
-        if (!loader) {
+        const onnx_op *op = onnx_find_domain_op(np->domain, np->op_type, cx->opset);
+        if (!op) {
             record_unsupported(ls, mp, np);
             poison_outputs(cx, np);
             continue;
@@ -264,7 +264,7 @@ static void load_nodes(load_state *ls, const Onnx__ModelProto *mp, const Onnx__G
         glow_diag d = { 0 };
         cx->d = &d;
         uint32_t first_id = cx->m->next_id;
-        glow_status s = loader(cx, np, cx->opset);
+        glow_status s = op->fn(cx, np, cx->opset, op->kind);
         if (s == GLOW_OK && !cx->main_built)
             name_result(cx, np, first_id);
         if (s == GLOW_OK) {

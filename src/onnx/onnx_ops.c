@@ -3,45 +3,48 @@
 
 #include "onnx/onnx_internal.h"
 
-typedef struct onnx_op_row {
-    const char *op_type;
-    int since;
-    onnx_loader fn;
-} onnx_op_row;
-
-static const onnx_op_row op_rows[] = {
-#define ONNX_OP(name, since, fn) { name, since, fn },
+static const onnx_op op_rows[] = {
+#define ONNX_OP(name, since, fn, kind) { name, since, fn, kind },
 #include "onnx_ops.def"
 #undef ONNX_OP
 };
 
+/* ai.onnx.preview.training's Gradient (reverse-mode differentiation at import). */
+static const onnx_op gradient_row = { "Gradient", 1, load_gradient, ONNX_CUSTOM };
+
 /* A linear scan: a few hundred rows, once per node of the model, is not worth an index. */
-onnx_loader onnx_find_loader(const char *op_type, int opset)
+const onnx_op *onnx_find_op(const char *op_type, int opset)
 {
     if (!op_type)
         return NULL;
-    const onnx_op_row *best = NULL;
+    const onnx_op *best = NULL;
     for (size_t i = 0; i < sizeof(op_rows) / sizeof(op_rows[0]); i++) {
-        const onnx_op_row *r = &op_rows[i];
+        const onnx_op *r = &op_rows[i];
         if (r->since <= opset && strcmp(r->op_type, op_type) == 0 &&
             (!best || r->since > best->since))
             best = r;
     }
-    return best ? best->fn : NULL;
+    return best;
 }
 
 /* Ops of other domains glowc imports (training preview: reverse-mode Gradient at import). */
-onnx_loader onnx_find_domain_loader(const char *domain, const char *op_type, int opset)
+const onnx_op *onnx_find_domain_op(const char *domain, const char *op_type, int opset)
 {
     if (!domain || !*domain || strcmp(domain, "ai.onnx") == 0)
-        return onnx_find_loader(op_type, opset);
+        return onnx_find_op(op_type, opset);
     if (op_type && strcmp(domain, "ai.onnx.preview.training") == 0 &&
         strcmp(op_type, "Gradient") == 0)
-        return load_gradient;
+        return &gradient_row;
     return NULL;
+}
+
+glow_node_kind onnx_op_kind(const char *op_type, int opset)
+{
+    const onnx_op *op = onnx_find_op(op_type, opset);
+    return op ? op->kind : ONNX_CUSTOM;
 }
 
 bool glow_onnx_op_supported(const char *domain, const char *op_type, int opset)
 {
-    return onnx_find_domain_loader(domain, op_type, opset) != NULL;
+    return onnx_find_domain_op(domain, op_type, opset) != NULL;
 }

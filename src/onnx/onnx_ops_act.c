@@ -30,82 +30,51 @@ static glow_status float_attr(onnx_ctx *cx, const Onnx__NodeProto *np, const cha
     return GLOW_OK;
 }
 
-#define UNARY_LOADER(fn, kind)                                                \
-    glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)       \
-    {                                                                         \
-        return unary(cx, np, kind, NULL, 0);                                  \
+/* Relu, Exp, Not, ... (the row's kind): one operand, no attributes. */
+glow_status load_unary(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
+{
+    return unary(cx, np, kind, NULL, 0);
+}
+
+/* The float attributes of activations and their ONNX defaults, by node kind. */
+static const struct {
+    glow_node_kind kind;
+    struct {
+        const char *name;
+        glow_attr_id id;
+        float dflt;
+    } attr[2];
+} float_acts[] = {
+    { NK_ELU, { { "alpha", GA_ALPHA, 1.0f } } },
+    { NK_CELU, { { "alpha", GA_ALPHA, 1.0f } } },
+    { NK_LEAKY_RELU, { { "alpha", GA_ALPHA, 0.01f } } },
+    { NK_THRESHOLDED_RELU, { { "alpha", GA_ALPHA, 1.0f } } },
+    { NK_SELU, { { "alpha", GA_ALPHA, 1.67326319217681884765625f },
+                 { "gamma", GA_GAMMA, 1.05070102214813232421875f } } },
+    { NK_HARD_SIGMOID, { { "alpha", GA_ALPHA, 0.2f }, { "beta", GA_BETA, 0.5f } } },
+    { NK_SHRINK, { { "bias", GA_BIAS, 0.0f }, { "lambd", GA_LAMBD, 0.5f } } },
+};
+
+/* Elu, LeakyRelu, Selu, HardSigmoid, Shrink, ... (the row's kind): one operand and the float
+ * attributes float_acts lists for the kind, defaults filled in. */
+glow_status load_float_act(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                           glow_node_kind kind)
+{
+    for (size_t i = 0; i < sizeof float_acts / sizeof float_acts[0]; i++) {
+        if (float_acts[i].kind != kind)
+            continue;
+        glow_attr a[2];
+        int n = 0;
+        for (; n < 2 && float_acts[i].attr[n].name; n++)
+            GLOW_TRY(float_attr(cx, np, float_acts[i].attr[n].name, float_acts[i].attr[n].dflt,
+                                float_acts[i].attr[n].id, &a[n]));
+        return unary(cx, np, kind, a, n);
     }
-
-UNARY_LOADER(load_relu, NK_RELU)
-UNARY_LOADER(load_sigmoid, NK_SIGMOID)
-UNARY_LOADER(load_tanh, NK_TANH)
-UNARY_LOADER(load_exp, NK_EXP)
-UNARY_LOADER(load_log, NK_LOG)
-UNARY_LOADER(load_sqrt, NK_SQRT)
-UNARY_LOADER(load_abs, NK_ABS)
-UNARY_LOADER(load_neg, NK_NEG)
-UNARY_LOADER(load_floor, NK_FLOOR)
-UNARY_LOADER(load_ceil, NK_CEIL)
-UNARY_LOADER(load_round, NK_ROUND)
-UNARY_LOADER(load_reciprocal, NK_RECIPROCAL)
-UNARY_LOADER(load_erf, NK_ERF)
-UNARY_LOADER(load_sin, NK_SIN)
-UNARY_LOADER(load_cos, NK_COS)
-UNARY_LOADER(load_tan, NK_TAN)
-UNARY_LOADER(load_asin, NK_ASIN)
-UNARY_LOADER(load_acos, NK_ACOS)
-UNARY_LOADER(load_atan, NK_ATAN)
-UNARY_LOADER(load_sinh, NK_SINH)
-UNARY_LOADER(load_cosh, NK_COSH)
-UNARY_LOADER(load_asinh, NK_ASINH)
-UNARY_LOADER(load_acosh, NK_ACOSH)
-UNARY_LOADER(load_atanh, NK_ATANH)
-UNARY_LOADER(load_sign, NK_SIGN)
-UNARY_LOADER(load_isnan, NK_ISNAN)
-UNARY_LOADER(load_softplus, NK_SOFTPLUS)
-UNARY_LOADER(load_softsign, NK_SOFTSIGN)
-UNARY_LOADER(load_hard_swish, NK_HARD_SWISH)
-UNARY_LOADER(load_mish, NK_MISH)
-
-/* Activations with one float attribute `alpha`. */
-#define ALPHA_LOADER(fn, kind, dflt)                                          \
-    glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)       \
-    {                                                                         \
-        glow_attr a;                                                          \
-        GLOW_TRY(float_attr(cx, np, "alpha", dflt, GA_ALPHA, &a));            \
-        return unary(cx, np, kind, &a, 1);                                    \
-    }
-
-ALPHA_LOADER(load_elu, NK_ELU, 1.0f)
-ALPHA_LOADER(load_celu, NK_CELU, 1.0f)
-ALPHA_LOADER(load_leaky_relu, NK_LEAKY_RELU, 0.01f)
-ALPHA_LOADER(load_thresholded_relu, NK_THRESHOLDED_RELU, 1.0f)
-
-glow_status load_selu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    glow_attr a[2];
-    GLOW_TRY(float_attr(cx, np, "alpha", 1.67326319217681884765625f, GA_ALPHA, &a[0]));
-    GLOW_TRY(float_attr(cx, np, "gamma", 1.05070102214813232421875f, GA_GAMMA, &a[1]));
-    return unary(cx, np, NK_SELU, a, 2);
+    return onnx_fail(cx, np, GLOW_ERR_INTERNAL, "no float attributes listed for %s",
+                     glow_node_kind_name(kind));
 }
 
-glow_status load_hard_sigmoid(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    glow_attr a[2];
-    GLOW_TRY(float_attr(cx, np, "alpha", 0.2f, GA_ALPHA, &a[0]));
-    GLOW_TRY(float_attr(cx, np, "beta", 0.5f, GA_BETA, &a[1]));
-    return unary(cx, np, NK_HARD_SIGMOID, a, 2);
-}
-
-glow_status load_shrink(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    glow_attr a[2];
-    GLOW_TRY(float_attr(cx, np, "bias", 0.0f, GA_BIAS, &a[0]));
-    GLOW_TRY(float_attr(cx, np, "lambd", 0.5f, GA_LAMBD, &a[1]));
-    return unary(cx, np, NK_SHRINK, a, 2);
-}
-
-glow_status load_isinf(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_isinf(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     GLOW_TRY(onnx_attr_check(cx, np, "detect_positive", 2));
     GLOW_TRY(onnx_attr_check(cx, np, "detect_negative", 2));
@@ -116,7 +85,7 @@ glow_status load_isinf(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return unary(cx, np, NK_ISINF, a, 2);
 }
 
-glow_status load_gelu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_gelu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     GLOW_TRY(onnx_attr_check(cx, np, "approximate", 3));
     const char *approx = onnx_attr_str(cx, np, "approximate", "none");
@@ -128,7 +97,7 @@ glow_status load_gelu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 }
 
 /* Swish(x) = x * sigmoid(alpha * x), built from primitives (no node kind of its own). */
-glow_status load_swish(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_swish(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, s, out;
     int n = onnx_num_inputs(np);
@@ -150,22 +119,6 @@ glow_status load_swish(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 }
 
 /* --- Clip --- */
-
-/* The dtype's range as exact f64 values; false for 64-bit integers, whose limits f64 cannot
- * hold exactly. */
-static bool dtype_range(glow_dtype t, double *lo, double *hi)
-{
-    switch (t) {
-    case GLOW_I8: *lo = INT8_MIN; *hi = INT8_MAX; return true;
-    case GLOW_U8: *lo = 0; *hi = UINT8_MAX; return true;
-    case GLOW_I16: *lo = INT16_MIN; *hi = INT16_MAX; return true;
-    case GLOW_U16: *lo = 0; *hi = UINT16_MAX; return true;
-    case GLOW_I32: *lo = INT32_MIN; *hi = INT32_MAX; return true;
-    case GLOW_U32: *lo = 0; *hi = UINT32_MAX; return true;
-    case GLOW_I64: case GLOW_U64: return false;
-    default: *lo = -INFINITY; *hi = INFINITY; return true;
-    }
-}
 
 /* Reads the constant scalar bound in input i into *v when f64 holds it exactly; otherwise
  * leaves *exact false (the caller then uses a MAX/MIN node on the value itself). */
@@ -202,7 +155,7 @@ static glow_status clip_inputs(onnx_ctx *cx, const Onnx__NodeProto *np, glow_val
 {
     glow_dtype t = glow_value_type(x)->dtype;
     double bound[2];
-    bool have_default = dtype_range(t, &bound[0], &bound[1]);
+    bool have_default = onnx_dtype_range(t, &bound[0], &bound[1]);
     glow_value node_bound[2];
     bool use_node[2] = { false, false }, in_clip[2] = { false, false };
     for (int k = 0; k < 2; k++) {
@@ -242,7 +195,7 @@ static glow_status clip_inputs(onnx_ctx *cx, const Onnx__NodeProto *np, glow_val
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_clip(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_clip(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, out;
     int n = onnx_num_inputs(np);

@@ -11,14 +11,6 @@
 
 #include "onnx/onnx_internal.h"
 
-/* A scalar constant of dtype t named after np. */
-static glow_value scalar_of(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what,
-                            glow_dtype t, double v)
-{
-    const char *name = glow_arena_printf(cx->arena, "%s/%s", onnx_node_name(np), what);
-    return onnx_scalar(cx, name, t, v);
-}
-
 static glow_status transpose(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v,
                              const int64_t *perm, glow_value *out)
 {
@@ -111,8 +103,8 @@ static glow_status padding_bias(onnx_ctx *cx, const Onnx__NodeProto *np, glow_dt
     glow_value keep, bias;
     GLOW_TRY(onnx_reshape(cx, np, len, 2, (int64_t[]){ b, 1 }, &len));
     GLOW_TRY(onnx_build_elemwise(cx, np, NK_LESS, (glow_value[]){ pos, len }, 2, NULL, 0, &keep));
-    glow_value zero = scalar_of(cx, np, "zero", dt, 0.0);
-    glow_value ninf = scalar_of(cx, np, "neg_inf", dt, -INFINITY);
+    glow_value zero = onnx_sub_scalar(cx, np, "zero", dt, 0.0);
+    glow_value ninf = onnx_sub_scalar(cx, np, "neg_inf", dt, -INFINITY);
     GLOW_TRY(onnx_build_elemwise(cx, np, NK_WHERE, (glow_value[]){ keep, zero, ninf }, 3, NULL,
                                  0, &bias));
     return onnx_reshape(cx, np, bias, 4, (int64_t[]){ b, 1, 1, t }, out);
@@ -133,8 +125,8 @@ static glow_status attention_bias(onnx_ctx *cx, const Onnx__NodeProto *np, glow_
             return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "attn_mask has rank %d (2 to 4)",
                              mt->rank);
         if (mt->dtype == GLOW_BOOL) {
-            glow_value zero = scalar_of(cx, np, "mask_zero", dt, 0.0);
-            glow_value ninf = scalar_of(cx, np, "mask_neg_inf", dt, -INFINITY);
+            glow_value zero = onnx_sub_scalar(cx, np, "mask_zero", dt, 0.0);
+            glow_value ninf = onnx_sub_scalar(cx, np, "mask_neg_inf", dt, -INFINITY);
             GLOW_TRY(onnx_build_elemwise(cx, np, NK_WHERE, (glow_value[]){ m, zero, ninf }, 3,
                                          NULL, 0, &m));
         } else if (mt->dtype != dt) {
@@ -214,7 +206,7 @@ static glow_status with_past(onnx_ctx *cx, const Onnx__NodeProto *np, int past_i
     return concat2(cx, np, p, v, 2, out);
 }
 
-glow_status load_attention(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_attention(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     GLOW_TRY(onnx_attr_check(cx, np, "scale", 1));
     GLOW_TRY(onnx_attr_check(cx, np, "softcap", 1));
@@ -270,7 +262,7 @@ glow_status load_attention(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     /* Scores: (Q * sqrt(scale)) @ (K^T * sqrt(scale)), as ONNX's function body rounds it. */
     double scale = onnx_attr(np, "scale") ? onnx_attr_float(np, "scale", 1.0f)
                                           : 1.0 / sqrt((double)q4.dims[3]);
-    glow_value sq = scalar_of(cx, np, "sqrt_scale", dt, sqrt(scale));
+    glow_value sq = onnx_sub_scalar(cx, np, "sqrt_scale", dt, sqrt(scale));
     static const int64_t kperm[4] = { 0, 1, 3, 2 };
     glow_value kt, scores;
     GLOW_TRY(transpose(cx, np, k, kperm, &kt));
@@ -282,7 +274,7 @@ glow_status load_attention(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     stage[0] = scores;
     float softcap = onnx_attr_float(np, "softcap", 0.0f);
     if (softcap > 0.0f) {
-        glow_value c = scalar_of(cx, np, "softcap", dt, softcap);
+        glow_value c = onnx_sub_scalar(cx, np, "softcap", dt, softcap);
         GLOW_TRY(onnx_build_elemwise(cx, np, NK_DIV, (glow_value[]){ scores, c }, 2, NULL, 0,
                                      &scores));
         GLOW_TRY(onnx_build(cx, np, NK_TANH, &scores, 1, NULL, 0, NULL, 0, &scores));
@@ -303,7 +295,7 @@ glow_status load_attention(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     /* softmax_precision: the Softmax runs in that float type. */
     int64_t prec = onnx_attr_int(np, "softmax_precision", 0);
     glow_dtype sdt = dt;
-    if (prec != 0 && (!glow_dtype_from_onnx((int)prec, &sdt) || !glow_dtype_is_float(sdt)))
+    if (prec != 0 && (!onnx_dtype_of_code(prec, &sdt) || !glow_dtype_is_float(sdt)))
         return onnx_unsupported(cx, np, "softmax_precision = %lld (a float type code)",
                                 (long long)prec);
     glow_value probs;
@@ -361,7 +353,8 @@ static glow_status rotary_cache(onnx_ctx *cx, const Onnx__NodeProto *np, int in,
     return onnx_reshape(cx, np, c, 4, (int64_t[]){ b, s, 1, half }, out);
 }
 
-glow_status load_rotary_embedding(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_rotary_embedding(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                  glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -451,7 +444,8 @@ glow_status load_rotary_embedding(onnx_ctx *cx, const Onnx__NodeProto *np, int o
  * [B, C, L] is prefixed with past_state [B, C, K-1] (zeros when absent), convolved per
  * channel without padding, optionally followed by SiLU; present_state is the last K-1
  * positions of the prefixed input. */
-glow_status load_causal_conv_with_state(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_causal_conv_with_state(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                        glow_node_kind kind)
 {
     glow_value x, w, y;
     GLOW_TRY(onnx_input(cx, np, 0, &x));

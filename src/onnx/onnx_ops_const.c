@@ -50,7 +50,7 @@ static glow_status bind_filled(onnx_ctx *cx, const Onnx__NodeProto *np, int i,
     return onnx_set_output(cx, np, i, out);
 }
 
-glow_status load_constant(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_constant(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     if (np->n_attribute != 1)
         return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "expects exactly one value attribute, has %zu",
@@ -92,14 +92,14 @@ glow_status load_constant(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "unknown attribute '%s'", an);
 }
 
-glow_status load_identity(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_identity(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value v;
     GLOW_TRY(onnx_input(cx, np, 0, &v));
     return onnx_set_output(cx, np, 0, v);
 }
 
-glow_status load_shape(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_shape(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value v;
     GLOW_TRY(onnx_input(cx, np, 0, &v));
@@ -121,7 +121,7 @@ glow_status load_shape(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return bind_constant(cx, np, 0, &t, n ? vt->dims + start : NULL);
 }
 
-glow_status load_size(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_size(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value v;
     GLOW_TRY(onnx_input(cx, np, 0, &v));
@@ -130,7 +130,8 @@ glow_status load_size(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return bind_constant(cx, np, 0, &t, &n);
 }
 
-glow_status load_constant_of_shape(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_constant_of_shape(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                   glow_node_kind kind)
 {
     int64_t *dims;
     int n;
@@ -193,7 +194,7 @@ static glow_status range_scalar(onnx_ctx *cx, const Onnx__NodeProto *np, int i, 
     return GLOW_OK;
 }
 
-glow_status load_range(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_range(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     const glow_tensor *ts, *tl, *td;
     GLOW_TRY(onnx_input_const(cx, np, 0, &ts));
@@ -233,7 +234,7 @@ glow_status load_range(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return bind_constant(cx, np, 0, &t, buf);
 }
 
-glow_status load_eye_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_eye_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value v;
     GLOW_TRY(onnx_input(cx, np, 0, &v));
@@ -242,9 +243,9 @@ glow_status load_eye_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
         return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "input must be 2-D, is rank %d", vt->rank);
     glow_dtype dt = vt->dtype;
     if (onnx_attr(np, "dtype")) {
-        int code = (int)onnx_attr_int(np, "dtype", 0);
-        if (!glow_dtype_from_onnx(code, &dt))
-            return onnx_unsupported(cx, np, "dtype %d is not supported", code);
+        int64_t code = onnx_attr_int(np, "dtype", 0);
+        if (!onnx_dtype_of_code(code, &dt))
+            return onnx_unsupported(cx, np, "dtype %lld is not supported", (long long)code);
     }
     if (glow_dtype_is_quantized(dt))
         return onnx_unsupported(cx, np, "quantized element type %s", glow_dtype_name(dt));
@@ -268,7 +269,7 @@ glow_status load_eye_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return bind_constant(cx, np, 0, &t, buf);
 }
 
-glow_status load_dropout(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_dropout(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value v;
     GLOW_TRY(onnx_input(cx, np, 0, &v));
@@ -289,4 +290,30 @@ glow_status load_dropout(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
         GLOW_TRY(bind_filled(cx, np, 1, &t, 1.0));
     }
     return GLOW_OK;
+}
+
+/* --- computed constants, shared by the loaders that build them --- */
+
+glow_status onnx_const_buffer(onnx_ctx *cx, const Onnx__NodeProto *np, int64_t count,
+                              size_t size, void **out)
+{
+    if (count < 0 || count > (int64_t)(ONNX_FOLD_MAX_BYTES / size))
+        return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "computed constant of %lld values is too "
+                         "large", (long long)count);
+    *out = glow_arena_try_alloc(&cx->scratch, (size_t)(count ? count : 1) * size);
+    if (!*out)
+        return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "out of memory for a computed constant");
+    memset(*out, 0, (size_t)(count ? count : 1) * size);
+    return GLOW_OK;
+}
+
+glow_value onnx_f64_constant(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what,
+                             glow_dtype t, int rank, const int64_t *dims, const double *vals,
+                             void *buf)
+{
+    glow_type ty = glow_type_make(t, rank, dims);
+    int64_t n = glow_type_numel(&ty);
+    for (int64_t i = 0; i < n; i++)
+        glow_store_f64(t, buf, (size_t)i, vals[i]);
+    return onnx_constant(cx, onnx_sub_name(cx, np, what), &ty, buf);
 }

@@ -91,8 +91,8 @@ static glow_status import_node(onnx_ctx *cx, const Onnx__NodeProto *owner, const
         copy.name = glow_arena_printf(cx->arena, "%s/%s", scope, inner->name);
     else
         copy.name = glow_arena_printf(cx->arena, "%s/%s#%zu", scope, op, index);
-    onnx_loader fn = default_domain(inner->domain) ? onnx_find_loader(op, cx->opset) : NULL;
-    if (!fn)
+    const onnx_op *row = default_domain(inner->domain) ? onnx_find_op(op, cx->opset) : NULL;
+    if (!row)
         return onnx_unsupported(cx, owner, "%s uses op %s%s%s (node '%s'), which glowc does not "
                                 "support at opset %d", scope,
                                 default_domain(inner->domain) ? "" : inner->domain,
@@ -105,7 +105,7 @@ static glow_status import_node(onnx_ctx *cx, const Onnx__NodeProto *owner, const
     bool main_built = cx->main_built;
     cx->nbuilt = 0;
     cx->main_built = false;
-    glow_status s = fn(cx, &copy, cx->opset);
+    glow_status s = row->fn(cx, &copy, cx->opset, row->kind);
     cx->nbuilt = nbuilt;
     cx->main_built = main_built;
     if (s != GLOW_OK)
@@ -296,7 +296,7 @@ static glow_status check_budget(onnx_ctx *cx, const Onnx__NodeProto *np, uint32_
 
 /* --- If --- */
 
-glow_status load_if(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_if(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     (void)opset;
     const Onnx__GraphProto *then_g = NULL, *else_g = NULL;
@@ -352,7 +352,7 @@ glow_status load_if(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 /* --- Loop --- */
 
 /* One iteration's body outputs: the condition, N carried values, K scan elements. */
-glow_status load_loop(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_loop(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     (void)opset;
     const Onnx__GraphProto *body = NULL;
@@ -499,7 +499,7 @@ static glow_status ints_attr(onnx_ctx *cx, const Onnx__NodeProto *np, const char
     return GLOW_OK;
 }
 
-glow_status load_scan(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_scan(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     const Onnx__GraphProto *body = NULL;
     GLOW_TRY(graph_attr(cx, np, "body", &body));

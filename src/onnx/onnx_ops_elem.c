@@ -9,18 +9,6 @@
 
 #include "onnx/onnx_internal.h"
 
-/* Fails unless the node has between min and max inputs (absent trailing ones not counted). */
-static glow_status check_inputs(onnx_ctx *cx, const Onnx__NodeProto *np, int min, int max)
-{
-    int n = onnx_num_inputs(np);
-    if (n < min || n > max) {
-        if (min == max)
-            return onnx_fail(cx, np, GLOW_ERR_PARSE, "expects %d inputs, has %d", min, n);
-        return onnx_fail(cx, np, GLOW_ERR_PARSE, "expects %d to %d inputs, has %d", min, max, n);
-    }
-    return GLOW_OK;
-}
-
 /* Opsets < 7: with broadcast=1, B's shape matches a contiguous run of A's dims starting at
  * `axis` (or A's trailing dims when axis is absent). Reshaping B to A's rank with 1s around
  * that run turns the rule into NumPy broadcasting. */
@@ -59,7 +47,7 @@ static glow_status binary(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, gl
                           const glow_attr *attrs, int nattr)
 {
     glow_value ins[2], out;
-    GLOW_TRY(check_inputs(cx, np, 2, 2));
+    GLOW_TRY(onnx_check_inputs(cx, np, 2, 2));
     GLOW_TRY(onnx_input(cx, np, 0, &ins[0]));
     GLOW_TRY(onnx_input(cx, np, 1, &ins[1]));
     GLOW_TRY(legacy_broadcast(cx, np, opset, ins));
@@ -67,50 +55,14 @@ static glow_status binary(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, gl
     return onnx_set_output(cx, np, 0, out);
 }
 
-static glow_status unary_logical(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_kind kind)
+/* Add, Sub, Mul, Div, Pow, And, ... (the row's kind): two operands, broadcast. Pow's exponent
+ * keeps its own dtype (opset 12+ allows it); the result has the base's. */
+glow_status load_binary(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
-    glow_value x, out;
-    GLOW_TRY(check_inputs(cx, np, 1, 1));
-    GLOW_TRY(onnx_input(cx, np, 0, &x));
-    GLOW_TRY(onnx_build(cx, np, kind, &x, 1, NULL, 0, NULL, 0, &out));
-    return onnx_set_output(cx, np, 0, out);
+    return binary(cx, np, opset, kind, NULL, 0);
 }
 
-#define BINARY_LOADER(fn, kind)                                               \
-    glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)       \
-    {                                                                         \
-        return binary(cx, np, opset, kind, NULL, 0);                          \
-    }
-
-BINARY_LOADER(load_add, NK_ADD)
-BINARY_LOADER(load_sub, NK_SUB)
-BINARY_LOADER(load_mul, NK_MUL)
-BINARY_LOADER(load_div, NK_DIV)
-/* The exponent keeps its own dtype (opset 12+ allows it); the result has the base's. */
-BINARY_LOADER(load_pow, NK_POW)
-BINARY_LOADER(load_and, NK_AND)
-BINARY_LOADER(load_or, NK_OR)
-BINARY_LOADER(load_xor, NK_XOR)
-BINARY_LOADER(load_equal, NK_EQUAL)
-BINARY_LOADER(load_less, NK_LESS)
-BINARY_LOADER(load_less_equal, NK_LESS_EQUAL)
-BINARY_LOADER(load_greater, NK_GREATER)
-BINARY_LOADER(load_greater_equal, NK_GREATER_EQUAL)
-BINARY_LOADER(load_bitwise_and, NK_BITWISE_AND)
-BINARY_LOADER(load_bitwise_or, NK_BITWISE_OR)
-BINARY_LOADER(load_bitwise_xor, NK_BITWISE_XOR)
-
-glow_status load_not(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return unary_logical(cx, np, NK_NOT);
-}
-
-glow_status load_bitwise_not(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return unary_logical(cx, np, NK_BITWISE_NOT);
-}
-
-glow_status load_mod(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_mod(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     GLOW_TRY(onnx_attr_check(cx, np, "fmod", 2));
     int64_t fmod_ = onnx_attr_int(np, "fmod", 0);
@@ -127,7 +79,7 @@ glow_status load_mod(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return binary(cx, np, opset, NK_MOD, &at, 1);
 }
 
-glow_status load_bitshift(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_bitshift(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     GLOW_TRY(onnx_attr_check(cx, np, "direction", 3));
     const char *dir = onnx_attr_str(cx, np, "direction", NULL);
@@ -159,20 +111,17 @@ static glow_status variadic(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_k
     return GLOW_OK;
 }
 
-#define VARIADIC_LOADER(fn, kind)                                             \
-    glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)       \
-    {                                                                         \
-        glow_value out;                                                       \
-        GLOW_TRY(variadic(cx, np, kind, &out));                               \
-        return onnx_set_output(cx, np, 0, out);                               \
-    }
-
-VARIADIC_LOADER(load_max, NK_MAX)
-VARIADIC_LOADER(load_min, NK_MIN)
-VARIADIC_LOADER(load_sum, NK_ADD)
+/* Max, Min and Sum (the row's kind: MAX, MIN, ADD) over one or more inputs. */
+glow_status load_variadic(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                          glow_node_kind kind)
+{
+    glow_value out;
+    GLOW_TRY(variadic(cx, np, kind, &out));
+    return onnx_set_output(cx, np, 0, out);
+}
 
 /* Mean = Sum / N, divided in the inputs' dtype as the spec's function body does. */
-glow_status load_mean(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_mean(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value sum, out;
     GLOW_TRY(variadic(cx, np, NK_ADD, &sum));
@@ -187,10 +136,10 @@ glow_status load_mean(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 
 /* PRelu: the slope broadcasts to X's shape (unidirectional). Opsets < 7 gave per-channel
  * slopes as a 1-D [C] tensor, meant for NCHW inputs: it becomes [C, 1, ..., 1]. */
-glow_status load_prelu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_prelu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value ins[2], out;
-    GLOW_TRY(check_inputs(cx, np, 2, 2));
+    GLOW_TRY(onnx_check_inputs(cx, np, 2, 2));
     GLOW_TRY(onnx_input(cx, np, 0, &ins[0]));
     GLOW_TRY(onnx_input(cx, np, 1, &ins[1]));
     const glow_type *tx = glow_value_type(ins[0]), *ts = glow_value_type(ins[1]);
@@ -217,10 +166,10 @@ glow_status load_prelu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_where(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_where(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value ins[3], out;
-    GLOW_TRY(check_inputs(cx, np, 3, 3));
+    GLOW_TRY(onnx_check_inputs(cx, np, 3, 3));
     for (int i = 0; i < 3; i++)
         GLOW_TRY(onnx_input(cx, np, i, &ins[i]));
     GLOW_TRY(onnx_build_elemwise(cx, np, NK_WHERE, ins, 3, NULL, 0, &out));
@@ -250,7 +199,7 @@ static const char *onnx_type_name(int64_t code)
 static glow_status cast_to(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x, int64_t code)
 {
     glow_dtype to;
-    if (code < INT32_MIN || code > INT32_MAX || !glow_dtype_from_onnx((int)code, &to))
+    if (!onnx_dtype_of_code(code, &to))
         return onnx_unsupported(cx, np, "cast to element type %s (%lld)", onnx_type_name(code),
                                 (long long)code);
     glow_value out = x;
@@ -261,10 +210,10 @@ static glow_status cast_to(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x
 
 /* `saturate` (opset 19+) and `round_mode` (opset 25) only affect float8 and float4 targets,
  * which glowc lacks, so they are accepted and ignored. */
-glow_status load_cast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_cast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
-    GLOW_TRY(check_inputs(cx, np, 1, 1));
+    GLOW_TRY(onnx_check_inputs(cx, np, 1, 1));
     GLOW_TRY(onnx_input(cx, np, 0, &x));
     const Onnx__AttributeProto *to = onnx_attr(np, "to");
     if (!to)
@@ -281,10 +230,10 @@ glow_status load_cast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return cast_to(cx, np, x, onnx_attr_int(np, "to", 0));
 }
 
-glow_status load_cast_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_cast_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, like;
-    GLOW_TRY(check_inputs(cx, np, 2, 2));
+    GLOW_TRY(onnx_check_inputs(cx, np, 2, 2));
     GLOW_TRY(onnx_input(cx, np, 0, &x));
     GLOW_TRY(onnx_input(cx, np, 1, &like));
     return cast_to(cx, np, x, glow_dtype_to_onnx(glow_value_type(like)->dtype));
@@ -294,10 +243,10 @@ glow_status load_cast_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
  * byte for byte; between integer kinds (and bool -> 8-bit) a CAST is the same thing, since
  * integer casts wrap modulo 2^bits and bool holds 0 or 1. Computed floats have no graph node
  * that reinterprets bits, so they are refused by name. */
-glow_status load_bitcast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_bitcast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
-    GLOW_TRY(check_inputs(cx, np, 1, 1));
+    GLOW_TRY(onnx_check_inputs(cx, np, 1, 1));
     GLOW_TRY(onnx_input(cx, np, 0, &x));
     const Onnx__AttributeProto *to_attr = onnx_attr(np, "to");
     if (!to_attr)
@@ -305,7 +254,7 @@ glow_status load_bitcast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     GLOW_TRY(onnx_attr_check(cx, np, "to", 2));
     int64_t code = onnx_attr_int(np, "to", 0);
     glow_dtype to;
-    if (code < INT32_MIN || code > INT32_MAX || !glow_dtype_from_onnx((int)code, &to))
+    if (!onnx_dtype_of_code(code, &to))
         return onnx_unsupported(cx, np, "bitcast to element type %s (%lld)",
                                 onnx_type_name(code), (long long)code);
     const glow_type *xt = glow_value_type(x);

@@ -90,7 +90,7 @@ static glow_status filled_like(grad *g, glow_value v, double value, glow_value *
     return onnx_broadcast_to(g->cx, g->np, s, t->rank, t->dims, out);
 }
 
-glow_status load_gradient(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_gradient(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     const Onnx__AttributeProto *xs = onnx_attr(np, "xs");
     const char *yname = onnx_attr_str(cx, np, "y", NULL);

@@ -14,12 +14,7 @@
 static glow_status need_const(onnx_ctx *cx, const Onnx__NodeProto *np, int i, const char *what,
                               const glow_tensor **t)
 {
-    glow_value v;
-    GLOW_TRY(onnx_input(cx, np, i, &v));
-    if (!glow_value_is_constant(v))
-        return onnx_unsupported(cx, np,
-                                "input %d '%s' is computed at run time; glowc needs static shapes",
-                                i, what);
+    GLOW_TRY(onnx_input_static(cx, np, i, what));
     return onnx_input_const(cx, np, i, t);
 }
 
@@ -33,8 +28,9 @@ static glow_status check_index_dtype(onnx_ctx *cx, const Onnx__NodeProto *np, in
     return GLOW_OK;
 }
 
-/* Gather, GatherElements: (data, indices) with a normalized axis. */
-static glow_status load_gather_axis(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_kind kind)
+/* Gather, GatherElements (the row's kind): (data, indices) with a normalized axis. */
+glow_status load_gather_axis(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                             glow_node_kind kind)
 {
     glow_value ins[2];
     GLOW_TRY(onnx_input(cx, np, 0, &ins[0]));
@@ -48,17 +44,7 @@ static glow_status load_gather_axis(onnx_ctx *cx, const Onnx__NodeProto *np, glo
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_gather(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return load_gather_axis(cx, np, NK_GATHER);
-}
-
-glow_status load_gather_elements(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return load_gather_axis(cx, np, NK_GATHER_ELEMENTS);
-}
-
-glow_status load_gather_nd(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_gather_nd(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value ins[2];
     GLOW_TRY(onnx_input(cx, np, 0, &ins[0]));
@@ -89,7 +75,8 @@ static glow_status scatter_reduction(onnx_ctx *cx, const Onnx__NodeProto *np, in
 }
 
 /* ScatterElements and the deprecated Scatter (same semantics, no reduction). */
-glow_status load_scatter_elements(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_scatter_elements(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                  glow_node_kind kind)
 {
     glow_value ins[3];
     for (int i = 0; i < 3; i++)
@@ -106,7 +93,7 @@ glow_status load_scatter_elements(onnx_ctx *cx, const Onnx__NodeProto *np, int o
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_scatter_nd(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_scatter_nd(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value ins[3];
     for (int i = 0; i < 3; i++)
@@ -122,7 +109,7 @@ glow_status load_scatter_nd(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_one_hot(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_one_hot(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value ins[3];
     for (int i = 0; i < 3; i++)
@@ -153,7 +140,8 @@ glow_status load_one_hot(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_reverse_sequence(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_reverse_sequence(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                  glow_node_kind kind)
 {
     glow_value ins[2];
     GLOW_TRY(onnx_input(cx, np, 0, &ins[0]));
@@ -172,7 +160,7 @@ glow_status load_reverse_sequence(onnx_ctx *cx, const Onnx__NodeProto *np, int o
 }
 
 /* Compress with a constant condition: a GATHER of the selected positions. */
-glow_status load_compress(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_compress(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -209,7 +197,7 @@ glow_status load_compress(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_nonzero(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_nonzero(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     const glow_tensor *t;
     GLOW_TRY(need_const(cx, np, 0, "X", &t));
@@ -287,7 +275,7 @@ static void uniq_sort(const uniq_view *u, int64_t *v, int64_t *tmp, int64_t n)
     memcpy(v, tmp, (size_t)n * sizeof *v);
 }
 
-glow_status load_unique(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_unique(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     const glow_tensor *t;
     GLOW_TRY(need_const(cx, np, 0, "X", &t));
@@ -375,7 +363,8 @@ glow_status load_unique(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 /* TensorScatter (opset 24), the KV-cache update: update's slices along `axis` are written into
  * past_cache at write_indices[b] + s (mod the cache length in circular mode). It becomes one
  * SCATTER_ELEMENTS whose indices are those positions broadcast to update's shape. */
-glow_status load_tensor_scatter(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_tensor_scatter(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                glow_node_kind kind)
 {
     glow_value past, upd;
     GLOW_TRY(onnx_input(cx, np, 0, &past));

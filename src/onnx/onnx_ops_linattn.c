@@ -77,7 +77,8 @@ static glow_status read_state(lin_attn *la, glow_value s, glow_value *out)
     return onnx_reshape(la->cx, la->np, s, 4, d4, out);
 }
 
-glow_status load_linear_attention(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_linear_attention(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                  glow_node_kind kind)
 {
     lin_attn la = { .cx = cx, .np = np };
     glow_value q0;

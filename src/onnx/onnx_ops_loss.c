@@ -10,14 +10,6 @@
 
 #include "onnx/onnx_internal.h"
 
-/* A scalar constant of dtype t named after np, for operands of elementwise nodes. */
-static glow_value scalar_of(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what,
-                            glow_dtype t, double v)
-{
-    const char *name = glow_arena_printf(cx->arena, "%s/%s", onnx_node_name(np), what);
-    return onnx_scalar(cx, name, t, v);
-}
-
 /* Sums every element of v into a scalar. */
 static glow_status reduce_all(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_kind kind,
                               glow_value v, glow_value *out)
@@ -70,10 +62,10 @@ static glow_status nll_loss(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value 
     glow_value idx = target, mask = { 0 };
     glow_value fzero = { 0 };
     if (ii_attr) {
-        fzero = scalar_of(cx, np, "zero", xt.dtype, 0.0);
+        fzero = onnx_sub_scalar(cx, np, "zero", xt.dtype, 0.0);
         int64_t ii = onnx_attr_int(np, "ignore_index", 0);
-        glow_value iiv = scalar_of(cx, np, "ignore_index", tt.dtype, (double)ii);
-        glow_value izero = scalar_of(cx, np, "class0", tt.dtype, 0.0);
+        glow_value iiv = onnx_sub_scalar(cx, np, "ignore_index", tt.dtype, (double)ii);
+        glow_value izero = onnx_sub_scalar(cx, np, "class0", tt.dtype, 0.0);
         GLOW_TRY(onnx_build_elemwise(cx, np, NK_EQUAL, (glow_value[]){ target, iiv }, 2, NULL,
                                      0, &mask));
         GLOW_TRY(onnx_build_elemwise(cx, np, NK_WHERE, (glow_value[]){ mask, izero, target }, 3,
@@ -110,7 +102,7 @@ static glow_status nll_loss(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value 
                                      &loss));
         have_w = true;
     } else if (ii_attr && mean) {
-        glow_value one = scalar_of(cx, np, "one", xt.dtype, 1.0);
+        glow_value one = onnx_sub_scalar(cx, np, "one", xt.dtype, 1.0);
         GLOW_TRY(onnx_build_elemwise(cx, np, NK_WHERE, (glow_value[]){ mask, fzero, one }, 3,
                                      NULL, 0, &w));
         have_w = true;
@@ -144,7 +136,7 @@ static glow_status loss_inputs(onnx_ctx *cx, const Onnx__NodeProto *np, glow_val
     return GLOW_OK;
 }
 
-glow_status load_nll_loss(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_nll_loss(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, target, weight, loss;
     bool has_w;
@@ -156,7 +148,7 @@ glow_status load_nll_loss(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 
 /* SoftmaxCrossEntropyLoss = NegativeLogLikelihoodLoss of LogSoftmax over the class axis;
  * the optional second output is that log-probability tensor. */
-glow_status load_sce_loss(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_sce_loss(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, target, weight, logp, loss;
     bool has_w;

@@ -8,43 +8,12 @@
 
 #include "onnx/onnx_internal.h"
 
-static const char *sub_name(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what)
-{
-    return glow_arena_printf(cx->arena, "%s/%s", onnx_node_name(np), what);
-}
-
-/* Scratch for a computed constant of `count` values of `size` bytes, bounded like folding. */
-static glow_status const_buffer(onnx_ctx *cx, const Onnx__NodeProto *np, int64_t count,
-                                size_t size, void **out)
-{
-    if (count < 0 || count > (int64_t)(ONNX_FOLD_MAX_BYTES / size))
-        return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "computed constant of %lld values is too "
-                         "large", (long long)count);
-    *out = glow_arena_try_alloc(&cx->scratch, (size_t)(count ? count : 1) * size);
-    if (!*out)
-        return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "out of memory for a computed constant");
-    memset(*out, 0, (size_t)(count ? count : 1) * size);
-    return GLOW_OK;
-}
-
-/* A constant of dtype t from f64 values. */
-static glow_value f64_constant(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what,
-                               glow_dtype t, int rank, const int64_t *dims, const double *vals,
-                               void *buf)
-{
-    glow_type ty = glow_type_make(t, rank, dims);
-    int64_t n = glow_type_numel(&ty);
-    for (int64_t i = 0; i < n; i++)
-        glow_store_f64(t, buf, (size_t)i, vals[i]);
-    return onnx_constant(cx, sub_name(cx, np, what), &ty, buf);
-}
-
-/* The output kind from attribute `name` (a TensorProto code), default f32; floats only. */
 /* --- shape-changing ops --- */
 
 /* Crops (centered, the extra element taken from the end) or zero-pads each listed axis to
  * `shape`: one Pad with negative pads where cropping. */
-glow_status load_center_crop_pad(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_center_crop_pad(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                 glow_node_kind kind)
 {
     glow_value x, y;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -85,7 +54,8 @@ glow_status load_center_crop_pad(onnx_ctx *cx, const Onnx__NodeProto *np, int op
 
 /* grid[n, spatial..., :] = theta[n] @ (x, y[, z], 1): the base coordinates are a constant
  * [P, r+1] (P spatial points), broadcast over N and multiplied by theta transposed. */
-glow_status load_affine_grid(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_affine_grid(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                             glow_node_kind kind)
 {
     glow_value theta, y;
     GLOW_TRY(onnx_input(cx, np, 0, &theta));
@@ -108,8 +78,8 @@ glow_status load_affine_grid(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     }
     double *base;
     void *buf;
-    GLOW_TRY(const_buffer(cx, np, npts * (r + 1), sizeof(double), (void **)&base));
-    GLOW_TRY(const_buffer(cx, np, npts * (r + 1), glow_dtype_size(tt->dtype), &buf));
+    GLOW_TRY(onnx_const_buffer(cx, np, npts * (r + 1), sizeof(double), (void **)&base));
+    GLOW_TRY(onnx_const_buffer(cx, np, npts * (r + 1), glow_dtype_size(tt->dtype), &buf));
     for (int64_t p = 0; p < npts; p++) {
         int64_t rest = p;
         /* Coordinates in (x, y, z) order: the innermost spatial dim is x. */
@@ -123,7 +93,7 @@ glow_status load_affine_grid(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
         base[p * (r + 1) + r] = 1.0;
     }
     int64_t bdims[3] = { size[0], npts, r + 1 };
-    glow_value b = f64_constant(cx, np, "base_grid", tt->dtype, 2, &bdims[1], base, buf);
+    glow_value b = onnx_f64_constant(cx, np, "base_grid", tt->dtype, 2, &bdims[1], base, buf);
     GLOW_TRY(onnx_broadcast_to(cx, np, b, 3, bdims, &b));
     static const int64_t perm[3] = { 0, 2, 1 };
     glow_attr pa = GLOW_AINTS(PERM, perm, 3);
@@ -174,7 +144,7 @@ static glow_status scatter_flat(onnx_ctx *cx, const Onnx__NodeProto *np, glow_va
         return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "result of %lld x %lld values is too large",
                          (long long)lead, (long long)size);
     glow_type zt = glow_type_make(vt->dtype, 2, zd);
-    glow_value zeros = onnx_constant(cx, sub_name(cx, np, "zeros"), &zt, NULL);
+    glow_value zeros = onnx_constant(cx, onnx_sub_name(cx, np, "zeros"), &zt, NULL);
     if (!zeros.node)
         return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "out of memory for the result");
     GLOW_TRY(onnx_reshape(cx, np, v, 2, vd, &v));
@@ -192,7 +162,7 @@ static glow_status scatter_flat(onnx_ctx *cx, const Onnx__NodeProto *np, glow_va
 
 /* input [N, C * prod(block), L] -> [N, C, image...]: every column element is added to the
  * image position it came from (a constant index per element; padding positions dropped). */
-glow_status load_col2im(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_col2im(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, y;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -228,7 +198,7 @@ glow_status load_col2im(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     if (k * l > (int64_t)(ONNX_FOLD_MAX_BYTES / 8))
         return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "too many column elements");
     int64_t *idx;
-    GLOW_TRY(const_buffer(cx, np, k * l, sizeof(int64_t), (void **)&idx));
+    GLOW_TRY(onnx_const_buffer(cx, np, k * l, sizeof(int64_t), (void **)&idx));
     for (int64_t kk = 0; kk < k; kk++)
         for (int64_t ll = 0; ll < l; ll++) {
             int64_t kr = kk, lr = ll, pos = 0, scale = 1;
@@ -246,7 +216,7 @@ glow_status load_col2im(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
         }
     int64_t kl = k * l;
     glow_type it = glow_type_make(GLOW_I64, 1, &kl);
-    glow_value iv = onnx_constant(cx, sub_name(cx, np, "indices"), &it, idx);
+    glow_value iv = onnx_constant(cx, onnx_sub_name(cx, np, "indices"), &it, idx);
     GLOW_TRY(scatter_flat(cx, np, x, iv, n * c, kl, hw, "add", &y));
     int64_t od[GLOW_MAX_DIMS] = { n, c };
     memcpy(&od[2], img, sizeof(int64_t) * (size_t)ni);
@@ -256,7 +226,7 @@ glow_status load_col2im(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 
 /* Y = zeros of the pooled input's original shape with X written at the flat positions I, then
  * zero-padded at the end to output_shape when given. */
-glow_status load_max_unpool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_max_unpool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, ind, y;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -313,7 +283,7 @@ glow_status load_max_unpool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 }
 
 /* Determinants of [..., M, M] for M <= 3 by cofactor expansion (no LU without a node kind). */
-glow_status load_det(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_det(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, y;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -333,7 +303,7 @@ glow_status load_det(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     for (int i = 0; i < m * m; i++) {
         int64_t one = i;
         glow_type st = glow_type_scalar(GLOW_I64);
-        glow_value iv = onnx_constant(cx, sub_name(cx, np, "index"), &st, &one);
+        glow_value iv = onnx_constant(cx, onnx_sub_name(cx, np, "index"), &st, &one);
         glow_attr a = GLOW_AI(AXIS, xt->rank - 2);
         GLOW_TRY(onnx_build(cx, np, NK_GATHER, (glow_value[]){ x, iv }, 2, &a, 1, NULL, 0,
                             &e[i]));
@@ -385,7 +355,7 @@ static glow_status bin(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_kind k
 
 static glow_value scal(onnx_ctx *cx, const Onnx__NodeProto *np, glow_dtype t, double v)
 {
-    return onnx_scalar(cx, sub_name(cx, np, "c"), t, v);
+    return onnx_sub_scalar(cx, np, "c", t, v);
 }
 
 /* One sampling tap along one spatial dim: index t (float, [N, Q]) -> the i64 index clamped
@@ -407,7 +377,8 @@ static glow_status tap_index(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value
     return onnx_cast(cx, np, t, GLOW_I64, idx);
 }
 
-glow_status load_grid_sample(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_grid_sample(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                             glow_node_kind kind)
 {
     glow_value x, grid;
     GLOW_TRY(onnx_input(cx, np, 0, &x));

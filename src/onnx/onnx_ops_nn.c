@@ -192,7 +192,7 @@ static glow_status node_result(onnx_ctx *cx, const Onnx__NodeProto *np, glow_val
     return GLOW_OK;
 }
 
-glow_status load_conv(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_conv(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value ins[3];
     int nin = onnx_has_input(np, 2) ? 3 : 2;
@@ -219,7 +219,8 @@ glow_status load_conv(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, y);
 }
 
-glow_status load_conv_transpose(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_conv_transpose(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                glow_node_kind kind)
 {
     glow_value ins[3];
     int nin = onnx_has_input(np, 2) ? 3 : 2;
@@ -333,7 +334,7 @@ glow_status load_conv_transpose(onnx_ctx *cx, const Onnx__NodeProto *np, int ops
     return onnx_set_output(cx, np, 0, y);
 }
 
-glow_status load_max_pool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_max_pool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -360,7 +361,7 @@ glow_status load_max_pool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return GLOW_OK;
 }
 
-glow_status load_avg_pool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_avg_pool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -398,7 +399,7 @@ static glow_status read_p(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, in
     return GLOW_OK;
 }
 
-glow_status load_lp_pool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_lp_pool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -415,9 +416,10 @@ glow_status load_lp_pool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, y);
 }
 
-/* Global pools are pools whose window covers all spatial dims. */
-static glow_status load_global_pool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
-                                    glow_node_kind kind)
+/* GlobalAveragePool, GlobalMaxPool, GlobalLpPool (the row's kind: AVG_POOL, MAX_POOL,
+ * LP_POOL): pools whose window covers all spatial dims. */
+glow_status load_global_pool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                             glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -445,17 +447,3 @@ static glow_status load_global_pool(onnx_ctx *cx, const Onnx__NodeProto *np, int
     return onnx_set_output(cx, np, 0, y);
 }
 
-glow_status load_global_avg_pool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return load_global_pool(cx, np, opset, NK_AVG_POOL);
-}
-
-glow_status load_global_max_pool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return load_global_pool(cx, np, opset, NK_MAX_POOL);
-}
-
-glow_status load_global_lp_pool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return load_global_pool(cx, np, opset, NK_LP_POOL);
-}

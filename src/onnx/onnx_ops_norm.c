@@ -9,24 +9,6 @@
 
 #include "onnx/onnx_internal.h"
 
-/* A helper node's name: "<node>/<what>". */
-static const char *sub_name(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what)
-{
-    return glow_arena_printf(cx->arena, "%s/%s", onnx_node_name(np), what);
-}
-
-/* Converts v to dtype `to` when it differs (opset 15 lets BatchNormalization's statistics have
- * another float type than X). */
-static glow_status cast_to(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, glow_dtype to,
-                          glow_value *out)
-{
-    if (glow_value_type(v)->dtype == to) {
-        *out = v;
-        return GLOW_OK;
-    }
-    return onnx_cast(cx, np, v, to, out);
-}
-
 /* Binds results 1..n-1 of a multi-result node to the node's optional outputs. */
 static glow_status set_extra_outputs(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value y,
                                      int n)
@@ -41,7 +23,7 @@ static glow_status set_extra_outputs(onnx_ctx *cx, const Onnx__NodeProto *np, gl
     return GLOW_OK;
 }
 
-glow_status load_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     if (opset >= 14 && onnx_attr_int(np, "training_mode", 0) != 0)
         return onnx_unsupported(cx, np, "training_mode=1 (inference only)");
@@ -61,7 +43,7 @@ glow_status load_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
                          xt->rank);
     for (int i = 1; i < 5; i++) {
         GLOW_TRY(onnx_input(cx, np, i, &ins[i]));
-        GLOW_TRY(cast_to(cx, np, ins[i], xt->dtype, &ins[i]));
+        GLOW_TRY(onnx_cast(cx, np, ins[i], xt->dtype, &ins[i]));
     }
     glow_attr a = GLOW_AF(EPSILON, onnx_attr_float(np, "epsilon", 1e-5f));
     glow_value y;
@@ -69,7 +51,8 @@ glow_status load_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, y);
 }
 
-glow_status load_instance_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_instance_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                               glow_node_kind kind)
 {
     glow_value ins[3];
     for (int i = 0; i < 3; i++)
@@ -114,17 +97,17 @@ static glow_status load_axis_norm(onnx_ctx *cx, const Onnx__NodeProto *np, glow_
     return set_extra_outputs(cx, np, y, nres);
 }
 
-glow_status load_layer_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_layer_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     return load_axis_norm(cx, np, NK_LAYER_NORM, 2, 3);
 }
 
-glow_status load_rms_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_rms_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     return load_axis_norm(cx, np, NK_RMS_NORM, 1, 1);
 }
 
-glow_status load_group_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_group_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value ins[3];
     for (int i = 0; i < 3; i++)
@@ -165,7 +148,7 @@ glow_status load_group_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, y);
 }
 
-glow_status load_lrn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_lrn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -185,7 +168,7 @@ glow_status load_lrn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, y);
 }
 
-glow_status load_lp_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_lp_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -202,7 +185,7 @@ glow_status load_lp_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 
 /* MeanVarianceNormalization has no node of its own: it is ONNX's function body,
  * (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9), with the means over `axes`. */
-glow_status load_mvn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_mvn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -239,7 +222,7 @@ glow_status load_mvn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     GLOW_TRY(onnx_build_elemwise(cx, np, NK_SUB, (glow_value[]){ mean_xx, mean_sq }, 2, NULL, 0,
                                  &var));
     GLOW_TRY(onnx_build(cx, np, NK_SQRT, &var, 1, NULL, 0, NULL, 0, &std));
-    eps = onnx_scalar(cx, sub_name(cx, np, "epsilon"), xt->dtype, 1e-9);
+    eps = onnx_scalar(cx, onnx_sub_name(cx, np, "epsilon"), xt->dtype, 1e-9);
     GLOW_TRY(onnx_build_elemwise(cx, np, NK_ADD, (glow_value[]){ std, eps }, 2, NULL, 0, &den));
     GLOW_TRY(onnx_build_elemwise(cx, np, NK_SUB, (glow_value[]){ x, mean }, 2, NULL, 0,
                                  &centered));
@@ -248,7 +231,7 @@ glow_status load_mvn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, y);
 }
 
-glow_status load_gemm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_gemm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value ins[3];
     GLOW_TRY(onnx_input(cx, np, 0, &ins[0]));
@@ -295,7 +278,7 @@ glow_status load_gemm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 
 /* numpy.matmul: rank-1 operands get a 1 prepended (A) or appended (B) that is removed from
  * the result; batch dims broadcast. */
-glow_status load_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value a, b;
     GLOW_TRY(onnx_input(cx, np, 0, &a));
@@ -345,12 +328,12 @@ glow_status load_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, y);
 }
 
-/* Softmax, LogSoftmax, Hardmax. Before opset 13 the input is coerced to 2-D at `axis`
- * (default 1) and the op applies to the whole second half, so it becomes
+/* Softmax, LogSoftmax, Hardmax (the row's kind). Before opset 13 the input is coerced to 2-D
+ * at `axis` (default 1) and the op applies to the whole second half, so it becomes
  * reshape [prod(dims[:axis]), prod(dims[axis:])] -> op over axis 1 -> reshape back; when
  * axis is the last dim the two forms agree and no reshape is needed. */
-static glow_status load_softmax_kind(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
-                                     glow_node_kind kind)
+glow_status load_softmax_kind(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                              glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -374,21 +357,6 @@ static glow_status load_softmax_kind(onnx_ctx *cx, const Onnx__NodeProto *np, in
     GLOW_TRY(onnx_build(cx, np, kind, &x, 1, &a, 1, NULL, 0, &y));
     GLOW_TRY(onnx_reshape(cx, np, y, xt.rank, xt.dims, &y));
     return onnx_set_output(cx, np, 0, y);
-}
-
-glow_status load_softmax(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return load_softmax_kind(cx, np, opset, NK_SOFTMAX);
-}
-
-glow_status load_log_softmax(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return load_softmax_kind(cx, np, opset, NK_LOG_SOFTMAX);
-}
-
-glow_status load_hardmax(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return load_softmax_kind(cx, np, opset, NK_HARDMAX);
 }
 
 /* --- Einsum --- */
@@ -460,7 +428,7 @@ static int64_t einsum_size(glow_value v, const einsum_term *t, const einsum_term
 /* Einsum without ellipsis or diagonals, on one or two operands: subscripts used nowhere else
  * are summed away first; two operands then become one batched MATMUL between transposes and
  * reshapes ([batch, M, K] x [batch, K, N]). */
-glow_status load_einsum(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_einsum(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     const char *eq = onnx_attr_str(cx, np, "equation", NULL);
     if (!eq)

@@ -27,16 +27,11 @@ static const char *onnx_code_name(int64_t code)
     }
 }
 
-/* The saturation range of an integer quantized kind. */
+/* The saturation range of an integer quantized kind (u8, i8, u16, i16). */
 static bool quant_range(glow_dtype t, double *lo, double *hi)
 {
-    switch (t) {
-    case GLOW_U8: *lo = 0; *hi = 255; return true;
-    case GLOW_I8: *lo = -128; *hi = 127; return true;
-    case GLOW_U16: *lo = 0; *hi = 65535; return true;
-    case GLOW_I16: *lo = -32768; *hi = 32767; return true;
-    default: return false;
-    }
+    bool quant = t == GLOW_U8 || t == GLOW_I8 || t == GLOW_U16 || t == GLOW_I16;
+    return quant && onnx_dtype_range(t, lo, hi);
 }
 
 static glow_status need_quant_kind(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what,
@@ -58,7 +53,7 @@ static glow_status dtype_attr(onnx_ctx *cx, const Onnx__NodeProto *np, const cha
     *set = code != 0;
     if (!*set)
         return GLOW_OK;
-    if (code < 0 || code > 64 || !glow_dtype_from_onnx((int)code, out))
+    if (!onnx_dtype_of_code(code, out))
         return onnx_unsupported(cx, np, "'%s' = %lld (%s), an element type glowc lacks", name,
                                 (long long)code, onnx_code_name(code));
     return GLOW_OK;
@@ -165,7 +160,8 @@ static glow_status check_axis(onnx_ctx *cx, const Onnx__NodeProto *np, glow_valu
     return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "axis is out of range for the input's rank");
 }
 
-glow_status load_dequantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_dequantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                   glow_node_kind kind)
 {
     glow_value x, scale, zp = { 0 };
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -247,7 +243,8 @@ static glow_dtype division_kind(glow_dtype x, glow_dtype s)
     return GLOW_F32;
 }
 
-glow_status load_quantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_quantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                 glow_node_kind kind)
 {
     glow_value x, scale, zp = { 0 };
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -301,7 +298,8 @@ glow_status load_quantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int op
 }
 
 /* ONNX's function body: the range [min(x), max(x)] widened to include 0 maps onto [0, 255]. */
-glow_status load_dynamic_quantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_dynamic_quantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                         glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -367,7 +365,7 @@ static glow_status delegate(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, 
     sub.input = names;
     sub.n_output = 1;
     sub.output = &names[nin];
-    GLOW_TRY(fn(cx, &sub, opset));
+    GLOW_TRY(fn(cx, &sub, opset, ONNX_CUSTOM));
     const onnx_binding *b = glow_strmap_get(&cx->values, names[nin]);
     if (!b || b->poisoned)
         return onnx_fail(cx, np, GLOW_ERR_INTERNAL, "inner loader bound no result");
@@ -410,7 +408,8 @@ static glow_status need_8bit(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glo
                      glow_dtype_name(t));
 }
 
-glow_status load_matmul_integer(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_matmul_integer(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                glow_node_kind kind)
 {
     glow_value a, b;
     GLOW_TRY(onnx_input(cx, np, 0, &a));
@@ -425,7 +424,8 @@ glow_status load_matmul_integer(onnx_ctx *cx, const Onnx__NodeProto *np, int ops
     return onnx_set_output(cx, np, 0, y);
 }
 
-glow_status load_conv_integer(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_conv_integer(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                              glow_node_kind kind)
 {
     glow_value x, w, y;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -494,7 +494,8 @@ static glow_status qlinear_out_kind(onnx_ctx *cx, const Onnx__NodeProto *np, glo
 }
 
 /* Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point. */
-glow_status load_qlinear_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_qlinear_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                glow_node_kind kind)
 {
     glow_value a, b, y;
     GLOW_TRY(onnx_input(cx, np, 0, &a));
@@ -511,7 +512,8 @@ glow_status load_qlinear_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, int ops
 }
 
 /* Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B. */
-glow_status load_qlinear_conv(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_qlinear_conv(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                              glow_node_kind kind)
 {
     glow_value ins[3], y;
     GLOW_TRY(onnx_input(cx, np, 0, &ins[0]));

@@ -8,15 +8,6 @@
 
 #include "onnx/onnx_internal.h"
 
-/* Fails unless the node has between min and max inputs. */
-static glow_status check_inputs(onnx_ctx *cx, const Onnx__NodeProto *np, int min, int max)
-{
-    int n = onnx_num_inputs(np);
-    if (n < min || n > max)
-        return onnx_fail(cx, np, GLOW_ERR_PARSE, "expects %d to %d inputs, has %d", min, max, n);
-    return GLOW_OK;
-}
-
 /* The `keepdims`-style 0/1 integer attribute `name`. */
 static glow_status flag_attr(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name,
                              int64_t dflt, int64_t *out)
@@ -56,7 +47,7 @@ static glow_status reduce(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
 {
     glow_value x, out;
     bool axes_input = opset >= input_since;
-    GLOW_TRY(check_inputs(cx, np, 1, axes_input ? 2 : 1));
+    GLOW_TRY(onnx_check_inputs(cx, np, 1, axes_input ? 2 : 1));
     GLOW_TRY(onnx_input(cx, np, 0, &x));
     const glow_type *tx = glow_value_type(x);
     int64_t keepdims, noop;
@@ -103,28 +94,19 @@ static glow_status reduce(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
     return onnx_set_output(cx, np, 0, out);
 }
 
-#define REDUCE_LOADER(fn, kind, since)                                        \
-    glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)       \
-    {                                                                         \
-        return reduce(cx, np, opset, kind, since);                            \
-    }
-
-REDUCE_LOADER(load_reduce_sum, NK_REDUCE_SUM, 13)
-REDUCE_LOADER(load_reduce_mean, NK_REDUCE_MEAN, 18)
-REDUCE_LOADER(load_reduce_max, NK_REDUCE_MAX, 18)
-REDUCE_LOADER(load_reduce_min, NK_REDUCE_MIN, 18)
-REDUCE_LOADER(load_reduce_prod, NK_REDUCE_PROD, 18)
-REDUCE_LOADER(load_reduce_l1, NK_REDUCE_L1, 18)
-REDUCE_LOADER(load_reduce_l2, NK_REDUCE_L2, 18)
-REDUCE_LOADER(load_reduce_log_sum, NK_REDUCE_LOG_SUM, 18)
-REDUCE_LOADER(load_reduce_log_sum_exp, NK_REDUCE_LOG_SUM_EXP, 18)
-REDUCE_LOADER(load_reduce_sum_square, NK_REDUCE_SUM_SQUARE, 18)
+/* ReduceSum, ReduceMean, ... (the row's kind). ReduceSum takes its axes as an input from
+ * opset 13, the others from opset 18. */
+glow_status load_reduce(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
+{
+    return reduce(cx, np, opset, kind, kind == NK_REDUCE_SUM ? 13 : 18);
+}
 
 /* ArgMax / ArgMin: axis (default 0), keepdims, select_last_index (opset 12+). */
-static glow_status arg_reduce(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_kind kind)
+glow_status load_arg_reduce(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                            glow_node_kind kind)
 {
     glow_value x, out;
-    GLOW_TRY(check_inputs(cx, np, 1, 1));
+    GLOW_TRY(onnx_check_inputs(cx, np, 1, 1));
     GLOW_TRY(onnx_input(cx, np, 0, &x));
     int64_t keepdims, last;
     int axis;
@@ -138,22 +120,12 @@ static glow_status arg_reduce(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_argmax(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return arg_reduce(cx, np, NK_ARG_MAX);
-}
-
-glow_status load_argmin(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return arg_reduce(cx, np, NK_ARG_MIN);
-}
-
 /* TopK: k is an attribute in opset 1 and a constant 1-element input from opset 10; largest
  * and sorted appear in opset 11. Outputs: values, i64 indices. */
-glow_status load_topk(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_topk(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, out;
-    GLOW_TRY(check_inputs(cx, np, opset >= 10 ? 2 : 1, opset >= 10 ? 2 : 1));
+    GLOW_TRY(onnx_check_inputs(cx, np, opset >= 10 ? 2 : 1, opset >= 10 ? 2 : 1));
     GLOW_TRY(onnx_input(cx, np, 0, &x));
     const glow_type *tx = glow_value_type(x);
     int axis;
@@ -194,7 +166,7 @@ glow_status load_topk(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
 static glow_status cumulative(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_kind kind)
 {
     glow_value x, out;
-    GLOW_TRY(check_inputs(cx, np, 2, 2));
+    GLOW_TRY(onnx_check_inputs(cx, np, 2, 2));
     GLOW_TRY(onnx_input(cx, np, 0, &x));
     int64_t *vals, exclusive, reverse;
     int n, axis;
@@ -211,12 +183,12 @@ static glow_status cumulative(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_cumsum(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_cumsum(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     return cumulative(cx, np, NK_CUMSUM);
 }
 
-glow_status load_cumprod(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_cumprod(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     return cumulative(cx, np, NK_CUMPROD);
 }

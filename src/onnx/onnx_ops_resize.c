@@ -27,12 +27,7 @@ static glow_status opt_floats(onnx_ctx *cx, const Onnx__NodeProto *np, int i, co
     *count = -1;
     if (!onnx_has_input(np, i))
         return GLOW_OK;
-    glow_value v;
-    GLOW_TRY(onnx_input(cx, np, i, &v));
-    if (!glow_value_is_constant(v))
-        return onnx_unsupported(cx, np,
-                                "input %d '%s' is computed at run time; glowc needs static shapes",
-                                i, what);
+    GLOW_TRY(onnx_input_static(cx, np, i, what));
     return onnx_input_floats(cx, np, i, vals, count);
 }
 
@@ -116,7 +111,7 @@ static glow_status resize_attrs(onnx_ctx *cx, const Onnx__NodeProto *np, int ops
     return GLOW_OK;
 }
 
-glow_status load_resize(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_resize(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -223,7 +218,7 @@ glow_status load_resize(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return build_resize(cx, np, x, out, sc, &s);
 }
 
-glow_status load_upsample(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_upsample(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -260,9 +255,9 @@ glow_status load_upsample(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return build_resize(cx, np, x, out, scales, &s);
 }
 
-/* DepthToSpace and SpaceToDepth: blocksize (and DepthToSpace's mode) on a 4-D input. */
-static glow_status load_block(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
-                              glow_node_kind kind)
+/* DepthToSpace and SpaceToDepth (the row's kind): blocksize (and DepthToSpace's mode) on a 4-D input. */
+glow_status load_block(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                       glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -282,15 +277,5 @@ static glow_status load_block(onnx_ctx *cx, const Onnx__NodeProto *np, int opset
     glow_value out;
     GLOW_TRY(onnx_build(cx, np, kind, &x, 1, attrs, nattr, NULL, 0, &out));
     return onnx_set_output(cx, np, 0, out);
-}
-
-glow_status load_depth_to_space(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return load_block(cx, np, opset, NK_DEPTH_TO_SPACE);
-}
-
-glow_status load_space_to_depth(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
-{
-    return load_block(cx, np, opset, NK_SPACE_TO_DEPTH);
 }
 

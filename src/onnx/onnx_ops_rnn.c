@@ -7,6 +7,7 @@
 // direction; each step then adds H·R^T and applies the gate equations of the ONNX operator
 // specification (gate order iofc for LSTM, zrh for GRU). W and R are usually initializers, so
 // their per-direction slices and transposes fold to constants at import.
+#include <limits.h>
 #include <string.h>
 
 #include "onnx/onnx_internal.h"
@@ -24,26 +25,26 @@ typedef struct rnn_act {
     double alpha, beta;
 } rnn_act;
 
-/* Activation names of the RNN family, their node kinds and how many of activation_alpha /
- * activation_beta each consumes (defaults as the corresponding ONNX operators). */
+/* Activation names of the RNN family and how many of activation_alpha / activation_beta each
+ * consumes (defaults as the corresponding ONNX operators). A plain activation is the ONNX op
+ * of that name: its node kind comes from onnx_ops.def. */
 static const struct {
     const char *name;
-    glow_node_kind kind;
     act_form form;
     int nalpha, nbeta;
     double alpha, beta;
 } act_table[] = {
-    { "Relu", NK_RELU, FORM_PLAIN, 0, 0, 0, 0 },
-    { "Tanh", NK_TANH, FORM_PLAIN, 0, 0, 0, 0 },
-    { "Sigmoid", NK_SIGMOID, FORM_PLAIN, 0, 0, 0, 0 },
-    { "Softsign", NK_SOFTSIGN, FORM_PLAIN, 0, 0, 0, 0 },
-    { "Softplus", NK_SOFTPLUS, FORM_PLAIN, 0, 0, 0, 0 },
-    { "LeakyRelu", NK_LEAKY_RELU, FORM_PLAIN, 1, 0, 0.01, 0 },
-    { "ThresholdedRelu", NK_THRESHOLDED_RELU, FORM_PLAIN, 1, 0, 1.0, 0 },
-    { "Elu", NK_ELU, FORM_PLAIN, 1, 0, 1.0, 0 },
-    { "HardSigmoid", NK_HARD_SIGMOID, FORM_PLAIN, 1, 1, 0.2, 0.5 },
-    { "ScaledTanh", NK_TANH, FORM_SCALED_TANH, 1, 1, 1.0, 1.0 },
-    { "Affine", NK_MUL, FORM_AFFINE, 1, 1, 1.0, 0.0 },
+    { "Relu", FORM_PLAIN, 0, 0, 0, 0 },
+    { "Tanh", FORM_PLAIN, 0, 0, 0, 0 },
+    { "Sigmoid", FORM_PLAIN, 0, 0, 0, 0 },
+    { "Softsign", FORM_PLAIN, 0, 0, 0, 0 },
+    { "Softplus", FORM_PLAIN, 0, 0, 0, 0 },
+    { "LeakyRelu", FORM_PLAIN, 1, 0, 0.01, 0 },
+    { "ThresholdedRelu", FORM_PLAIN, 1, 0, 1.0, 0 },
+    { "Elu", FORM_PLAIN, 1, 0, 1.0, 0 },
+    { "HardSigmoid", FORM_PLAIN, 1, 1, 0.2, 0.5 },
+    { "ScaledTanh", FORM_SCALED_TANH, 1, 1, 1.0, 1.0 },
+    { "Affine", FORM_AFFINE, 1, 1, 1.0, 0.0 },
 };
 
 typedef struct rnn {
@@ -100,8 +101,10 @@ static glow_status parse_acts(rnn *r)
                 return onnx_unsupported(r->cx, r->np, "activation '%.*s'",
                                         (int)(len > 64 ? 64 : len), (const char *)s);
             rnn_act *ac = &r->act[d][k];
-            ac->kind = act_table[e].kind;
             ac->form = act_table[e].form;
+            /* At the latest opset: the names denote the functions whatever the model's. */
+            ac->kind = ac->form == FORM_PLAIN ? onnx_op_kind(act_table[e].name, INT_MAX)
+                                              : ONNX_CUSTOM;
             ac->alpha = act_table[e].alpha;
             ac->beta = act_table[e].beta;
             /* The lists are consumed in order by the activations that take parameters. */
@@ -510,17 +513,17 @@ static glow_status load_recurrent(onnx_ctx *cx, const Onnx__NodeProto *np, int o
     return GLOW_OK;
 }
 
-glow_status load_rnn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_rnn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     return load_recurrent(cx, np, opset, CELL_RNN);
 }
 
-glow_status load_gru(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_gru(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     return load_recurrent(cx, np, opset, CELL_GRU);
 }
 
-glow_status load_lstm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_lstm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     return load_recurrent(cx, np, opset, CELL_LSTM);
 }

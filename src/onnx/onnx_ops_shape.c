@@ -26,12 +26,7 @@ static const char *fmt_dims(char *buf, size_t size, int n, const int64_t *dims)
 static glow_status static_ints(onnx_ctx *cx, const Onnx__NodeProto *np, int i, const char *what,
                                int64_t **vals, int *count)
 {
-    glow_value v;
-    GLOW_TRY(onnx_input(cx, np, i, &v));
-    if (!glow_value_is_constant(v))
-        return onnx_unsupported(cx, np,
-                                "input %d '%s' is computed at run time; glowc needs static shapes",
-                                i, what);
+    GLOW_TRY(onnx_input_static(cx, np, i, what));
     return onnx_input_ints(cx, np, i, vals, count);
 }
 
@@ -70,7 +65,7 @@ static glow_status norm_axes(onnx_ctx *cx, const Onnx__NodeProto *np, const int6
     return GLOW_OK;
 }
 
-glow_status load_reshape(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_reshape(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -133,7 +128,7 @@ glow_status load_reshape(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_flatten(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_flatten(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -153,7 +148,7 @@ glow_status load_flatten(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_squeeze(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_squeeze(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -185,7 +180,7 @@ glow_status load_squeeze(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_unsqueeze(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_unsqueeze(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -209,7 +204,7 @@ glow_status load_unsqueeze(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_transpose(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_transpose(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -240,7 +235,7 @@ glow_status load_transpose(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_concat(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_concat(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     int nin = onnx_num_inputs(np);
     if (nin < 1)
@@ -319,7 +314,7 @@ static glow_status slice_axis(onnx_ctx *cx, const Onnx__NodeProto *np, glow_valu
     return onnx_build(cx, np, NK_SLICE, &x, 1, attrs, 3, NULL, 0, out);
 }
 
-glow_status load_split(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_split(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -411,7 +406,7 @@ static glow_status slice_params(onnx_ctx *cx, const Onnx__NodeProto *np, int ops
     return GLOW_OK;
 }
 
-glow_status load_slice(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_slice(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -468,7 +463,7 @@ glow_status load_slice(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_pad(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_pad(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -542,7 +537,7 @@ glow_status load_pad(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_expand(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_expand(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -565,7 +560,7 @@ glow_status load_expand(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_tile(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_tile(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -588,7 +583,7 @@ glow_status load_tile(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
     return onnx_set_output(cx, np, 0, out);
 }
 
-glow_status load_trilu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_trilu(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));

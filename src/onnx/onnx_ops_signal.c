@@ -9,44 +9,13 @@
 
 #include "onnx/onnx_internal.h"
 
-static const char *sub_name(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what)
-{
-    return glow_arena_printf(cx->arena, "%s/%s", onnx_node_name(np), what);
-}
-
-/* Scratch for a computed constant of `count` values of `size` bytes, bounded like folding. */
-static glow_status const_buffer(onnx_ctx *cx, const Onnx__NodeProto *np, int64_t count,
-                                size_t size, void **out)
-{
-    if (count < 0 || count > (int64_t)(ONNX_FOLD_MAX_BYTES / size))
-        return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "computed constant of %lld values is too "
-                         "large", (long long)count);
-    *out = glow_arena_try_alloc(&cx->scratch, (size_t)(count ? count : 1) * size);
-    if (!*out)
-        return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "out of memory for a computed constant");
-    memset(*out, 0, (size_t)(count ? count : 1) * size);
-    return GLOW_OK;
-}
-
-/* A constant of dtype t from f64 values. */
-static glow_value f64_constant(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what,
-                               glow_dtype t, int rank, const int64_t *dims, const double *vals,
-                               void *buf)
-{
-    glow_type ty = glow_type_make(t, rank, dims);
-    int64_t n = glow_type_numel(&ty);
-    for (int64_t i = 0; i < n; i++)
-        glow_store_f64(t, buf, (size_t)i, vals[i]);
-    return onnx_constant(cx, sub_name(cx, np, what), &ty, buf);
-}
-
 /* The output kind from attribute `name` (a TensorProto code), default f32; floats only. */
 static glow_status float_dtype_attr(onnx_ctx *cx, const Onnx__NodeProto *np, const char *name,
                                     glow_dtype *out)
 {
     GLOW_TRY(onnx_attr_check(cx, np, name, 2));
     int64_t code = onnx_attr_int(np, name, 1);
-    if (code < 0 || code > 64 || !glow_dtype_from_onnx((int)code, out))
+    if (!onnx_dtype_of_code(code, out))
         return onnx_unsupported(cx, np, "'%s' = %lld, an element type glowc lacks", name,
                                 (long long)code);
     if (glow_dtype_class_of(*out) == DC_QUANT)
@@ -83,34 +52,38 @@ static glow_status load_window(onnx_ctx *cx, const Onnx__NodeProto *np, double a
     double den = onnx_attr_int(np, "periodic", 1) ? (double)n : (double)n - 1;
     double *vals;
     void *buf;
-    GLOW_TRY(const_buffer(cx, np, n, sizeof(double), (void **)&vals));
-    GLOW_TRY(const_buffer(cx, np, n, glow_dtype_size(t), &buf));
+    GLOW_TRY(onnx_const_buffer(cx, np, n, sizeof(double), (void **)&vals));
+    GLOW_TRY(onnx_const_buffer(cx, np, n, glow_dtype_size(t), &buf));
     const double tau = 6.283185307179586;
     for (int64_t i = 0; i < n; i++) {
         double ang = tau * (double)i / den;
         vals[i] = a0 - a1 * cos(ang) + a2 * cos(2 * ang);
     }
-    return onnx_set_output(cx, np, 0, f64_constant(cx, np, "window", t, 1, &n, vals, buf));
+    return onnx_set_output(cx, np, 0, onnx_f64_constant(cx, np, "window", t, 1, &n, vals, buf));
 }
 
-glow_status load_hann_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_hann_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                             glow_node_kind kind)
 {
     return load_window(cx, np, 0.5, 0.5, 0.0);
 }
 
-glow_status load_hamming_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_hamming_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                glow_node_kind kind)
 {
     return load_window(cx, np, 25.0 / 46.0, 21.0 / 46.0, 0.0);
 }
 
-glow_status load_blackman_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_blackman_window(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                 glow_node_kind kind)
 {
     return load_window(cx, np, 0.42, 0.5, 0.08);
 }
 
 /* Triangular filters on the mel scale, [dft_length / 2 + 1, num_mel_bins], following ONNX's
  * reference (edges snapped to integer bins by floor division). */
-glow_status load_mel_weight_matrix(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_mel_weight_matrix(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                   glow_node_kind kind)
 {
     double nmel, dft, rate, lo_hz, hi_hz;
     GLOW_TRY(scalar_input(cx, np, 0, &nmel));
@@ -139,8 +112,8 @@ glow_status load_mel_weight_matrix(onnx_ctx *cx, const Onnx__NodeProto *np, int 
     }
     double *w;
     void *buf;
-    GLOW_TRY(const_buffer(cx, np, nspec * nm, sizeof(double), (void **)&w));
-    GLOW_TRY(const_buffer(cx, np, nspec * nm, glow_dtype_size(t), &buf));
+    GLOW_TRY(onnx_const_buffer(cx, np, nspec * nm, sizeof(double), (void **)&w));
+    GLOW_TRY(onnx_const_buffer(cx, np, nspec * nm, glow_dtype_size(t), &buf));
     for (int64_t i = 0; i < nm; i++) {
         int64_t l = bins[i], c = bins[i + 1], h = bins[i + 2];
         if (c == l)
@@ -151,7 +124,7 @@ glow_status load_mel_weight_matrix(onnx_ctx *cx, const Onnx__NodeProto *np, int 
         for (int64_t j = c; j < h; j++)
             w[j * nm + i] = (double)(h - j) / (double)(h - c);
     }
-    return onnx_set_output(cx, np, 0, f64_constant(cx, np, "mel", t, 2, dims, w, buf));
+    return onnx_set_output(cx, np, 0, onnx_f64_constant(cx, np, "mel", t, 2, dims, w, buf));
 }
 
 
@@ -190,8 +163,8 @@ static glow_status twiddles(onnx_ctx *cx, const Onnx__NodeProto *np, const char 
                          (long long)len);
     double *m;
     void *buf;
-    GLOW_TRY(const_buffer(cx, np, rows * cols, sizeof(double), (void **)&m));
-    GLOW_TRY(const_buffer(cx, np, rows * cols, glow_dtype_size(dt), &buf));
+    GLOW_TRY(onnx_const_buffer(cx, np, rows * cols, sizeof(double), (void **)&m));
+    GLOW_TRY(onnx_const_buffer(cx, np, rows * cols, glow_dtype_size(dt), &buf));
     for (int64_t t = 0; t < rows; t++)
         for (int64_t k = 0; k < cols; k++) {
             /* Reduce t*k modulo len first, so the angle stays accurate for long transforms. */
@@ -199,7 +172,7 @@ static glow_status twiddles(onnx_ctx *cx, const Onnx__NodeProto *np, const char 
             m[t * cols + k] = (sine ? sign * sin(ang) : cos(ang)) * colscale[k];
         }
     int64_t dims[2] = { rows, cols };
-    *out = f64_constant(cx, np, what, dt, 2, dims, m, buf);
+    *out = onnx_f64_constant(cx, np, what, dt, 2, dims, m, buf);
     return GLOW_OK;
 }
 
@@ -216,7 +189,7 @@ static glow_status dft_core(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value 
  *   Yr = xr C + xi S,  Yi = xi C - xr S   (C = cos, S = sin of 2 pi t k / L),
  * inverse (scaled by 1/L) with the sine's sign flipped; the one-sided inverse (irfft) weighs
  * the implicit conjugate half by 2 and yields only the real part. */
-glow_status load_dft(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_dft(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -298,11 +271,11 @@ static glow_status dft_core(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value 
         /* Weigh rows: 2 except bin 0 and the Nyquist bin of an even length. */
         double *w = GLOW_NEW_ARRAY(&cx->scratch, double, rows);
         void *buf;
-        GLOW_TRY(const_buffer(cx, np, rows, glow_dtype_size(xt->dtype), &buf));
+        GLOW_TRY(onnx_const_buffer(cx, np, rows, glow_dtype_size(xt->dtype), &buf));
         for (int64_t k = 0; k < rows; k++)
             w[k] = (k == 0 || (len % 2 == 0 && k == len / 2)) ? 1.0 : 2.0;
         int64_t wd[2] = { rows, 1 };
-        glow_value wv = f64_constant(cx, np, "weights", xt->dtype, 2, wd, w, buf);
+        glow_value wv = onnx_f64_constant(cx, np, "weights", xt->dtype, 2, wd, w, buf);
         GLOW_TRY(onnx_build_elemwise(cx, np, NK_MUL, (glow_value[]){ c, wv }, 2, NULL, 0, &c));
         GLOW_TRY(onnx_build_elemwise(cx, np, NK_MUL, (glow_value[]){ s, wv }, 2, NULL, 0, &s));
     }
@@ -350,7 +323,7 @@ static glow_status dft_core(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value 
 
 /* Frames of the signal [batch, length, 1 or 2] gathered with constant indices into
  * [batch, frames, frame_length, parts], weighted by the window, then one DFT per frame. */
-glow_status load_stft(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
+glow_status load_stft(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x, win = { 0 }, y;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
@@ -386,13 +359,13 @@ glow_status load_stft(onnx_ctx *cx, const Onnx__NodeProto *np, int opset)
                          (long long)xt->dims[1]);
     int64_t hop = (int64_t)step, frames = 1 + (xt->dims[1] - flen) / hop;
     int64_t *idx;
-    GLOW_TRY(const_buffer(cx, np, frames * flen, sizeof(int64_t), (void **)&idx));
+    GLOW_TRY(onnx_const_buffer(cx, np, frames * flen, sizeof(int64_t), (void **)&idx));
     for (int64_t f = 0; f < frames; f++)
         for (int64_t t = 0; t < flen; t++)
             idx[f * flen + t] = f * hop + t;
     int64_t idims[2] = { frames, flen };
     glow_type it = glow_type_make(GLOW_I64, 2, idims);
-    glow_value iv = onnx_constant(cx, sub_name(cx, np, "frames"), &it, idx);
+    glow_value iv = onnx_constant(cx, onnx_sub_name(cx, np, "frames"), &it, idx);
     glow_attr a = GLOW_AI(AXIS, 1);
     GLOW_TRY(onnx_build(cx, np, NK_GATHER, (glow_value[]){ x, iv }, 2, &a, 1, NULL, 0, &x));
     if (win.node) {

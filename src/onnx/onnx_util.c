@@ -1,5 +1,7 @@
 // onnx_util.c - Helpers the op loaders share: messages naming the node, inputs, attributes,
 // outputs, and node building with NumPy broadcasting and import-time constant folding.
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -538,4 +540,56 @@ glow_status onnx_axis(onnx_ctx *cx, const Onnx__NodeProto *np, int64_t axis, int
                          (long long)axis, rank);
     *out = (int)(axis < 0 ? axis + rank : axis);
     return GLOW_OK;
+}
+
+/* --- shared by the loaders --- */
+
+const char *onnx_sub_name(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what)
+{
+    return glow_arena_printf(cx->arena, "%s/%s", onnx_node_name(np), what);
+}
+
+glow_status onnx_input_static(onnx_ctx *cx, const Onnx__NodeProto *np, int i, const char *what)
+{
+    glow_value v;
+    GLOW_TRY(onnx_input(cx, np, i, &v));
+    if (!glow_value_is_constant(v))
+        return onnx_unsupported(cx, np, "input %d '%s' is computed at run time; glowc needs "
+                                "static shapes", i, what);
+    return GLOW_OK;
+}
+
+glow_value onnx_sub_scalar(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what,
+                           glow_dtype t, double v)
+{
+    return onnx_scalar(cx, onnx_sub_name(cx, np, what), t, v);
+}
+
+glow_status onnx_check_inputs(onnx_ctx *cx, const Onnx__NodeProto *np, int min, int max)
+{
+    int n = onnx_num_inputs(np);
+    if (n >= min && n <= max)
+        return GLOW_OK;
+    if (min == max)
+        return onnx_fail(cx, np, GLOW_ERR_PARSE, "expects %d inputs, has %d", min, n);
+    return onnx_fail(cx, np, GLOW_ERR_PARSE, "expects %d to %d inputs, has %d", min, max, n);
+}
+
+bool onnx_dtype_range(glow_dtype t, double *lo, double *hi)
+{
+    switch (t) {
+    case GLOW_I8: *lo = INT8_MIN; *hi = INT8_MAX; return true;
+    case GLOW_U8: *lo = 0; *hi = UINT8_MAX; return true;
+    case GLOW_I16: *lo = INT16_MIN; *hi = INT16_MAX; return true;
+    case GLOW_U16: *lo = 0; *hi = UINT16_MAX; return true;
+    case GLOW_I32: *lo = INT32_MIN; *hi = INT32_MAX; return true;
+    case GLOW_U32: *lo = 0; *hi = UINT32_MAX; return true;
+    case GLOW_I64: case GLOW_U64: return false;
+    default: *lo = -INFINITY; *hi = INFINITY; return true;
+    }
+}
+
+bool onnx_dtype_of_code(int64_t code, glow_dtype *out)
+{
+    return code >= INT32_MIN && code <= INT32_MAX && glow_dtype_from_onnx((int)code, out);
 }

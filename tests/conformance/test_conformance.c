@@ -62,10 +62,10 @@ static int cmp_name(const void *a, const void *b)
 }
 
 /* Appends the sorted test dirs of suite k that the options select. */
-static int add_suite(const char *shared, int k, const options *o)
+static int add_suite(int k, const options *o)
 {
     char dir[2048];
-    snprintf(dir, sizeof dir, "%s/onnx-node-tests/%s", shared, suites[k]);
+    snprintf(dir, sizeof dir, "%s", nt_suite_dir(suites[k]));
     DIR *dp = opendir(dir);
     if (!dp)
         return 0;
@@ -436,7 +436,7 @@ int main(int argc, char **argv)
         shared = "../shared";
     int found = 0;
     for (int k = 0; k < NSUITES; k++)
-        found += add_suite(shared, k, &o);
+        found += add_suite(k, &o);
     if (!found) {
         fprintf(stderr, "no tests under %s/onnx-node-tests\n", shared);
         return 1;

@@ -1,14 +1,15 @@
 // cf_eval.h - Loads an ONNX node-suite test (chosen inputs frozen into initializers) and checks
 // the imported graph numerically: every node is evaluated in order with glow_eval_node on the
-// test's input_*.pb tensors, and the saved outputs are compared with output_*.pb.
+// test's input_*.pb tensors, and the saved outputs are compared with output_*.pb (folder reading
+// and comparison: conformance/node_test.h).
 #ifndef GLOW_TEST_CF_EVAL_H
 #define GLOW_TEST_CF_EVAL_H
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conformance/node_test.h"
 #include "graph/graph.h"
 #include "onnx/onnx.h"
 #include "onnx/onnx.pb-c.h"
@@ -27,14 +28,6 @@ typedef struct cf_result {
     char mismatch_msg[512];
 } cf_result;
 
-static inline const char *cf_suite_dir(const char *suite)
-{
-    static char dir[1024];
-    const char *shared = getenv("GLOWC_SHARED");
-    snprintf(dir, sizeof dir, "%s/onnx-node-tests/%s", shared ? shared : "../shared", suite);
-    return dir;
-}
-
 static inline uint8_t *cf_read(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
@@ -49,48 +42,13 @@ static inline uint8_t *cf_read(const char *path, size_t *size)
     return buf;
 }
 
-/* ONNX's tolerance for the node tests: |got - want| <= atol + rtol * |want|. */
-static inline bool cf_close(double got, double want)
-{
-    if (isnan(want))
-        return isnan(got);
-    if (isinf(want))
-        return got == want;
-    return fabs(got - want) <= 1e-7 + 1e-3 * fabs(want);
-}
-
+/* ONNX's default tolerance for the node tests (data.json is not consulted). */
 static inline void cf_compare(cf_result *r, const char *name, const glow_tensor *got,
                               const glow_tensor *want)
 {
     r->compared++;
-    char a[128], b[128];
-    if (!glow_type_same_shape(&got->type, &want->type) || got->type.dtype != want->type.dtype) {
+    if (!nt_compare(name, got, want, 1e-3, 1e-7, r->mismatch_msg, sizeof r->mismatch_msg))
         r->mismatches++;
-        snprintf(r->mismatch_msg, sizeof r->mismatch_msg, "%s: got %s, expected %s", name,
-                 glow_type_str(&got->type, a, sizeof a), glow_type_str(&want->type, b, sizeof b));
-        return;
-    }
-    glow_dtype dt = got->type.dtype;
-    int64_t n = glow_type_numel(&got->type);
-    for (int64_t i = 0; i < n; i++) {
-        bool ok;
-        double x = 0, y = 0;
-        if (glow_dtype_is_float(dt)) {
-            x = glow_load_f64(dt, got->data, (size_t)i);
-            y = glow_load_f64(dt, want->data, (size_t)i);
-            ok = cf_close(x, y);
-        } else {
-            x = (double)glow_load_i64(dt, got->data, (size_t)i);
-            y = (double)glow_load_i64(dt, want->data, (size_t)i);
-            ok = x == y;
-        }
-        if (!ok) {
-            r->mismatches++;
-            snprintf(r->mismatch_msg, sizeof r->mismatch_msg, "%s[%lld] = %.9g, expected %.9g",
-                     name, (long long)i, x, y);
-            return;
-        }
-    }
 }
 
 /* Evaluates "main" in order (node->aux holds each node's result tensors) with the input
@@ -175,7 +133,7 @@ static inline cf_result cf_run(const char *suite, const char *test, unsigned fre
     cf_result r;
     memset(&r, 0, sizeof r);
     char dir[1400], path[2048];
-    snprintf(dir, sizeof dir, "%s/%s", cf_suite_dir(suite), test);
+    snprintf(dir, sizeof dir, "%s/%s", nt_suite_dir(suite), test);
     snprintf(path, sizeof path, "%s/model.onnx", dir);
     size_t size;
     uint8_t *data = cf_read(path, &size);
@@ -190,7 +148,7 @@ static inline cf_result cf_run(const char *suite, const char *test, unsigned fre
     }
     Onnx__GraphProto *g = mp->graph;
     glow_tensor ins[CF_MAX_IO];
-    char *in_names[CF_MAX_IO];
+    char *in_names[CF_MAX_IO] = { 0 };
     int nin = 0;
     for (size_t i = 0; i < g->n_input && i < CF_MAX_IO; i++) {
         snprintf(path, sizeof path, "%s/test_data_set_0/input_%zu.pb", dir, i);
@@ -216,13 +174,10 @@ static inline cf_result cf_run(const char *suite, const char *test, unsigned fre
     onnx__model_proto__pack(mp, data);
     onnx__model_proto__free_unpacked(mp, NULL);
     glow_tensor want[CF_MAX_IO];
-    int nwant = 0;
-    for (; nwant < CF_MAX_IO; nwant++) {
-        snprintf(path, sizeof path, "%s/test_data_set_0/output_%d.pb", dir, nwant);
-        glow_diag d = { 0 };
-        if (glow_tensor_read_file(path, &want[nwant], NULL, &d) != GLOW_OK)
-            break;
-    }
+    char why[256];
+    int nwant = nt_read_set(dir, "output", want, CF_MAX_IO, why, sizeof why);
+    if (nwant < 0)
+        nwant = 0;
     r = cf_run_bytes(data, size, ins, in_names, nin, want, nwant);
     free(data);
     for (int i = 0; i < nin; i++) {

@@ -1,13 +1,14 @@
 // node_eval.h - Runs one ONNX node-suite test through the importer and the reference evaluator
-// (glow_eval_node, node by node in function order) and compares with its expected outputs.
+// (glow_eval_node, node by node in function order) and compares with its expected outputs
+// (test folder and comparison: conformance/node_test.h).
 #ifndef GLOW_TEST_NODE_EVAL_H
 #define GLOW_TEST_NODE_EVAL_H
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conformance/node_test.h"
 #include "graph/graph.h"
 #include "onnx/onnx.h"
 
@@ -20,67 +21,13 @@ typedef enum {
     NE_MISMATCH,   /* an output differs, or evaluation failed */
 } node_eval_result;
 
+/* This runner's tolerances, tighter in atol than ONNX's default for the suite's small values. */
+#define NODE_EVAL_RTOL 1e-3
+#define NODE_EVAL_ATOL 1e-5
+
 static inline const char *node_eval_dir(void)
 {
-    static char dir[1024];
-    const char *shared = getenv("GLOWC_SHARED");
-    snprintf(dir, sizeof dir, "%s/onnx-node-tests/node", shared ? shared : "../shared");
-    return dir;
-}
-
-/* Reads test_data_set_0/<prefix>_<i>.pb of `test` until one is missing; -1 on a bad file. */
-static inline int node_eval_read(const char *test, const char *prefix, glow_tensor *t)
-{
-    int n = 0;
-    for (; n < NODE_EVAL_MAX_IO; n++) {
-        char path[1400];
-        snprintf(path, sizeof path, "%s/%s/test_data_set_0/%s_%d.pb", node_eval_dir(), test,
-                 prefix, n);
-        FILE *f = fopen(path, "rb");
-        if (!f)
-            break;
-        fclose(f);
-        glow_diag d = { 0 };
-        if (glow_tensor_read_file(path, &t[n], NULL, &d) != GLOW_OK) {
-            for (int i = 0; i < n; i++)
-                glow_tensor_free(&t[i]);
-            return -1;
-        }
-    }
-    return n;
-}
-
-/* Floats within rtol 1e-3 / atol 1e-5 (NaN equals NaN), everything else exactly. */
-static inline bool node_eval_close(const glow_tensor *got, const glow_tensor *want, char *why,
-                                   size_t wn)
-{
-    char a[96], b[96];
-    if (got->type.dtype != want->type.dtype || !glow_type_same_shape(&got->type, &want->type)) {
-        snprintf(why, wn, "result %s, expected %s", glow_type_str(&got->type, a, sizeof a),
-                 glow_type_str(&want->type, b, sizeof b));
-        return false;
-    }
-    glow_dtype t = got->type.dtype;
-    int64_t n = glow_type_numel(&got->type);
-    for (int64_t i = 0; i < n; i++) {
-        if (glow_dtype_is_float(t)) {
-            double x = glow_load_f64(t, got->data, (size_t)i);
-            double y = glow_load_f64(t, want->data, (size_t)i);
-            if (!((isnan(x) && isnan(y)) || x == y || fabs(x - y) <= 1e-5 + 1e-3 * fabs(y))) {
-                snprintf(why, wn, "element %lld is %.9g, expected %.9g", (long long)i, x, y);
-                return false;
-            }
-        } else {
-            int64_t x = glow_load_i64(t, got->data, (size_t)i);
-            int64_t y = glow_load_i64(t, want->data, (size_t)i);
-            if (x != y) {
-                snprintf(why, wn, "element %lld is %lld, expected %lld", (long long)i,
-                         (long long)x, (long long)y);
-                return false;
-            }
-        }
-    }
-    return true;
+    return nt_suite_dir("node");
 }
 
 static inline const glow_tensor *node_eval_value(glow_value v)
@@ -98,8 +45,10 @@ static inline node_eval_result node_eval(const char *test, char *why, size_t wn)
     glow_tensor in[NODE_EVAL_MAX_IO], want[NODE_EVAL_MAX_IO];
     glow_tensor *res[512];
     int nres = 0;
-    int nin = node_eval_read(test, "input", in);
-    int nwant = node_eval_read(test, "output", want);
+    char dir[1400];
+    snprintf(dir, sizeof dir, "%s/%s", node_eval_dir(), test);
+    int nin = nt_read_set(dir, "input", in, NODE_EVAL_MAX_IO, why, wn);
+    int nwant = nin < 0 ? -1 : nt_read_set(dir, "output", want, NODE_EVAL_MAX_IO, why, wn);
     node_eval_result r = NE_MISMATCH;
     glow_module *m = NULL;
     snprintf(why, wn, "no test data");
@@ -113,8 +62,8 @@ static inline node_eval_result node_eval(const char *test, char *why, size_t wn)
     }
     glow_onnx_options opt = { .input_types = types, .ninput_types = nin,
                               .input_values = vals, .ninput_values = nin };
-    char path[1400];
-    snprintf(path, sizeof path, "%s/%s/model.onnx", node_eval_dir(), test);
+    char path[1500];
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
     glow_diag d = { 0 };
     m = glow_module_create();
     if (glow_onnx_load(m, path, &opt, &d) != GLOW_OK) {
@@ -162,11 +111,14 @@ static inline node_eval_result node_eval(const char *test, char *why, size_t wn)
         goto done;
     }
     for (int i = 0; i < nout; i++) {
-        char w[200];
-        if (!outs[i] || !node_eval_close(outs[i], &want[i], w, sizeof w)) {
-            snprintf(why, wn, "output %d: %s", i, outs[i] ? w : "missing");
+        char what[32];
+        snprintf(what, sizeof what, "output %d", i);
+        if (!outs[i]) {
+            snprintf(why, wn, "%s: missing", what);
             goto done;
         }
+        if (!nt_compare(what, outs[i], &want[i], NODE_EVAL_RTOL, NODE_EVAL_ATOL, why, wn))
+            goto done;
     }
     r = NE_PASS;
     snprintf(why, wn, "ok");

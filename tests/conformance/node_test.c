@@ -1,0 +1,158 @@
+// node_test.c - Reading ONNX backend test folders and judging their outputs, for every runner.
+#include "conformance/node_test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *nt_suite_dir(const char *suite)
+{
+    static char dir[1024];
+    const char *shared = getenv("GLOWC_SHARED");
+    snprintf(dir, sizeof dir, "%s/onnx-node-tests/%s", shared && *shared ? shared : "../shared",
+             suite);
+    return dir;
+}
+
+void nt_read_tolerances(const char *dir, double *rtol, double *atol)
+{
+    *rtol = 1e-3;
+    *atol = 1e-7;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/data.json", dir);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    glow_diag d = { 0 };
+    if (glow_read_file(path, &data, &size, &d) != GLOW_OK)
+        return;
+    const char *s = (const char *)data, *p;
+    if ((p = strstr(s, "\"rtol\"")) && (p = strchr(p, ':')))
+        *rtol = strtod(p + 1, NULL);
+    if ((p = strstr(s, "\"atol\"")) && (p = strchr(p, ':')))
+        *atol = strtod(p + 1, NULL);
+    free(data);
+}
+
+void nt_shorten(char *out, size_t size, const char *prefix, const char *msg)
+{
+    const char *p = msg;
+    bool ops = strncmp(msg, "model uses ", 11) == 0 && strstr(msg, ": ");
+    if (ops) {
+        prefix = "unsupported: ";
+        p = strstr(msg, ": ") + 2;
+    }
+    size_t n = (size_t)snprintf(out, size, "%s", prefix);
+    if (n >= size)
+        n = size - 1;
+    bool skipping = false;
+    for (; *p && *p != '\n' && n + 1 < size; p++) {
+        if (ops && strncmp(p, "; node", 6) == 0)
+            skipping = true;
+        if (skipping) {
+            if (*p != ')')
+                continue;
+            skipping = false;
+        }
+        out[n++] = *p == '\t' ? ' ' : *p;
+    }
+    out[n] = '\0';
+    if (*p && *p != '\n' && size > 4)
+        strcpy(out + size - 4, "...");
+}
+
+/* Sequence and optional values are stored as other protos; their read errors say so. */
+static bool is_sequence_msg(const char *msg)
+{
+    return strstr(msg, "equence") || strstr(msg, "ptional");
+}
+
+int nt_read_set(const char *dir, const char *kind, glow_tensor *ts, int max, char *why,
+                size_t wsize)
+{
+    int n = 0;
+    for (; n < max; n++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/test_data_set_0/%s_%d.pb", dir, kind, n);
+        if (access(path, R_OK) != 0)
+            break;
+        glow_diag d = { 0 };
+        if (glow_tensor_read_file(path, &ts[n], NULL, &d) != GLOW_OK) {
+            /* The path is the same for every test: keep the reasons comparable. */
+            const char *msg = d.msg;
+            size_t plen = strlen(path);
+            if (!strncmp(msg, path, plen) && msg[plen] == ':')
+                msg += plen + 1 + (msg[plen + 1] == ' ');
+            if (is_sequence_msg(msg))
+                snprintf(why, wsize, "sequence %s", kind);
+            else
+                nt_shorten(why, wsize, !strcmp(kind, "input") ? "input file: " : "output file: ",
+                           msg);
+            for (int k = 0; k < n; k++)
+                glow_tensor_free(&ts[k]);
+            return -1;
+        }
+    }
+    return n;
+}
+
+/* numpy.isclose: NaN only matches NaN, an infinity only itself. */
+static bool close_f64(double x, double y, double rtol, double atol)
+{
+    if (isnan(x) || isnan(y))
+        return isnan(x) && isnan(y);
+    if (isinf(x) || isinf(y))
+        return x == y;
+    return fabs(x - y) <= atol + rtol * fabs(y);
+}
+
+bool nt_compare(const char *what, const glow_tensor *got, const glow_tensor *want, double rtol,
+                double atol, char *why, size_t wsize)
+{
+    char ta[128], te[128];
+    glow_type_str(&got->type, ta, sizeof ta);
+    glow_type_str(&want->type, te, sizeof te);
+    if (!glow_type_same_shape(&got->type, &want->type)) {
+        snprintf(why, wsize, "mismatch: %s shape %s, expected %s", what, ta, te);
+        return false;
+    }
+    glow_dtype dt = got->type.dtype;
+    if (dt != want->type.dtype) {
+        snprintf(why, wsize, "mismatch: %s dtype %s, expected %s", what, ta, te);
+        return false;
+    }
+    int64_t n = glow_type_numel(&got->type), bad = 0, worst = -1;
+    double worst_rel = 0;
+    bool fl = glow_dtype_is_float(dt);
+    for (int64_t k = 0; k < n; k++) {
+        bool ok;
+        double rel = 0;
+        if (fl) {
+            double x = glow_load_f64(dt, got->data, (size_t)k);
+            double y = glow_load_f64(dt, want->data, (size_t)k);
+            double diff = fabs(x - y);
+            ok = close_f64(x, y, rtol, atol);
+            rel = isnan(diff) ? INFINITY : diff / (fabs(y) > 0 ? fabs(y) : 1e-30);
+        } else {
+            ok = glow_load_i64(dt, got->data, (size_t)k) ==
+                 glow_load_i64(dt, want->data, (size_t)k);
+            rel = ok ? 0 : INFINITY;
+        }
+        if (!ok) {
+            bad++;
+            if (worst < 0 || rel > worst_rel) {
+                worst = k;
+                worst_rel = rel;
+            }
+        }
+    }
+    if (!bad)
+        return true;
+    double x = glow_load_f64(dt, got->data, (size_t)worst);
+    double y = glow_load_f64(dt, want->data, (size_t)worst);
+    snprintf(why, wsize, "mismatch: %s max rel err %.1e (%lld of %lld values; [%lld] is %.7g, "
+             "expected %.7g)", what, worst_rel, (long long)bad, (long long)n, (long long)worst,
+             x, y);
+    return false;
+}

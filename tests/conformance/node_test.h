@@ -1,0 +1,39 @@
+// node_test.h - What every runner of the ONNX backend test folders shares: where the suites
+// are, reading a folder's test_data_set_0 tensors and tolerances, and comparing an output.
+//
+// A test folder holds model.onnx and test_data_set_0/{input,output}_<i>.pb. The runners differ
+// in how they execute the model (the conformance driver compiles and runs it on a backend;
+// tests/onnx evaluate the imported graph node by node with glow_eval_node), not in how they
+// read the folder or judge an output, which is done here, once.
+#ifndef GLOW_TEST_NODE_TEST_H
+#define GLOW_TEST_NODE_TEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "onnx/onnx.h"
+
+/* $GLOWC_SHARED/onnx-node-tests/<suite> (unset or empty GLOWC_SHARED: ../shared); a static buffer
+ * that the next call overwrites. */
+const char *nt_suite_dir(const char *suite);
+
+/* Reads dir/test_data_set_0/<kind>_<i>.pb (kind "input" or "output") for i = 0.. until one is
+ * missing or `max` are read. Returns the count, or -1 with a one-line reason in `why` (and
+ * nothing left allocated) when a file cannot be read as a tensor. */
+int nt_read_set(const char *dir, const char *kind, glow_tensor *ts, int max, char *why,
+                size_t wsize);
+
+/* ONNX's tolerances for the folder: rtol 1e-3 and atol 1e-7 unless its data.json says. */
+void nt_read_tolerances(const char *dir, double *rtol, double *atol);
+
+/* Whether `got` matches `want` by ONNX's rule (numpy's allclose): same shape and dtype; floats
+ * within atol + rtol * |want|, NaN where NaN is expected and infinities exactly; other dtypes
+ * equal. Otherwise false, and `why` gets "mismatch: <what> ..." naming the worst element. */
+bool nt_compare(const char *what, const glow_tensor *got, const glow_tensor *want, double rtol,
+                double atol, char *why, size_t wsize);
+
+/* A one-line reason from a library message, behind `prefix`: "model uses 2 unsupported ops:
+ * If (opset 13; node 'a'), Loop (...)" becomes "unsupported: If (opset 13), Loop (...)". */
+void nt_shorten(char *out, size_t size, const char *prefix, const char *msg);
+
+#endif
