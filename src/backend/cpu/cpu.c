@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
+#include "eval/eval.h"
 #include "runtime/threadpool.h"
 
 typedef struct cpu_state {

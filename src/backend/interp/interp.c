@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "eval/eval.h"
 
 /* Nodes the lowering stage turns into primitives for this backend. */
 static bool interp_keeps_node(const glow_node *n)

@@ -6,7 +6,7 @@
 // operand and the result are f32 with identical shapes (MatMul: its usual shapes); otherwise
 // they decline and the generic routine runs (and reports any malformed shape). Results stay
 // within float rounding of the generic ones: f32 arithmetic is what the model asked for.
-#include "graph/eval_internal.h"
+#include "eval/eval_internal.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 /* Loop vectorization, which -O2 barely does in GCC 12. */

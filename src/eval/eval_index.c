@@ -4,7 +4,7 @@
 // Index operands come from data, not from the graph's shapes, so every index is checked:
 // negative indices count from the end (ONNX) and anything outside [-size, size) fails with
 // GLOW_ERR_RUNTIME naming the node, the index and its position.
-#include "graph/eval_internal.h"
+#include "eval/eval_internal.h"
 
 #define KIND_NAME(n) glow_ev_kind(n), (n)->name
 

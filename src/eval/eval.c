@@ -8,7 +8,7 @@
 // routines: a malformed node must fail, never read out of bounds.
 #include <stdlib.h>
 
-#include "graph/eval_internal.h"
+#include "eval/eval_internal.h"
 
 /* Which operand/result kinds a routine handles. */
 typedef enum {

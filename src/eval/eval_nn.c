@@ -6,7 +6,7 @@
 // compiler vectorizes, because whole CNNs end in these products.
 #include <stdlib.h>
 
-#include "graph/eval_internal.h"
+#include "eval/eval_internal.h"
 
 #define KIND_NAME(n) glow_ev_kind(n), (n)->name
 
