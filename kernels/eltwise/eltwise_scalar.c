@@ -1,25 +1,28 @@
 // eltwise_scalar.c - Reference f32 elementwise kernels (unary, binary, fused activation,
-// byte copy): plain loops over a thread's share, written exactly as the evaluator computes.
+// byte copy): plain loops over a thread's share of the math in scalar_math.h, which the
+// evaluator shares.
 //
 // The op code is an argument rather than one function per op: the backend passes it as a
 // constant, so after inlining the switch folds away and each call site is a single loop.
 // Outputs may alias inputs (in-place elementwise): every element is read before it is written.
 #include "kernels.h"
+#include "scalar_math.h"
 
 /* Grain of the thread split: one 64-byte line of floats, so shares end on vector bounds. */
 #define GRAIN 16
 
-/* One element of each op, as the evaluator computes it. */
+/* One element of each op: the op code picks the function of scalar_math.h (the evaluator's
+ * f32 fast paths call the same ones). */
 static inline float unary1(int op, float x)
 {
     switch (op) {
-    case GK_UN_RELU: return x > 0 ? x : (x == x ? 0.0f : x);
-    case GK_UN_NEG: return -x;
-    case GK_UN_ABS: return fabsf(x);
-    case GK_UN_SQRT: return sqrtf(x);
-    case GK_UN_EXP: return expf(x);
-    case GK_UN_TANH: return tanhf(x);
-    case GK_UN_SIGMOID: return x >= 0 ? 1.0f / (1.0f + expf(-x)) : expf(x) / (1.0f + expf(x));
+    case GK_UN_RELU: return gk_relu_f32(x);
+    case GK_UN_NEG: return gk_neg_f32(x);
+    case GK_UN_ABS: return gk_abs_f32(x);
+    case GK_UN_SQRT: return gk_sqrt_f32(x);
+    case GK_UN_EXP: return gk_exp_f32(x);
+    case GK_UN_TANH: return gk_tanh_f32(x);
+    case GK_UN_SIGMOID: return gk_sigmoid_f32(x);
     default: return x;
     }
 }
@@ -27,12 +30,12 @@ static inline float unary1(int op, float x)
 static inline float binary1(int op, float a, float b)
 {
     switch (op) {
-    case GK_BIN_ADD: return a + b;
-    case GK_BIN_SUB: return a - b;
-    case GK_BIN_MUL: return a * b;
-    case GK_BIN_DIV: return a / b;
-    case GK_BIN_MAX: return a != a || b != b ? NAN : a > b ? a : b;
-    case GK_BIN_MIN: return a != a || b != b ? NAN : a < b ? a : b;
+    case GK_BIN_ADD: return gk_add_f32(a, b);
+    case GK_BIN_SUB: return gk_sub_f32(a, b);
+    case GK_BIN_MUL: return gk_mul_f32(a, b);
+    case GK_BIN_DIV: return gk_div_f32(a, b);
+    case GK_BIN_MAX: return gk_max_f32(a, b);
+    case GK_BIN_MIN: return gk_min_f32(a, b);
     default: return a;
     }
 }

@@ -1,9 +1,11 @@
 // matmul_scalar.c - Reference f32 batched matrix multiply y[b] = a[b] x w[b] (row-major,
 // [M, K] x [K, N]) with optional bias row and fused activation. Split over all rows b*M.
 //
-// i-k-j loop order: the innermost loop streams a row of w into a row of y, which vectorizes
-// over N. A weight shared by every batch (w_batch_stride 0) serves fully connected layers.
+// Each row is gk_matmul_row_f32 (scalar_math.h, shared with the evaluator): i-k-j order, the
+// innermost loop streams a row of w into a row of y and vectorizes over N. A weight shared by
+// every batch (w_batch_stride 0) serves fully connected layers.
 #include "kernels.h"
+#include "scalar_math.h"
 
 void gk_matmul_f32_scalar(const float *a, const float *w, const float *bias, float *y,
                           int64_t batch, int64_t m, int64_t k, int64_t n, int64_t w_batch_stride,
@@ -12,18 +14,8 @@ void gk_matmul_f32_scalar(const float *a, const float *w, const float *bias, flo
     int64_t lo, hi;
     gk_split(batch * m, 1, tid, nthreads, &lo, &hi);
     for (int64_t r = lo; r < hi; r++) {
-        int64_t b = r / m;
-        const float *ar = a + r * k;
-        const float *wb = w + b * w_batch_stride;
         float *yr = y + r * n;
-        for (int64_t j = 0; j < n; j++)
-            yr[j] = 0.0f;
-        for (int64_t i = 0; i < k; i++) {
-            float av = ar[i];
-            const float *wr = wb + i * n;
-            for (int64_t j = 0; j < n; j++)
-                yr[j] += av * wr[j];
-        }
+        gk_matmul_row_f32(k, n, a + r * k, w + r / m * w_batch_stride, yr);
         if (bias)
             for (int64_t j = 0; j < n; j++)
                 yr[j] += bias[j];

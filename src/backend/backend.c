@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "eval/eval.h"
 
 static const glow_backend *const backends[] = {
     &glow_interpreter_backend,
@@ -44,7 +45,7 @@ static bool node_fits(const ir_instr *in)
     return ir_kind_is_node(in->kind) && in->nout <= MAX_RES && in->nops - in->nout <= MAX_OPS;
 }
 
-bool glow_eval_supports_instr(const ir_instr *in, char *why, size_t whylen)
+bool glow_backend_eval_supports(const ir_instr *in, char *why, size_t whylen)
 {
     if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC || in->kind == IK_COPY)
         return true;
@@ -96,7 +97,7 @@ static glow_status run_node(const ir_instr *in, const glow_regions *r, glow_diag
     return glow_eval_node_into(&node, ins, outs, d);
 }
 
-glow_status glow_eval_run_instr(const ir_instr *in, const glow_regions *r, const char *who,
+glow_status glow_backend_eval_run(const ir_instr *in, const glow_regions *r, const char *who,
                                 glow_diag *d)
 {
     switch ((int)in->kind) {

@@ -60,11 +60,11 @@ typedef struct glow_regions {
 void *glow_value_ptr(const glow_regions *r, const ir_value *v);
 /* The evaluator can run `in` (a node-mirroring instruction of types it knows, or a
  * lifetime marker or copy); otherwise writes a short reason such as "Conv on f16". */
-bool glow_eval_supports_instr(const ir_instr *in, char *why, size_t whylen);
+bool glow_backend_eval_supports(const ir_instr *in, char *why, size_t whylen);
 /* Runs a copy, lifetime marker or node-mirroring instruction as the interpreter does: a
  * copy moves bytes, a node runs through the evaluator over tensors borrowing region memory.
  * `who` names the backend in messages. */
-glow_status glow_eval_run_instr(const ir_instr *in, const glow_regions *r, const char *who,
+glow_status glow_backend_eval_run(const ir_instr *in, const glow_regions *r, const char *who,
                                 glow_diag *d);
 
 /* --- interp/interp.c --- */

@@ -70,7 +70,7 @@ typedef struct ir_function {
     ir_value *values_last;
     ir_instr *first, *last;
     uint32_t next_id;
-    /* Memory plan (ir_plan_memory). */
+    /* Memory plan (ir_plan_memory_best_fit in src/iropt). */
     uint64_t constant_bytes, mutable_bytes, activation_bytes;
     uint64_t alignment;
 } ir_function;
@@ -121,11 +121,5 @@ void glow_schedule(glow_function *f);
 
 /* Generates the IR of a scheduled, lowered graph function. */
 glow_status ir_generate(glow_function *g, ir_function **out, glow_diag *d);
-
-/* --- plan.c --- */
-
-/* Places every activation at a fixed offset of one region, reusing memory of buffers whose
- * lifetimes (alloc..dealloc) do not overlap; places weights in their regions. */
-glow_status ir_plan_memory(ir_function *f, glow_diag *d);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "onnx/onnx_internal.h"
+#include "eval/eval.h"
 
 /* Unnamed nodes get "<op_type>#<index>" as their name from onnx_load.c before any loader
  * runs, so the NodeProto's own name is all a message needs. */

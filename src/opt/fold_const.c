@@ -10,6 +10,7 @@
 // their operands.
 #include <string.h>
 
+#include "eval/eval.h"
 #include "opt/opt_internal.h"
 
 #define EXPAND_LIMIT ((size_t)64 << 10)

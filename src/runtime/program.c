@@ -120,10 +120,9 @@ static glow_status build(glow_program *p, const glow_compile_options *opt, glow_
     if (opt->stop_after <= GLOW_STAGE_LOWERED)
         return GLOW_OK;
     GLOW_TRY(ir_generate(p->f, &p->ir, d));
-    if (opt->stop_after <= GLOW_STAGE_IR) {
-        /* The IR as generated, with the first-fit plan: what the IR optimizer starts from. */
-        GLOW_TRY(ir_plan_memory(p->ir, d));
-    } else {
+    /* Stage ir stops at the IR as generated (what the IR optimizer starts from), planned by
+     * the same best-fit planner as every later stage. */
+    if (opt->stop_after > GLOW_STAGE_IR) {
         if (!opt->no_ir_optimize)
             GLOW_TRY(ir_optimize(p->ir, opt->ir_optimize, d));
         if (p->backend->prepare) {
@@ -131,8 +130,8 @@ static glow_status build(glow_program *p, const glow_compile_options *opt, glow_
                                         .plain_layout = opt->plain_layout };
             GLOW_TRY(p->backend->prepare(p->ir, &po, d));
         }
-        GLOW_TRY(ir_plan_memory_best_fit(p->ir, d));
     }
+    GLOW_TRY(ir_plan_memory_best_fit(p->ir, d));
     bind_weights(p);
     if (opt->stop_after <= GLOW_STAGE_IR_OPTIMIZED)
         return GLOW_OK;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "onnx/onnx.h"
+#include "eval/eval.h"
 
 /* $GLOWC_SHARED/onnx-node-tests/<suite> (unset or empty GLOWC_SHARED: ../shared); a static buffer
  * that the next call overwrites. */

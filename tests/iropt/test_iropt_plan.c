@@ -37,8 +37,9 @@ static void test_checker(void)
     end();
 }
 
-/* Lifetimes where first fit (program order) fragments the region and best fit does not:
- * small s1 lives through, a big buffer dies, then a bigger one needs the room. */
+/* Lifetimes where first fit in program order would fragment the region (placing s1 above
+ * big, so that m2 cannot reuse big's room): small s1 lives through, a big buffer dies, then
+ * a bigger one needs the room. Best fit reaches the liveness lower bound. */
 static void test_best_fit_beats_first_fit(void)
 {
     begin();
@@ -51,16 +52,12 @@ static void test_best_fit_beats_first_fit(void)
     glow_value r = un(NK_ABS, "r", m2);
     save("out", r);
     save("out2", un(NK_SIGMOID, "s2", s1));
-    ir_function *ff = gen(), *bf = gen();
-    CHECK(ir_plan_memory(ff, &D) == GLOW_OK);
+    ir_function *bf = gen();
     CHECK(ir_plan_memory_best_fit(bf, &D) == GLOW_OK);
-    ir_memory_report rf, rb;
-    ir_memory_report_compute(ff, &rf);
+    ir_memory_report rb;
     ir_memory_report_compute(bf, &rb);
-    CHECK(rb.activation_bytes <= rf.activation_bytes);
     CHECK_EQ(rb.activation_bytes, rb.lower_bound);
     CHECK(rb.naive_bytes >= rb.activation_bytes);
-    ir_function_destroy(ff);
     ir_function_destroy(bf);
     end();
 }

@@ -4,7 +4,7 @@
 #define GLOW_TEST_LOWER_CHECK_H
 
 #include "check.h"
-#include "graph/graph.h"
+#include "eval/eval.h"
 #include "lower/lower.h"
 
 static glow_module *M;

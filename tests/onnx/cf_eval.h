@@ -13,6 +13,7 @@
 #include "graph/graph.h"
 #include "onnx/onnx.h"
 #include "onnx/onnx.pb-c.h"
+#include "eval/eval.h"
 
 #define CF_MAX_IO 16
 

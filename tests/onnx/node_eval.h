@@ -11,6 +11,7 @@
 #include "conformance/node_test.h"
 #include "graph/graph.h"
 #include "onnx/onnx.h"
+#include "eval/eval.h"
 
 #define NODE_EVAL_MAX_IO 16
 

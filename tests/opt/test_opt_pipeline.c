@@ -1,6 +1,7 @@
 // test_opt_pipeline.c - The optimizer driver: pass names, the printed pipeline, statistics and
 // dumps, the default pipeline on a small graph, and the evaluator applying fused activations.
 #include "check.h"
+#include "eval/eval.h"
 #include "graph_parse.h"
 #include "opt/opt.h"
 

@@ -39,7 +39,7 @@ static bool cpu_keeps_node(const glow_node *n)
 /* The evaluator's instructions, and the backend's own (prepare.c), which only kernels run. */
 static bool cpu_supports(const ir_instr *in, char *why, size_t whylen)
 {
-    return cpu_own_kind(in->kind) || glow_eval_supports_instr(in, why, whylen);
+    return cpu_own_kind(in->kind) || glow_backend_eval_supports(in, why, whylen);
 }
 
 /* The prepare step for the host's vector ISA; nothing for another CPU. */
@@ -74,7 +74,7 @@ static void glowc_cpu_fallback(void *ctx, int instr_index, uint8_t *constant, ui
         return;
     glow_diag d = { 0 };
     glow_regions r = { constant, mutable_, act };
-    glow_status st = glow_eval_run_instr(s->instrs[instr_index], &r, "cpu backend", &d);
+    glow_status st = glow_backend_eval_run(s->instrs[instr_index], &r, "cpu backend", &d);
     if (st != GLOW_OK && !atomic_exchange(&s->failed, 1)) {
         s->status = st;
         s->diag = d;

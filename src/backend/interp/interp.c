@@ -4,13 +4,14 @@
 // The interpreter is the correctness oracle the other backends are checked against, so it
 // adds no kernels of its own: a node-mirroring instruction becomes a temporary graph node
 // (kind, name, attributes, result types) and its operands become tensors borrowing region
-// memory, and glow_eval_node_into computes the results in place (glow_eval_run_instr, shared
+// memory, and glow_eval_node_into computes the results in place (glow_backend_eval_run, shared
 // with the cpu backend's fallback). Nothing is prepared at compile time; allocactivation/
 // deallocactivation only mark lifetimes the planner already turned into addresses. It keeps
 // no node beyond lowering's rules: everything lowerable is lowered.
 #include <stdlib.h>
 
 #include "backend/backend.h"
+#include "eval/eval.h"
 
 typedef struct interp_state {
     ir_function *f;
@@ -30,7 +31,7 @@ static glow_status interp_execute(void *state, uint8_t *constant, uint8_t *mutab
     interp_state *s = state;
     glow_regions r = { constant, mutable_, act };
     for (const ir_instr *in = s->f->first; in; in = in->next)
-        GLOW_TRY(glow_eval_run_instr(in, &r, "interpreter", d));
+        GLOW_TRY(glow_backend_eval_run(in, &r, "interpreter", d));
     return GLOW_OK;
 }
 
@@ -39,7 +40,7 @@ static void interp_destroy(void *state) { free(state); }
 const glow_backend glow_interpreter_backend = {
     .name = "interpreter",
     .keeps_node = NULL,
-    .supports = glow_eval_supports_instr,
+    .supports = glow_backend_eval_supports,
     .compile = interp_compile,
     .execute = interp_execute,
     .destroy = interp_destroy,

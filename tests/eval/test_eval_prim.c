@@ -1,7 +1,7 @@
 // test_eval_prim.c - Type inference and evaluation of the lowering primitives Splat and
 // InsertTensor, including the malformed cases that must fail cleanly.
 #include "check.h"
-#include "graph/graph.h"
+#include "eval/eval.h"
 
 static glow_module *M;
 static glow_function *F;

@@ -1,5 +1,5 @@
 // eval_prim.c - Reference evaluation of the lowering primitives Splat and InsertTensor.
-#include "graph/eval_internal.h"
+#include "eval/eval_internal.h"
 
 /* Fills the result with `value` converted once to the result's element kind. */
 glow_status glow_ev_splat(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,

@@ -2,7 +2,7 @@
 // through glow_eval_node: every call must succeed or fail with a message, never crash or leak
 // (run it under the ASan/UBSan build).
 #include "check.h"
-#include "graph/graph.h"
+#include "eval/eval.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 

@@ -9,7 +9,7 @@
 // innermost loop runs over contiguous output positions and vectorizes.
 #include <stdlib.h>
 
-#include "graph/eval_internal.h"
+#include "eval/eval_internal.h"
 
 #define KIND_NAME(n) glow_ev_kind(n), (n)->name
 

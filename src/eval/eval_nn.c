@@ -6,7 +6,7 @@
 // compiler vectorizes, because whole CNNs end in these products.
 #include <stdlib.h>
 
-#include "graph/eval_internal.h"
+#include "eval/eval_internal.h"
 
 #define KIND_NAME(n) glow_ev_kind(n), (n)->name
 
@@ -14,6 +14,9 @@
 /* The f32 matrix kernel relies on loop vectorization, which -O2 barely does in GCC 12. */
 #pragma GCC optimize("O3")
 #endif
+
+/* After the pragma, so that its inline functions are optimized like the loops they sit in. */
+#include "scalar_math.h"
 
 static inline double ld(const glow_tensor *t, int64_t i) { return ev_ldf(t->type.dtype, t->data, i); }
 static inline void st(glow_tensor *t, int64_t i, double v) { ev_stf(t->type.dtype, t->data, i, v); }
@@ -24,18 +27,10 @@ void glow_ev_mm_f32(int64_t m, int64_t nn, int64_t k, const float *a, const floa
                     bool b_trans, float *y)
 {
     if (!b_trans) {
-        /* Row i of y accumulates a[i][q] * (row q of b): the inner loop is contiguous. */
-        for (int64_t i = 0; i < m; i++) {
-            float *restrict yr = y + i * nn;
-            for (int64_t j = 0; j < nn; j++)
-                yr[j] = 0.0f;
-            for (int64_t q = 0; q < k; q++) {
-                const float *restrict br = b + q * nn;
-                float av = a[i * k + q];
-                for (int64_t j = 0; j < nn; j++)
-                    yr[j] += av * br[j];
-            }
-        }
+        /* Row i of y accumulates a[i][q] * (row q of b), as the scalar matmul kernel does
+         * (the row routine is theirs, kernels/scalar_math.h). */
+        for (int64_t i = 0; i < m; i++)
+            gk_matmul_row_f32(k, nn, a + i * k, b, y + i * nn);
         return;
     }
     /* b is [nn, k]: dot products, with eight partial sums so the loop vectorizes. */

@@ -4,7 +4,7 @@
 //
 // Statistics are computed in f64 with two passes (mean, then the mean of squared deviations),
 // which is the textbook population variance ONNX specifies.
-#include "graph/eval_internal.h"
+#include "eval/eval_internal.h"
 
 #define KIND_NAME(n) glow_ev_kind(n), (n)->name
 

@@ -4,7 +4,7 @@
 // Float kinds compute in f64 and round once on the store (f16/bf16 via f32), which is at least
 // as accurate as computing in the narrow kind. Integer kinds compute in 64 bits with unsigned
 // arithmetic (wrapping, never undefined) and are truncated to their width on the store.
-#include "graph/eval_internal.h"
+#include "eval/eval_internal.h"
 
 /* Attribute values of the unary activations, read once per node with ONNX's defaults. */
 typedef struct {

@@ -8,7 +8,8 @@
 // routines: a malformed node must fail, never read out of bounds.
 #include <stdlib.h>
 
-#include "graph/eval_internal.h"
+#include "eval/eval_internal.h"
+#include "scalar_math.h"
 
 /* Which operand/result kinds a routine handles. */
 typedef enum {
@@ -236,29 +237,24 @@ glow_status glow_ev_axis(const glow_node *n, int64_t axis, int rank, int *out, g
 
 /* The activation a backend asked the optimizer to fuse into a Conv/FullyConnected/MatMul
  * (attributes fused_act, fused_alpha, fused_beta; src/opt/fuse_activation.c), applied to the
- * result in place exactly as the separate node would compute it. */
+ * result in place in double, by the function the kernels' fused epilogues round to f32. */
 static glow_status apply_fused_act(const glow_node *n, glow_tensor *out, glow_diag *d)
 {
     const char *act = glow_node_str(n, GA_FUSED_ACT, "");
     double alpha = glow_node_float(n, GA_FUSED_ALPHA, 0);
     double beta = glow_node_float(n, GA_FUSED_BETA, 0);
     glow_dtype t = out->type.dtype;
-    int which = !strcmp(act, "Relu") ? 0 : !strcmp(act, "Clip") ? 1 : !strcmp(act, "LeakyRelu") ? 2
-              : !strcmp(act, "Sigmoid") ? 3 : !strcmp(act, "Tanh") ? 4 : -1;
-    if (which < 0 || !glow_dtype_is_float(t))
+    int which = !strcmp(act, "Relu") ? GK_ACT_RELU : !strcmp(act, "Clip") ? GK_ACT_CLIP
+              : !strcmp(act, "LeakyRelu") ? GK_ACT_LEAKY_RELU
+              : !strcmp(act, "Sigmoid") ? GK_ACT_SIGMOID : !strcmp(act, "Tanh") ? GK_ACT_TANH
+              : GK_ACT_NONE;
+    if (which == GK_ACT_NONE || !glow_dtype_is_float(t))
         return glow_fail(d, GLOW_ERR_UNSUPPORTED, "%s '%s': no evaluator for fused activation "
                          "'%s' on %s", glow_ev_kind(n), n->name, act, glow_dtype_name(t));
     int64_t numel = glow_type_numel(&out->type);
     for (int64_t i = 0; i < numel; i++) {
         double x = glow_load_f64(t, out->data, (size_t)i);
-        switch (which) {
-        case 0: x = x < 0 ? 0 : x; break;
-        case 1: x = x < alpha ? alpha : x; x = x > beta ? beta : x; break;
-        case 2: x = x < 0 ? x * alpha : x; break;
-        case 3: x = 1 / (1 + exp(-x)); break;
-        default: x = tanh(x); break;
-        }
-        glow_store_f64(t, out->data, (size_t)i, x);
+        glow_store_f64(t, out->data, (size_t)i, gk_act_f64(which, x, alpha, beta));
     }
     return GLOW_OK;
 }

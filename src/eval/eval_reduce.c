@@ -5,7 +5,7 @@
 // wrapping arithmetic and are truncated to their width, like the elementwise ops.
 #include <stdlib.h>
 
-#include "graph/eval_internal.h"
+#include "eval/eval_internal.h"
 
 #define KIND_NAME(n) glow_ev_kind(n), (n)->name
 

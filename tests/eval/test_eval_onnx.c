@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "graph/graph.h"
+#include "eval/eval.h"
 #include "onnx/onnx.h"
 #include "onnx/onnx.pb-c.h"
 

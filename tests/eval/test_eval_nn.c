@@ -4,7 +4,7 @@
 // Each case runs the same node on f32 (fast paths) and f64 (generic loops) and compares both
 // with a direct transcription of the ONNX definition, so a bug in either path shows.
 #include "check.h"
-#include "graph/graph.h"
+#include "eval/eval.h"
 
 static glow_module *M;
 static glow_function *F;

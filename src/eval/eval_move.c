@@ -7,7 +7,7 @@
 // outside the operand.
 #include <stdlib.h>
 
-#include "graph/eval_internal.h"
+#include "eval/eval_internal.h"
 
 #define KIND_NAME(n) glow_ev_kind(n), (n)->name
 

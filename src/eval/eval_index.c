@@ -4,7 +4,7 @@
 // Index operands come from data, not from the graph's shapes, so every index is checked:
 // negative indices count from the end (ONNX) and anything outside [-size, size) fails with
 // GLOW_ERR_RUNTIME naming the node, the index and its position.
-#include "graph/eval_internal.h"
+#include "eval/eval_internal.h"
 
 #define KIND_NAME(n) glow_ev_kind(n), (n)->name
 
@@ -56,12 +56,11 @@ glow_status glow_ev_gather(const glow_node *n, const glow_tensor *ins, glow_tens
     return GLOW_OK;
 }
 
-glow_status glow_ev_gather_elements(const glow_node *n, const glow_tensor *ins,
-                                    glow_tensor *outs, glow_diag *d)
+/* GatherElements and ScatterElements: indices of the data's rank, no larger than the data
+ * along every axis but `axis`. */
+static glow_status elements_check(const glow_node *n, const glow_type *x, const glow_type *ix,
+                                  int axis, glow_diag *d)
 {
-    const glow_type *x = &ins[0].type, *ix = &ins[1].type;
-    int axis;
-    GLOW_TRY(glow_ev_axis(n, glow_node_int(n, GA_AXIS, 0), x->rank, &axis, d));
     if (ix->rank != x->rank)
         return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': indices rank %d differs from data "
                          "rank %d", KIND_NAME(n), ix->rank, x->rank);
@@ -69,6 +68,16 @@ glow_status glow_ev_gather_elements(const glow_node *n, const glow_tensor *ins,
         if (i != axis && ix->dims[i] > x->dims[i])
             return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': indices dim %d exceeds data's",
                              KIND_NAME(n), i);
+    return GLOW_OK;
+}
+
+glow_status glow_ev_gather_elements(const glow_node *n, const glow_tensor *ins,
+                                    glow_tensor *outs, glow_diag *d)
+{
+    const glow_type *x = &ins[0].type, *ix = &ins[1].type;
+    int axis;
+    GLOW_TRY(glow_ev_axis(n, glow_node_int(n, GA_AXIS, 0), x->rank, &axis, d));
+    GLOW_TRY(elements_check(n, x, ix, axis, d));
     GLOW_TRY(glow_ev_expect_shape(n, "result", &outs[0].type, ix->rank, ix->dims, d));
     int64_t xs[GLOW_MAX_DIMS], idx[GLOW_MAX_DIMS] = { 0 }, count = ev_numel(ix);
     ev_strides(x, xs);
@@ -201,13 +210,7 @@ glow_status glow_ev_scatter_elements(const glow_node *n, const glow_tensor *ins,
     GLOW_TRY(glow_ev_axis(n, glow_node_int(n, GA_AXIS, 0), x->rank, &axis, d));
     GLOW_TRY(glow_ev_expect_shape(n, "updates", &ins[2].type, ix->rank, ix->dims, d));
     GLOW_TRY(glow_ev_expect_shape(n, "result", &outs[0].type, x->rank, x->dims, d));
-    if (ix->rank != x->rank)
-        return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': indices rank %d differs from data "
-                         "rank %d", KIND_NAME(n), ix->rank, x->rank);
-    for (int i = 0; i < x->rank; i++)
-        if (i != axis && ix->dims[i] > x->dims[i])
-            return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': indices dim %d exceeds data's",
-                             KIND_NAME(n), i);
+    GLOW_TRY(elements_check(n, x, ix, axis, d));
     int64_t count = ev_numel(x);
     if (count)
         memcpy(outs[0].data, ins[0].data, (size_t)count * ev_size(x->dtype));

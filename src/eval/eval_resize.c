@@ -6,7 +6,7 @@
 // The taps follow ONNX's reference: the n source positions nearest the mapped coordinate, with
 // positions past the edges reading the edge element (or dropped and the weights renormalized
 // under exclude_outside).
-#include "graph/eval_internal.h"
+#include "eval/eval_internal.h"
 
 #define KIND_NAME(n) glow_ev_kind(n), (n)->name
 #define MAX_TAPS 4

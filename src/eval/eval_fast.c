@@ -6,17 +6,27 @@
 // operand and the result are f32 with identical shapes (MatMul: its usual shapes); otherwise
 // they decline and the generic routine runs (and reports any malformed shape). Results stay
 // within float rounding of the generic ones: f32 arithmetic is what the model asked for.
-#include "graph/eval_internal.h"
+// Each element is computed by the function of kernels/scalar_math.h that the CPU backend's
+// scalar kernels call too, so both backends agree to the bit.
+#include "eval/eval_internal.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 /* Loop vectorization, which -O2 barely does in GCC 12. */
 #pragma GCC optimize("O3")
 #endif
 
+/* After the pragma, so that its inline functions are optimized like the loops they sit in. */
+#include "scalar_math.h"
+
 static bool same_f32(const glow_type *a, const glow_type *b)
 {
     return a->dtype == GLOW_F32 && b->dtype == GLOW_F32 && glow_type_same_shape(a, b);
 }
+
+/* One loop per op, each calling its inline function directly, so every loop vectorizes on
+ * its own (a function pointer would hide the op from the compiler). */
+#define MAP1(fn) for (int64_t i = 0; i < count; i++) y[i] = fn(x[i])
+#define MAP2(fn) for (int64_t i = 0; i < count; i++) y[i] = fn(a[i], b[i])
 
 static bool binary_f32(glow_node_kind k, int64_t count, const float *a,
                        const float *b, float *y)
@@ -24,18 +34,12 @@ static bool binary_f32(glow_node_kind k, int64_t count, const float *a,
     /* y may alias a or b (in-place elementwise): every element is read before it is
      * written, so the loops stay correct (hence no restrict). */
     switch (k) {
-    case NK_ADD: for (int64_t i = 0; i < count; i++) y[i] = a[i] + b[i]; break;
-    case NK_SUB: for (int64_t i = 0; i < count; i++) y[i] = a[i] - b[i]; break;
-    case NK_MUL: for (int64_t i = 0; i < count; i++) y[i] = a[i] * b[i]; break;
-    case NK_DIV: for (int64_t i = 0; i < count; i++) y[i] = a[i] / b[i]; break;
-    case NK_MAX:
-        for (int64_t i = 0; i < count; i++)
-            y[i] = a[i] != a[i] || b[i] != b[i] ? NAN : a[i] > b[i] ? a[i] : b[i];
-        break;
-    case NK_MIN:
-        for (int64_t i = 0; i < count; i++)
-            y[i] = a[i] != a[i] || b[i] != b[i] ? NAN : a[i] < b[i] ? a[i] : b[i];
-        break;
+    case NK_ADD: MAP2(gk_add_f32); break;
+    case NK_SUB: MAP2(gk_sub_f32); break;
+    case NK_MUL: MAP2(gk_mul_f32); break;
+    case NK_DIV: MAP2(gk_div_f32); break;
+    case NK_MAX: MAP2(gk_max_f32); break;
+    case NK_MIN: MAP2(gk_min_f32); break;
     default: return false;
     }
     return true;
@@ -44,21 +48,13 @@ static bool binary_f32(glow_node_kind k, int64_t count, const float *a,
 static bool unary_f32(glow_node_kind k, int64_t count, const float *x, float *y)
 {
     switch (k) {
-    case NK_RELU:
-        for (int64_t i = 0; i < count; i++)
-            y[i] = x[i] > 0 ? x[i] : (x[i] == x[i] ? 0.0f : x[i]);
-        break;
-    case NK_NEG: for (int64_t i = 0; i < count; i++) y[i] = -x[i]; break;
-    case NK_ABS: for (int64_t i = 0; i < count; i++) y[i] = fabsf(x[i]); break;
-    case NK_SQRT: for (int64_t i = 0; i < count; i++) y[i] = sqrtf(x[i]); break;
-    case NK_EXP: for (int64_t i = 0; i < count; i++) y[i] = expf(x[i]); break;
-    case NK_TANH: for (int64_t i = 0; i < count; i++) y[i] = tanhf(x[i]); break;
-    case NK_SIGMOID:
-        for (int64_t i = 0; i < count; i++) {
-            float v = x[i];
-            y[i] = v >= 0 ? 1.0f / (1.0f + expf(-v)) : expf(v) / (1.0f + expf(v));
-        }
-        break;
+    case NK_RELU: MAP1(gk_relu_f32); break;
+    case NK_NEG: MAP1(gk_neg_f32); break;
+    case NK_ABS: MAP1(gk_abs_f32); break;
+    case NK_SQRT: MAP1(gk_sqrt_f32); break;
+    case NK_EXP: MAP1(gk_exp_f32); break;
+    case NK_TANH: MAP1(gk_tanh_f32); break;
+    case NK_SIGMOID: MAP1(gk_sigmoid_f32); break;
     default: return false;
     }
     return true;

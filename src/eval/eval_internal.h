@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "graph/graph.h"
+#include "eval/eval.h"
 
 typedef glow_status (*ev_fn)(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                              glow_diag *d);

@@ -3,7 +3,7 @@
 #define GLOW_TEST_EVAL_CHECK_H
 
 #include "check.h"
-#include "graph/graph.h"
+#include "eval/eval.h"
 
 static glow_module *M;
 static glow_function *F;
