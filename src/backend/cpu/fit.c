@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
-#include "kernels.h"
+#include "gk_ops.h"
 
 int cpu_region_of(const ir_value *v)
 {

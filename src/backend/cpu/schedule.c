@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
-#include "kernels.h"
+#include "gk_ops.h"
 
 /* Byte ranges (region, [lo, hi)) read and written since the last barrier. */
 typedef struct range {

@@ -11,7 +11,7 @@
 
 #include "backend/cpu/cpu_internal.h"
 #include "backend/cpu/repack.h"
-#include "kernels.h"
+#include "gk_ops.h"
 
 const char *cpu_kernel_name(cpu_kernel k)
 {
