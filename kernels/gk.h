@@ -32,19 +32,25 @@ static inline void gk_split(int64_t n, int64_t grain, int tid, int nthreads, int
     *hi = c1 * grain < n ? c1 * grain : n;
 }
 
-/* The fused activation applied to one value, as the reference evaluator computes it: in
- * double, rounded once to float (alpha/beta are the attributes' doubles). */
+/* The fused activation `act` (GK_ACT_*) of one value in double, as the evaluator applies it to
+ * a Conv, Gemm or MatMul result of any float kind (alpha/beta: Clip's bounds, LeakyRelu's
+ * slope). */
+static inline double gk_act_f64(int act, double v, double alpha, double beta)
+{
+    switch (act) {
+    case GK_ACT_RELU: return v < 0 ? 0 : v;
+    case GK_ACT_CLIP: v = v < alpha ? alpha : v; return v > beta ? beta : v;
+    case GK_ACT_LEAKY_RELU: return v < 0 ? v * alpha : v;
+    case GK_ACT_SIGMOID: return 1 / (1 + exp(-v));
+    case GK_ACT_TANH: return tanh(v);
+    default: return v;
+    }
+}
+
+/* The fused activation the kernels apply to an f32 value: computed in double, rounded once. */
 static inline float gk_act(int act, float x, double alpha, double beta)
 {
-    double v = x;
-    switch (act) {
-    case GK_ACT_RELU: return x < 0 ? 0.0f : x;
-    case GK_ACT_CLIP: v = v < alpha ? alpha : v; return (float)(v > beta ? beta : v);
-    case GK_ACT_LEAKY_RELU: return (float)(v < 0 ? v * alpha : v);
-    case GK_ACT_SIGMOID: return (float)(1.0 / (1.0 + exp(-(double)x)));
-    case GK_ACT_TANH: return (float)tanh((double)x);
-    default: return x;
-    }
+    return (float)gk_act_f64(act, x, alpha, beta);
 }
 
 #endif

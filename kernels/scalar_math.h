@@ -44,23 +44,7 @@ static inline float gk_min_f32(float a, float b)
     return a != a || b != b ? NAN : a < b ? a : b;
 }
 
-/* --- fused activations --- */
-
-/* The fused activation `act` (GK_ACT_*, gk.h) of one value in double, as the evaluator applies
- * it to a Conv, Gemm or MatMul result of any float kind (alpha/beta: Clip's bounds,
- * LeakyRelu's slope). gk_act (gk.h), which the kernels apply, is its f32 form: each case
- * computes the same double and rounds it once, so it returns (float)gk_act_f64(act, x, ...). */
-static inline double gk_act_f64(int act, double v, double alpha, double beta)
-{
-    switch (act) {
-    case GK_ACT_RELU: return v < 0 ? 0 : v;
-    case GK_ACT_CLIP: v = v < alpha ? alpha : v; return v > beta ? beta : v;
-    case GK_ACT_LEAKY_RELU: return v < 0 ? v * alpha : v;
-    case GK_ACT_SIGMOID: return 1 / (1 + exp(-v));
-    case GK_ACT_TANH: return tanh(v);
-    default: return v;
-    }
-}
+/* --- fused activations: gk_act_f64 and gk_act, in gk.h --- */
 
 /* --- matrix product --- */
 
