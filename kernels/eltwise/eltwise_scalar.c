@@ -50,6 +50,15 @@ void gk_unary_f32_scalar(int op, int64_t n, const float *x, float *y, int tid, i
         y[i] = unary1(op, x[i]);
 }
 
+void gk_splat_f32_scalar(double value, int64_t n, float *y, int tid, int nthreads)
+{
+    int64_t lo, hi;
+    gk_split(n, GRAIN, tid, nthreads, &lo, &hi);
+    float v = (float)value;
+    for (int64_t i = lo; i < hi; i++)
+        y[i] = v;
+}
+
 void gk_binary_f32_scalar(int op, int64_t n, const float *a, const float *b, float *y, int tid,
                           int nthreads)
 {

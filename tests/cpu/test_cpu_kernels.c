@@ -201,6 +201,15 @@ static void case_eltwise(void)
     }
 }
 
+/* HardSigmoid, which lowering turns into Splats of alpha, beta, 0 and 1 and elementwise ops. */
+static void case_hardsigmoid(void)
+{
+    int64_t n = rint_in(1, 70), m = rint_in(1, 5);
+    glow_value a = input("a", 2, DIMS(m, n));
+    glow_attr ha[] = { GLOW_AF(ALPHA, 0.3), GLOW_AF(BETA, 0.45) };
+    output(node(NK_HARD_SIGMOID, &a, 1, ha, 2));
+}
+
 static const char *fused;
 
 static void case_conv(void)
@@ -384,6 +393,13 @@ static void test_act(const gk_row *row)
     eltwise_trials(row, kinds, 1, 900);
 }
 
+static void test_splat(const gk_row *row)
+{
+    for (int t = 0; t < trials; t++)
+        diff("HardSigmoid", case_hardsigmoid, 950 + (uint64_t)t, 0, true);
+    check_called(row);
+}
+
 static void test_conv(const gk_row *row)
 {
     for (int t = 0; t < trials * 3; t++)
@@ -466,6 +482,7 @@ int main(int argc, char **argv)
     static const kernel_test tests[] = {
         { "unary_f32", test_unary },         { "binary_f32", test_binary },
         { "act_f32", test_act },             { "chain_f32", test_chain },
+        { "splat_f32", test_splat },
         { "copy2d_u8", test_copy2d },        { "conv2d_f32", test_conv },
         { "matmul_f32", test_matmul },       { "maxpool2d_f32", test_maxpool },
         { "avgpool2d_f32", test_avgpool },      { "transpose_b32", test_transpose },

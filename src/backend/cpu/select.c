@@ -398,6 +398,18 @@ static bool sel_reduce(const ir_instr *in, cpu_op *op)
     return true;
 }
 
+/* Splat of an f32 value over the whole result. */
+static bool sel_splat(const ir_instr *in, cpu_op *op)
+{
+    const ir_value *y = in->ops[0].v;
+    const glow_attr *value = cpu_attr(in, GA_VALUE);
+    if (in->nops != 1 || y->type.dtype != GLOW_F32)
+        return false;
+    OP(op, CPU_K_splat_f32_scalar, real(value ? value->v.f : 0), num(glow_type_numel(&y->type)),
+       ptr(y, 0));
+    return true;
+}
+
 bool cpu_backend_only(const ir_instr *in) { return cpu_own_kind(in->kind); }
 
 bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
@@ -424,6 +436,8 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
         return sel_concat(in, ops, nops);
     case IK_BROADCAST:
         return sel_broadcast(in, ops);
+    case IK_SPLAT:
+        return sel_splat(in, ops);
     case IK_REDUCE_SUM: case IK_REDUCE_MEAN: case IK_REDUCE_MAX: case IK_REDUCE_MIN:
         return sel_reduce(in, ops);
     default:
