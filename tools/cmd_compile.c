@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backend/cpu/bundle.h"
+#include "runtime/runtime.h"
 #include "cli.h"
 
 void cmd_compile_help(void)
@@ -173,7 +174,16 @@ int cmd_compile(int argc, char **argv)
                                    .cpu = a.cpu, .weights = a.weights, .threads = a.threads,
                                    .model = a.path };
         glow_bundle_info info;
-        glow_status s = glow_bundle_emit(p, &bo, &info, &d);
+        glow_bundle_io *ios = glow_xcalloc((size_t)(p->ninputs + p->noutputs) + 1, sizeof *ios);
+        for (int i = 0; i < p->ninputs + p->noutputs; i++) {
+            bool in = i < p->ninputs;
+            const glow_node *ph = in ? p->inputs[i] : p->outputs[i - p->ninputs];
+            ios[i] = (glow_bundle_io){ ph->name, &ph->outs[0],
+                                       in ? p->input_vals[i] : p->output_vals[i - p->ninputs] };
+        }
+        glow_bundle_ios io = { ios, ios + p->ninputs, p->ninputs, p->noutputs };
+        glow_status s = glow_bundle_emit(p->ir, &io, &bo, &info, &d);
+        free(ios);
         if (s == GLOW_ERR_IO || s == GLOW_ERR_INTERNAL) {
             cli_error("compile: %s", d.msg);
             rc = CLI_EXIT_RUN_FAILED;

@@ -320,10 +320,10 @@ static char *file_path(const glow_bundle_options *o, const char *suffix)
     return s;
 }
 
-glow_status glow_bundle_emit(const glow_program *p, const glow_bundle_options *o,
-                             glow_bundle_info *info, glow_diag *d)
+glow_status glow_bundle_emit(const ir_function *f, const glow_bundle_ios *io,
+                             const glow_bundle_options *o, glow_bundle_info *info,
+                             glow_diag *d)
 {
-    const ir_function *f = p->ir;
     if (!f)
         return glow_fail(d, GLOW_ERR_INTERNAL, "bundle: the program has no planned IR");
     if (!glow_bundle_name_ok(o->name))
@@ -371,7 +371,7 @@ glow_status glow_bundle_emit(const glow_program *p, const glow_bundle_options *o
     }
     cpu_module_destroy(m);
     if (s == GLOW_OK)
-        s = glow_bundle_write_header(p, o, t.triple, t.cpu, hdr, d);
+        s = glow_bundle_write_header(f, io, o, t.triple, t.cpu, hdr, d);
     if (s == GLOW_OK)
         s = glow_write_file(bin, constant, (size_t)f->constant_bytes, d);
     if (s == GLOW_OK && o->weights == GLOW_WEIGHTS_C_ARRAY)

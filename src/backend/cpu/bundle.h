@@ -4,7 +4,7 @@
 #ifndef GLOW_BUNDLE_H
 #define GLOW_BUNDLE_H
 
-#include "runtime/runtime.h"
+#include "ir/ir.h"
 
 /* Where the constant region's bytes go. NAME.weights.bin is written in every case. */
 typedef enum {
@@ -30,11 +30,26 @@ typedef struct glow_bundle_info {
     int ninstr;               /* instructions compiled to kernel calls */
 } glow_bundle_info;
 
-/* Writes DIR/NAME.o, NAME.h, NAME.weights.bin (and NAME.weights.c) for p, compiled up to
- * GLOW_STAGE_IR_OPTIMIZED for the "cpu" backend. Fails with GLOW_ERR_UNSUPPORTED listing every
- * instruction kind no kernel covers (a bundle has no evaluator to fall back on). */
-glow_status glow_bundle_emit(const glow_program *p, const glow_bundle_options *o,
-                             glow_bundle_info *info, glow_diag *d);
+/* One input or output of a bundle, in model order: its name and type, and the weight that
+ * holds it in the mutable region (NULL when the program does not use it: no offset). */
+typedef struct glow_bundle_io {
+    const char *name;
+    const glow_type *type;
+    const ir_value *v;
+} glow_bundle_io;
+
+typedef struct glow_bundle_ios {
+    const glow_bundle_io *inputs, *outputs;
+    int ninputs, noutputs;
+} glow_bundle_ios;
+
+/* Writes DIR/NAME.o, NAME.h, NAME.weights.bin (and NAME.weights.c) for f, planned (compiled
+ * up to GLOW_STAGE_IR_OPTIMIZED for the "cpu" backend), with the inputs and outputs io.
+ * Fails with GLOW_ERR_UNSUPPORTED listing every instruction kind no kernel covers (a bundle has
+ * no evaluator to fall back on). */
+glow_status glow_bundle_emit(const ir_function *f, const glow_bundle_ios *io,
+                             const glow_bundle_options *o, glow_bundle_info *info,
+                             glow_diag *d);
 
 /* True when s is a C identifier a bundle can be named (at most 63 characters). */
 bool glow_bundle_name_ok(const char *s);
@@ -42,9 +57,9 @@ bool glow_bundle_name_ok(const char *s);
 /* --- bundle_header.c --- */
 
 /* NAME.h: region sizes, alignment, input/output offsets, the entry points. */
-glow_status glow_bundle_write_header(const glow_program *p, const glow_bundle_options *o,
-                                     const char *triple, const char *cpu, const char *path,
-                                     glow_diag *d);
+glow_status glow_bundle_write_header(const ir_function *f, const glow_bundle_ios *io,
+                                     const glow_bundle_options *o, const char *triple,
+                                     const char *cpu, const char *path, glow_diag *d);
 /* NAME.weights.c: `const uint8_t NAME_weights[]` holding data. */
 glow_status glow_bundle_write_c_array(const char *name, const uint8_t *data, uint64_t size,
                                       uint64_t align, const char *path, glow_diag *d);

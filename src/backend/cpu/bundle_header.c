@@ -74,13 +74,14 @@ static void upper(const char *s, char *out, size_t size)
 
 /* One input or output: its table row and macros. */
 static void io_lines(FILE *out, name_set *ns, const char *P, const char *kind, const char *KIND,
-                     int i, const glow_node *ph, const ir_value *v)
+                     int i, const glow_bundle_io *io)
 {
     char ty[128], cname[72], mac[128];
-    glow_type_str(&ph->outs[0], ty, sizeof ty);
-    comment_text(ph->name, cname, sizeof cname);
+    const ir_value *v = io->v;
+    glow_type_str(io->type, ty, sizeof ty);
+    comment_text(io->name, cname, sizeof cname);
     fprintf(out, "/* %s %d \"%s\": %s, %llu bytes", kind, i, cname, ty,
-            (unsigned long long)glow_type_bytes(&ph->outs[0]));
+            (unsigned long long)glow_type_bytes(io->type));
     if (!v) {
         fprintf(out, "; not used by the program (no offset) */\n");
         return;
@@ -88,16 +89,15 @@ static void io_lines(FILE *out, name_set *ns, const char *P, const char *kind, c
     fprintf(out, " at offset %llu of the mutable region */\n", (unsigned long long)v->addr);
     fprintf(out, "#define %s_%s_%d_OFFSET %llu\n", P, KIND, i, (unsigned long long)v->addr);
     fprintf(out, "#define %s_%s_%d_SIZE %llu\n", P, KIND, i,
-            (unsigned long long)glow_type_bytes(&ph->outs[0]));
-    unique_macro(ns, P, ph->name, mac, sizeof mac);
+            (unsigned long long)glow_type_bytes(io->type));
+    unique_macro(ns, P, io->name, mac, sizeof mac);
     fprintf(out, "#define %s_OFFSET %llu\n", mac, (unsigned long long)v->addr);
 }
 
-glow_status glow_bundle_write_header(const glow_program *p, const glow_bundle_options *o,
-                                     const char *triple, const char *cpu, const char *path,
-                                     glow_diag *d)
+glow_status glow_bundle_write_header(const ir_function *f, const glow_bundle_ios *io,
+                                     const glow_bundle_options *o, const char *triple,
+                                     const char *cpu, const char *path, glow_diag *d)
 {
-    const ir_function *f = p->ir;
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
@@ -126,8 +126,8 @@ glow_status glow_bundle_write_header(const glow_program *p, const glow_bundle_op
     fprintf(out, "#define %s_ACTIVATIONS_MEM_SIZE %llu\n", P,
             (unsigned long long)f->activation_bytes);
     fprintf(out, "#define %s_MEM_ALIGN %llu\n", P, (unsigned long long)f->alignment);
-    fprintf(out, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n\n", P, p->ninputs, P,
-            p->noutputs);
+    fprintf(out, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n\n", P, io->ninputs, P,
+            io->noutputs);
 
     name_set ns = { 0 };
     /* The fixed macros' names, so that an ONNX name cannot collide with them. */
@@ -139,22 +139,22 @@ glow_status glow_bundle_write_header(const glow_program *p, const glow_bundle_op
         snprintf(m, sizeof m, "%s_%s", P, fixed[i]);
         name_add(&ns, m);
     }
-    for (int i = 0; i < p->ninputs; i++) {
+    for (int i = 0; i < io->ninputs; i++) {
         char m[128];
         snprintf(m, sizeof m, "%s_INPUT_%d_OFFSET", P, i);
         name_add(&ns, m);
     }
-    for (int i = 0; i < p->noutputs; i++) {
+    for (int i = 0; i < io->noutputs; i++) {
         char m[128];
         snprintf(m, sizeof m, "%s_OUTPUT_%d_OFFSET", P, i);
         name_add(&ns, m);
     }
     fprintf(out, "/* Inputs and outputs (model order): %s_<INPUT|OUTPUT>_<i>_OFFSET and _SIZE\n"
                  " * in bytes, and %s_<name>_OFFSET by sanitized name. */\n", P, P);
-    for (int i = 0; i < p->ninputs; i++)
-        io_lines(out, &ns, P, "input", "INPUT", i, p->inputs[i], p->input_vals[i]);
-    for (int i = 0; i < p->noutputs; i++)
-        io_lines(out, &ns, P, "output", "OUTPUT", i, p->outputs[i], p->output_vals[i]);
+    for (int i = 0; i < io->ninputs; i++)
+        io_lines(out, &ns, P, "input", "INPUT", i, &io->inputs[i]);
+    for (int i = 0; i < io->noutputs; i++)
+        io_lines(out, &ns, P, "output", "OUTPUT", i, &io->outputs[i]);
     for (size_t i = 0; i < ns.n; i++)
         free(ns.v[i]);
     free(ns.v);
