@@ -10,10 +10,8 @@
 
 #include "gk.h"
 
-#define KERNEL_HAS_PARAMS
 #define KERNEL(op, dtype, isa, params) void gk_##op##_##dtype##_##isa params;
 #include "kernels.def"
 #undef KERNEL
-#undef KERNEL_HAS_PARAMS
 
 #endif

@@ -19,7 +19,7 @@ typedef struct {
 } gk_row;
 
 static const gk_row gk_rows[] = {
-#define KERNEL(op, dtype, isa) { #op, #dtype, #isa, "gk_" #op "_" #dtype "_" #isa },
+#define KERNEL(op, dtype, isa, ...) { #op, #dtype, #isa, "gk_" #op "_" #dtype "_" #isa },
 #include "../../kernels/kernels.def"
 #undef KERNEL
 };

@@ -16,7 +16,7 @@
  * kernels/native.cmake). */
 typedef void (*gk_fn)(void);
 static const gk_fn gk_row_fns[] = {
-#define KERNEL(op, dtype, isa) (gk_fn)gk_##op##_##dtype##_##isa,
+#define KERNEL(op, dtype, isa, ...) (gk_fn)gk_##op##_##dtype##_##isa,
 #include "../../kernels/kernels.def"
 #undef KERNEL
 };
