@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conformance/node_test.h"
 #include "graph/graph.h"
 #include "onnx/onnx.h"
 #include "onnx/onnx.pb-c.h"
@@ -45,10 +46,7 @@ static inline uint8_t *read_all(const char *path, size_t *size)
 
 static inline const char *node_dir(void)
 {
-    static char dir[1024];
-    const char *shared = getenv("GLOWC_SHARED");
-    snprintf(dir, sizeof dir, "%s/onnx-node-tests/node", shared ? shared : "../shared");
-    return dir;
+    return nt_suite_dir("node");
 }
 
 /* Sets an integer attribute of node 0 (added when absent). */
