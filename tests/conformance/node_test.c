@@ -152,6 +152,27 @@ int nt_read_set(const char *dir, const char *kind, glow_tensor *ts, int max, cha
     return n;
 }
 
+bool nt_freeze_input(Onnx__GraphProto *g, const char *dir, size_t i)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/test_data_set_0/input_%zu.pb", dir, i);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    glow_diag d = { 0 };
+    if (glow_read_file(path, &data, &size, &d) != GLOW_OK)
+        return false;
+    Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, size, data);
+    free(data);
+    if (!tp)
+        return false;
+    if (tp->name != protobuf_c_empty_string)
+        free(tp->name);
+    tp->name = strdup(g->input[i]->name);
+    g->initializer = realloc(g->initializer, (g->n_initializer + 1) * sizeof(void *));
+    g->initializer[g->n_initializer++] = tp;
+    return true;
+}
+
 /* numpy.isclose: NaN only matches NaN, an infinity only itself. */
 static bool close_f64(double x, double y, double rtol, double atol)
 {

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "onnx/onnx.h"
+#include "onnx/onnx.pb-c.h"
 #include "eval/eval.h"
 
 /* $GLOWC_SHARED/onnx-node-tests/<suite> (unset or empty GLOWC_SHARED: ../shared); a static buffer
@@ -33,6 +34,11 @@ int nt_read_set(const char *dir, const char *kind, glow_tensor *ts, int max, cha
 /* Like nt_read_set, but stops quietly at the first file that cannot be read as a tensor and
  * returns the count read before it (those tensors are kept). */
 int nt_read_prefix(const char *dir, const char *kind, glow_tensor *ts, int max);
+
+/* Turns input i of `g` into an initializer holding dir/test_data_set_0/input_<i>.pb, named
+ * after the input (for loaders that need the value constant). False, `g` unchanged, when the
+ * file cannot be read as a TensorProto. */
+bool nt_freeze_input(Onnx__GraphProto *g, const char *dir, size_t i);
 
 void nt_read_tolerances(const char *dir, double *rtol, double *atol);
 
