@@ -1,6 +1,7 @@
 // node_test.c - Reading ONNX backend test folders and judging their outputs, for every runner.
 #include "conformance/node_test.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,40 @@ const char *nt_suite_dir(const char *suite)
     snprintf(dir, sizeof dir, "%s/onnx-node-tests/%s", shared && *shared ? shared : "../shared",
              suite);
     return dir;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **nt_list_tests(const char *dir, int *count)
+{
+    *count = 0;
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return NULL;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    for (struct dirent *e; (e = readdir(dp)) != NULL;) {
+        if (strncmp(e->d_name, "test_", 5) != 0)
+            continue;
+        if (n == cap)
+            names = realloc(names, (cap = cap ? cap * 2 : 256) * sizeof *names);
+        names[n++] = strdup(e->d_name);
+    }
+    closedir(dp);
+    if (n)
+        qsort(names, n, sizeof *names, cmp_name);
+    *count = (int)n;
+    return names;
+}
+
+void nt_free_tests(char **names, int count)
+{
+    for (int i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
 }
 
 void nt_read_tolerances(const char *dir, double *rtol, double *atol)
@@ -68,17 +103,37 @@ static bool is_sequence_msg(const char *msg)
     return strstr(msg, "equence") || strstr(msg, "ptional");
 }
 
+/* dir/test_data_set_0/<kind>_<i>.pb into *t: 1 read, 0 no such file, -1 not a tensor (d says). */
+static int read_one(const char *dir, const char *kind, int i, glow_tensor *t, char *path,
+                    size_t psize, glow_diag *d)
+{
+    snprintf(path, psize, "%s/test_data_set_0/%s_%d.pb", dir, kind, i);
+    if (access(path, R_OK) != 0)
+        return 0;
+    return glow_tensor_read_file(path, t, NULL, d) == GLOW_OK ? 1 : -1;
+}
+
+int nt_read_prefix(const char *dir, const char *kind, glow_tensor *ts, int max)
+{
+    int n = 0;
+    char path[4096];
+    glow_diag d = { 0 };
+    while (n < max && read_one(dir, kind, n, &ts[n], path, sizeof path, &d) > 0)
+        n++;
+    return n;
+}
+
 int nt_read_set(const char *dir, const char *kind, glow_tensor *ts, int max, char *why,
                 size_t wsize)
 {
     int n = 0;
     for (; n < max; n++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/test_data_set_0/%s_%d.pb", dir, kind, n);
-        if (access(path, R_OK) != 0)
-            break;
         glow_diag d = { 0 };
-        if (glow_tensor_read_file(path, &ts[n], NULL, &d) != GLOW_OK) {
+        int got = read_one(dir, kind, n, &ts[n], path, sizeof path, &d);
+        if (got == 0)
+            break;
+        if (got < 0) {
             /* The path is the same for every test: keep the reasons comparable. */
             const char *msg = d.msg;
             size_t plen = strlen(path);
@@ -95,6 +150,27 @@ int nt_read_set(const char *dir, const char *kind, glow_tensor *ts, int max, cha
         }
     }
     return n;
+}
+
+bool nt_freeze_input(Onnx__GraphProto *g, const char *dir, size_t i)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/test_data_set_0/input_%zu.pb", dir, i);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    glow_diag d = { 0 };
+    if (glow_read_file(path, &data, &size, &d) != GLOW_OK)
+        return false;
+    Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, size, data);
+    free(data);
+    if (!tp)
+        return false;
+    if (tp->name != protobuf_c_empty_string)
+        free(tp->name);
+    tp->name = strdup(g->input[i]->name);
+    g->initializer = realloc(g->initializer, (g->n_initializer + 1) * sizeof(void *));
+    g->initializer[g->n_initializer++] = tp;
+    return true;
 }
 
 /* numpy.isclose: NaN only matches NaN, an infinity only itself. */

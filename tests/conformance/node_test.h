@@ -12,11 +12,17 @@
 #include <stddef.h>
 
 #include "onnx/onnx.h"
+#include "onnx/onnx.pb-c.h"
 #include "eval/eval.h"
 
 /* $GLOWC_SHARED/onnx-node-tests/<suite> (unset or empty GLOWC_SHARED: ../shared); a static buffer
  * that the next call overwrites. */
 const char *nt_suite_dir(const char *suite);
+
+/* The names of the test folders in `dir` (entries named test_...), sorted by strcmp, each and
+ * the array malloc'd (nt_free_tests); NULL and *count 0 when `dir` cannot be opened. */
+char **nt_list_tests(const char *dir, int *count);
+void nt_free_tests(char **names, int count);
 
 /* Reads dir/test_data_set_0/<kind>_<i>.pb (kind "input" or "output") for i = 0.. until one is
  * missing or `max` are read. Returns the count, or -1 with a one-line reason in `why` (and
@@ -25,6 +31,15 @@ int nt_read_set(const char *dir, const char *kind, glow_tensor *ts, int max, cha
                 size_t wsize);
 
 /* ONNX's tolerances for the folder: rtol 1e-3 and atol 1e-7 unless its data.json says. */
+/* Like nt_read_set, but stops quietly at the first file that cannot be read as a tensor and
+ * returns the count read before it (those tensors are kept). */
+int nt_read_prefix(const char *dir, const char *kind, glow_tensor *ts, int max);
+
+/* Turns input i of `g` into an initializer holding dir/test_data_set_0/input_<i>.pb, named
+ * after the input (for loaders that need the value constant). False, `g` unchanged, when the
+ * file cannot be read as a TensorProto. */
+bool nt_freeze_input(Onnx__GraphProto *g, const char *dir, size_t i);
+
 void nt_read_tolerances(const char *dir, double *rtol, double *atol);
 
 /* Whether `got` matches `want` by ONNX's rule (numpy's allclose): same shape and dtype; floats

@@ -16,7 +16,6 @@
 // A summary (per test: pass/fail, reason, seconds) goes to conformance_<backend>.tsv in the
 // build tree.
 #include <errno.h>
-#include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -66,21 +65,9 @@ static int add_suite(int k, const options *o)
 {
     char dir[2048];
     snprintf(dir, sizeof dir, "%s", nt_suite_dir(suites[k]));
-    DIR *dp = opendir(dir);
-    if (!dp)
-        return 0;
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    for (struct dirent *e; (e = readdir(dp)) != NULL;) {
-        if (strncmp(e->d_name, "test_", 5) != 0)
-            continue;
-        if (n == cap)
-            names = realloc(names, (cap = cap ? cap * 2 : 256) * sizeof *names);
-        names[n++] = strdup(e->d_name);
-    }
-    closedir(dp);
-    qsort(names, n, sizeof *names, cmp_name);
-    for (size_t i = 0; i < n; i++) {
+    int n;
+    char **names = nt_list_tests(dir, &n);
+    for (int i = 0; i < n; i++) {
         char full[160];
         snprintf(full, sizeof full, "%s/%.*s", suites[k], 130, names[i]);
         bool keep = !o->filter || strstr(full, o->filter);
@@ -102,10 +89,9 @@ static int add_suite(int k, const options *o)
             snprintf(t->name, sizeof t->name, "%s", full);
             snprintf(t->dir, sizeof t->dir, "%s/%s", dir, names[i]);
         }
-        free(names[i]);
     }
-    free(names);
-    return (int)n;
+    nt_free_tests(names, n);
+    return n;
 }
 
 /* --- running: one forked child per test, at most o->jobs at once --- */

@@ -9,11 +9,11 @@
 // input must be constant (axes, shapes, k) are retried with every input turned into an
 // initializer, which also runs the importer's folding (and so the evaluator) on them.
 // Usage: test_eval_onnx [filter-substring] [-v].
-#include <dirent.h>
 #include <stdlib.h>
 
 #include "check.h"
 #include "eval/eval.h"
+#include "onnx/node_eval.h"
 #include "onnx/onnx.h"
 #include "onnx/onnx.pb-c.h"
 
@@ -36,71 +36,6 @@ static const char *known_failure(const char *name)
 }
 
 static bool verbose;
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Reads <dir>/<prefix>_<i>.pb for i = 0, 1, ... until one is missing. */
-static int read_tensors(const char *dir, const char *prefix, glow_tensor *t)
-{
-    int n = 0;
-    for (; n < MAX_IO; n++) {
-        char path[2304];
-        snprintf(path, sizeof path, "%s/test_data_set_0/%s_%d.pb", dir, prefix, n);
-        FILE *f = fopen(path, "rb");
-        if (!f)
-            break;
-        fclose(f);
-        glow_diag d = { 0 };
-        if (glow_tensor_read_file(path, &t[n], NULL, &d) != GLOW_OK) {
-            for (int i = 0; i < n; i++)
-                glow_tensor_free(&t[i]);
-            return -1;
-        }
-    }
-    return n;
-}
-
-static const glow_tensor *value_of(glow_value v)
-{
-    if (v.node->kind == NK_CONSTANT)
-        return &v.node->payload;
-    return v.node->aux ? &((const glow_tensor *)v.node->aux)[v.res] : NULL;
-}
-
-static bool close_enough(const glow_tensor *got, const glow_tensor *want, char *why, size_t wn)
-{
-    char a[96], b[96];
-    if (!glow_type_same_shape(&got->type, &want->type) || got->type.dtype != want->type.dtype) {
-        snprintf(why, wn, "result %s, expected %s", glow_type_str(&got->type, a, sizeof a),
-                 glow_type_str(&want->type, b, sizeof b));
-        return false;
-    }
-    glow_dtype t = got->type.dtype;
-    int64_t count = glow_type_numel(&got->type);
-    for (int64_t i = 0; i < count; i++) {
-        if (glow_dtype_is_float(t)) {
-            double x = glow_load_f64(t, got->data, (size_t)i);
-            double y = glow_load_f64(t, want->data, (size_t)i);
-            bool ok = (isnan(x) && isnan(y)) || x == y || fabs(x - y) <= 1e-5 + 1e-3 * fabs(y);
-            if (!ok) {
-                snprintf(why, wn, "element %lld is %.9g, expected %.9g", (long long)i, x, y);
-                return false;
-            }
-        } else {
-            int64_t x = glow_load_i64(t, got->data, (size_t)i);
-            int64_t y = glow_load_i64(t, want->data, (size_t)i);
-            if (x != y) {
-                snprintf(why, wn, "element %lld is %lld, expected %lld", (long long)i,
-                         (long long)x, (long long)y);
-                return false;
-            }
-        }
-    }
-    return true;
-}
 
 typedef enum { R_PASS, R_SKIP_LOAD, R_SKIP_KIND, R_FAIL } result;
 
@@ -174,7 +109,9 @@ static result run_test(const char *dir, const char *name, bool as_constants,
                        const char **skip_kind)
 {
     glow_tensor in[MAX_IO], want[MAX_IO];
-    int nin = read_tensors(dir, "input", in), nwant = read_tensors(dir, "output", want);
+    char why[600];
+    int nin = nt_read_set(dir, "input", in, MAX_IO, why, sizeof why);
+    int nwant = nt_read_set(dir, "output", want, MAX_IO, why, sizeof why);
     int nin_read = nin;
     result r = R_SKIP_LOAD;
     glow_module *m = NULL;
@@ -223,7 +160,7 @@ static result run_test(const char *dir, const char *name, bool as_constants,
         n->aux = NULL;
         if (n->kind == NK_SAVE) {
             if (nout < MAX_IO)
-                outs[nout++] = value_of(n->ins[0]);
+                outs[nout++] = node_eval_value(n->ins[0]);
             continue;
         }
         if (!glow_eval_supported(n)) {
@@ -233,7 +170,7 @@ static result run_test(const char *dir, const char *name, bool as_constants,
         }
         glow_tensor ins[64];
         for (uint32_t i = 0; i < n->nin; i++) {
-            const glow_tensor *v = value_of(n->ins[i]);
+            const glow_tensor *v = node_eval_value(n->ins[i]);
             if (!v) {
                 r = R_SKIP_KIND;
                 *skip_kind = "(operand without a value)";
@@ -268,9 +205,10 @@ static result run_test(const char *dir, const char *name, bool as_constants,
         goto done;
     }
     for (int i = 0; i < nout; i++) {
-        char why[256];
-        if (!outs[i] || !close_enough(outs[i], &want[i], why, sizeof why)) {
-            fprintf(stderr, "FAIL %s: output %d: %s\n", name, i, outs[i] ? why : "missing");
+        char what[32];
+        snprintf(what, sizeof what, "output %d", i);
+        if (!outs[i] || !nt_compare(what, outs[i], &want[i], NODE_EVAL_RTOL, NODE_EVAL_ATOL, why, sizeof why)) {
+            fprintf(stderr, "FAIL %s: %s: %s\n", name, what, outs[i] ? why : "missing");
             r = R_FAIL;
             break;
         }
@@ -300,29 +238,17 @@ int main(int argc, char **argv)
         else
             filter = argv[i];
     }
-    const char *shared = getenv("GLOWC_SHARED");
-    char root[1024];
-    snprintf(root, sizeof root, "%s/onnx-node-tests/node", shared ? shared : "../shared");
-    DIR *dp = opendir(root);
-    if (!dp) {
+    const char *root = nt_suite_dir("node");
+    int count;
+    char **names = nt_list_tests(root, &count);
+    if (!names) {
         printf("no ONNX node tests at %s: skipped\n", root);
         return 0;
     }
-    char **names = NULL;
-    size_t count = 0, cap = 0;
-    for (struct dirent *e; (e = readdir(dp));) {
-        if (strncmp(e->d_name, "test_", 5) || (filter && !strstr(e->d_name, filter)))
-            continue;
-        if (count == cap) {
-            cap = cap ? 2 * cap : 256;
-            names = realloc(names, cap * sizeof *names);
-        }
-        names[count++] = strdup(e->d_name);
-    }
-    closedir(dp);
-    qsort(names, count, sizeof *names, cmp_str);
     int totals[4] = { 0 };
-    for (size_t i = 0; i < count; i++) {
+    for (int i = 0; i < count; i++) {
+        if (filter && !strstr(names[i], filter))
+            continue;
         char dir[2048];
         snprintf(dir, sizeof dir, "%s/%s", root, names[i]);
         const char *kind = "";
@@ -341,9 +267,8 @@ int main(int argc, char **argv)
             printf("%s %s%s%s\n", r == R_PASS ? "pass" : "skip", names[i], *kind ? ": " : "",
                    kind);
         CHECK(r != R_FAIL);
-        free(names[i]);
     }
-    free(names);
+    nt_free_tests(names, count);
     printf("ONNX node tests through the evaluator: %d pass, %d fail, %d skipped (not imported), "
            "%d skipped (kind without evaluator, or a known difference)\n", totals[R_PASS],
            totals[R_FAIL], totals[R_SKIP_LOAD], totals[R_SKIP_KIND]);

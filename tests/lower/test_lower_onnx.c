@@ -3,9 +3,9 @@
 // the reference evaluator on the suite's inputs), and that lowering never moves a result
 // away from the suite's expected output.
 #include <ctype.h>
-#include <dirent.h>
 #include <stdlib.h>
 
+#include "conformance/node_test.h"
 #include "lower_check.h"
 #include "onnx/onnx.h"
 
@@ -36,50 +36,16 @@ static bool on_topic(const char *name)
     return false;
 }
 
-/* Reads <dir>/test_data_set_0/<prefix>_<i>.pb for i = 0.. into ts; returns the count. */
-static int read_set(const char *dir, const char *prefix, glow_tensor *ts)
+/* Whether `a` matches `b` within rel/abs_ (widened to 1e-2 for f16 and bf16), by
+ * node_test's rule; `why` names the worst element otherwise. */
+static bool matches(const char *what, const glow_tensor *a, const glow_tensor *b, double rel,
+                    double abs_, char *why, size_t wn)
 {
-    int n = 0;
-    for (; n < MAX_IO; n++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/test_data_set_0/%s_%d.pb", dir, prefix, n);
-        FILE *f = fopen(path, "rb");
-        if (!f)
-            break;
-        fclose(f);
-        glow_diag_clear(&D);
-        if (glow_tensor_read_file(path, &ts[n], NULL, &D) != GLOW_OK)
-            break;
-    }
-    return n;
-}
-
-static bool close_enough(glow_dtype dt, double a, double b, double rel, double abs_)
-{
-    if (isnan(a) || isnan(b))
-        return isnan(a) && isnan(b);
-    if (a == b)
-        return true;
-    if (dt == GLOW_F16 || dt == GLOW_BF16) {
+    if (a->type.dtype == GLOW_F16 || a->type.dtype == GLOW_BF16) {
         rel = rel > 1e-2 ? rel : 1e-2;
         abs_ = abs_ > 1e-2 ? abs_ : 1e-2;
     }
-    return fabs(a - b) <= abs_ + rel * fabs(b);
-}
-
-/* Index of the first element of a that differs from b, or -1. */
-static int64_t first_diff(const glow_tensor *a, const glow_tensor *b, double rel, double abs_)
-{
-    if (!glow_type_same_shape(&a->type, &b->type) || a->type.dtype != b->type.dtype)
-        return 0;
-    int64_t n = glow_type_numel(&a->type);
-    for (int64_t i = 0; i < n; i++) {
-        double x = glow_load_f64(a->type.dtype, a->data, (size_t)i);
-        double y = glow_load_f64(b->type.dtype, b->data, (size_t)i);
-        if (!close_enough(a->type.dtype, x, y, rel, abs_))
-            return i;
-    }
-    return -1;
+    return nt_compare(what, a, b, rel, abs_, why, wn);
 }
 
 static void free_all(glow_tensor *ts, int n)
@@ -93,7 +59,8 @@ static void free_all(glow_tensor *ts, int n)
 static void run_model(const char *dir, const char *name, bool evaluate)
 {
     glow_tensor inputs[MAX_IO], expected[MAX_IO], before[MAX_IO], after[MAX_IO];
-    int nin = read_set(dir, "input", inputs), nexp = read_set(dir, "output", expected);
+    int nin = nt_read_prefix(dir, "input", inputs, MAX_IO);
+    int nexp = nt_read_prefix(dir, "output", expected, MAX_IO);
     const glow_type *itypes[MAX_IO];
     const glow_tensor *ivals[MAX_IO];
     for (int i = 0; i < nin; i++) {
@@ -135,31 +102,31 @@ static void run_model(const char *dir, const char *name, bool evaluate)
             fprintf(stderr, "%s: the lowered graph cannot be evaluated\n", name);
         CHECK_EQ(na, nb);
         for (int o = 0; o < nb && o < na; o++) {
-            int64_t i = first_diff(&after[o], &before[o], 1e-5, 1e-6);
-            if (i >= 0)
-                fprintf(stderr, "%s: output %d element %lld: %.9g lowered, %.9g original\n",
-                        name, o, (long long)i,
-                        glow_load_f64(after[o].type.dtype, after[o].data, (size_t)i),
-                        glow_load_f64(before[o].type.dtype, before[o].data, (size_t)i));
-            CHECK(i < 0);
+            char why[300];
+            bool same = matches("lowered output", &after[o], &before[o], 1e-5, 1e-6, why,
+                                sizeof why);
+            if (!same)
+                fprintf(stderr, "%s: output %d, against the original graph: %s\n", name, o, why);
+            CHECK(same);
         }
         nchecked++;
     }
     /* Against the suite's expected values: lowering must not break a result that the
      * original graph got right. */
     for (int o = 0; na >= 0 && o < na && o < nexp; o++) {
-        bool was_right = nb > o && first_diff(&before[o], &expected[o], 1e-4, 1e-5) < 0;
-        int64_t i = first_diff(&after[o], &expected[o], 1e-4, 1e-5);
-        if (i >= 0 && (was_right || nb < 0))
-            fprintf(stderr, "%s: output %d element %lld: %.9g lowered, %.9g expected\n", name, o,
-                    (long long)i, glow_load_f64(after[o].type.dtype, after[o].data, (size_t)i),
-                    glow_load_f64(expected[o].type.dtype, expected[o].data, (size_t)i));
-        if (i >= 0 && !was_right && nb >= 0)
+        char why[300];
+        bool was_right = nb > o && matches("original output", &before[o], &expected[o], 1e-4,
+                                           1e-5, why, sizeof why);
+        bool right = matches("lowered output", &after[o], &expected[o], 1e-4, 1e-5, why,
+                             sizeof why);
+        if (!right && (was_right || nb < 0))
+            fprintf(stderr, "%s: output %d, against the expected values: %s\n", name, o, why);
+        if (!right && !was_right && nb >= 0)
             fprintf(stderr, "%s: output %d differs from the expected values before and after "
                     "lowering (not a lowering problem)\n", name, o);
         if (was_right)
-            CHECK(i < 0);
-        nexpected += i < 0;
+            CHECK(right);
+        nexpected += right;
     }
     if (nb > 0)
         free_all(before, nb);
@@ -173,45 +140,31 @@ done:
     end();
 }
 
-static int cmp_str(const void *a, const void *b)
+static void run_suite(const char *suite, bool all, bool evaluate)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void run_suite(const char *root, const char *suite, bool all, bool evaluate)
-{
-    char dir[2048];
-    snprintf(dir, sizeof dir, "%s/onnx-node-tests/%s", root, suite);
-    DIR *dp = opendir(dir);
-    if (!dp)
-        return;
-    char *names[4096];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(dp)) != NULL && n < 4096)
-        if (!strncmp(e->d_name, "test_", 5) && (all || on_topic(e->d_name)))
-            names[n++] = strdup(e->d_name);
-    closedir(dp);
-    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    const char *dir = nt_suite_dir(suite);
+    int n;
+    char **names = nt_list_tests(dir, &n);
     for (int i = 0; i < n; i++) {
+        if (!all && !on_topic(names[i]))
+            continue;
         char mdir[3072];
         snprintf(mdir, sizeof mdir, "%s/%s", dir, names[i]);
         run_model(mdir, names[i], evaluate);
-        free(names[i]);
     }
+    nt_free_tests(names, n);
 }
 
 int main(void)
 {
-    const char *root = getenv("GLOWC_SHARED");
-    if (!root) {
+    if (!getenv("GLOWC_SHARED")) {
         printf("GLOWC_SHARED not set; skipping\n");
         return 0;
     }
     QUIET = true;
     for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++)
-        run_suite(root, suites[s], false, true);
-    run_suite(root, "light", true, false);
+        run_suite(suites[s], false, true);
+    run_suite("light", true, false);
     printf("lowered %d models (%d skipped at import); %d compared with the original graph, "
            "%d outputs match the expected values\n", nlowered, nskipped, nchecked, nexpected);
     CHECK(nlowered > 0);

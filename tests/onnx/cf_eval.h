@@ -159,16 +159,7 @@ static inline cf_result cf_run(const char *suite, const char *test, unsigned fre
                 in_names[nin++] = strdup(g->input[i]->name);
             continue;
         }
-        uint8_t *td = cf_read(path, &size);
-        Onnx__TensorProto *tp = td ? onnx__tensor_proto__unpack(NULL, size, td) : NULL;
-        free(td);
-        if (!tp)
-            continue;
-        if (tp->name != protobuf_c_empty_string)
-            free(tp->name);
-        tp->name = strdup(g->input[i]->name);
-        g->initializer = realloc(g->initializer, (g->n_initializer + 1) * sizeof(void *));
-        g->initializer[g->n_initializer++] = tp;
+        nt_freeze_input(g, dir, i);
     }
     size = onnx__model_proto__get_packed_size(mp);
     data = malloc(size ? size : 1);

@@ -20,41 +20,23 @@ static inline bool ne_have_suite(void)
     return dp != NULL;
 }
 
-static int ne_cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Tests named <prefix>... for one of `prefixes` (NULL-terminated); `expanded` picks the
+/* Tests named <prefix>... for one of `prefixes` (NULL-terminated, each starting "test_"); `expanded` picks the
  * *_expanded variants (ONNX's function bodies) or the op's own tests. Prints one line for
  * each test that does not pass. */
 static inline ne_totals ne_run_prefixes(const char *const *prefixes, bool expanded)
 {
     ne_totals t = { 0 };
-    DIR *dp = opendir(node_eval_dir());
-    if (!dp)
-        return t;
-    char **names = NULL;
-    size_t count = 0, cap = 0;
-    for (struct dirent *e; (e = readdir(dp));) {
+    int count;
+    char **names = nt_list_tests(node_eval_dir(), &count);
+    static const char *const tag[] = { "pass", "not loaded", "no evaluator", "MISMATCH" };
+    for (int i = 0; i < count; i++) {
         bool match = false;
         for (const char *const *p = prefixes; *p; p++)
-            match = match || strncmp(e->d_name, *p, strlen(*p)) == 0;
-        size_t len = strlen(e->d_name);
-        bool is_exp = len > 9 && strcmp(e->d_name + len - 9, "_expanded") == 0;
+            match = match || strncmp(names[i], *p, strlen(*p)) == 0;
+        size_t len = strlen(names[i]);
+        bool is_exp = len > 9 && strcmp(names[i] + len - 9, "_expanded") == 0;
         if (!match || is_exp != expanded)
             continue;
-        if (count == cap) {
-            cap = cap ? 2 * cap : 64;
-            names = realloc(names, cap * sizeof *names);
-        }
-        names[count++] = strdup(e->d_name);
-    }
-    closedir(dp);
-    if (count)
-        qsort(names, count, sizeof *names, ne_cmp_name);
-    static const char *const tag[] = { "pass", "not loaded", "no evaluator", "MISMATCH" };
-    for (size_t i = 0; i < count; i++) {
         char why[600];
         node_eval_result r = node_eval(names[i], why, sizeof why);
         /* Test data glowc cannot read (rank above GLOW_MAX_DIMS) counts as not loaded. */
@@ -67,9 +49,8 @@ static inline ne_totals ne_run_prefixes(const char *const *prefixes, bool expand
         t.no_load += r == NE_NO_LOAD;
         t.no_eval += r == NE_NO_EVAL;
         t.mismatch += r == NE_MISMATCH;
-        free(names[i]);
     }
-    free(names);
+    nt_free_tests(names, count);
     return t;
 }
 

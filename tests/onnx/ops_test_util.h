@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conformance/node_test.h"
 #include "graph/graph.h"
 #include "onnx/onnx.h"
 #include "onnx/onnx.pb-c.h"
@@ -45,10 +46,7 @@ static inline uint8_t *read_all(const char *path, size_t *size)
 
 static inline const char *node_dir(void)
 {
-    static char dir[1024];
-    const char *shared = getenv("GLOWC_SHARED");
-    snprintf(dir, sizeof dir, "%s/onnx-node-tests/node", shared ? shared : "../shared");
-    return dir;
+    return nt_suite_dir("node");
 }
 
 /* Sets an integer attribute of node 0 (added when absent). */
@@ -128,7 +126,7 @@ static inline void set_opset(Onnx__ModelProto *mp, int64_t v)
 static inline loaded load_node_test(const char *test, unsigned freeze, model_edit edit)
 {
     loaded r = { 0 };
-    char path[1200];
+    char path[1200], dir[1100];
     size_t size;
     snprintf(path, sizeof path, "%s/%s/model.onnx", node_dir(), test);
     uint8_t *data = read_all(path, &size);
@@ -148,17 +146,8 @@ static inline loaded load_node_test(const char *test, unsigned freeze, model_edi
     for (size_t i = 0; i < g->n_input && i < 32; i++) {
         if (!(freeze & (1u << i)))
             continue;
-        snprintf(path, sizeof path, "%s/%s/test_data_set_0/input_%zu.pb", node_dir(), test, i);
-        uint8_t *td = read_all(path, &size);
-        Onnx__TensorProto *tp = td ? onnx__tensor_proto__unpack(NULL, size, td) : NULL;
-        free(td);
-        if (!tp)
-            continue;
-        if (tp->name != protobuf_c_empty_string)
-            free(tp->name);
-        tp->name = strdup(g->input[i]->name);
-        g->initializer = realloc(g->initializer, (g->n_initializer + 1) * sizeof(void *));
-        g->initializer[g->n_initializer++] = tp;
+        snprintf(dir, sizeof dir, "%s/%s", node_dir(), test);
+        nt_freeze_input(g, dir, i);
     }
     if (edit)
         edit(mp);

@@ -4,7 +4,6 @@
 // Models come from every suite in a fixed order, so a failure reproduces exactly; the
 // variant that failed is printed with its model, kind and offset. Under ASan, LeakSanitizer
 // turns a leak on an error path into a failure of this program.
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "conformance/node_test.h"
 #include "onnx/onnx.h"
 
 #define NTRUNC 12
@@ -50,33 +50,6 @@ static uint64_t rng_next(void)
     rng_state ^= rng_state << 25;
     rng_state ^= rng_state >> 27;
     return rng_state * 0x2545f4914f6cdd1dull;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char **list_tests(const char *dir, int *count)
-{
-    *count = 0;
-    DIR *dp = opendir(dir);
-    if (!dp)
-        return NULL;
-    size_t cap = 64, n = 0;
-    char **names = malloc(cap * sizeof *names);
-    struct dirent *e;
-    while ((e = readdir(dp)) != NULL) {
-        if (strncmp(e->d_name, "test_", 5) != 0)
-            continue;
-        if (n == cap)
-            names = realloc(names, (cap *= 2) * sizeof *names);
-        names[n++] = strdup(e->d_name);
-    }
-    closedir(dp);
-    qsort(names, n, sizeof *names, cmp_str);
-    *count = (int)n;
-    return names;
 }
 
 static int nvariants, nloaded, nbad;
@@ -156,13 +129,13 @@ static void fuzz_model(const char *path, const char *label, int ntrunc, bool fli
 }
 
 /* Every `step`-th test of a suite (at most `limit`), in sorted order. */
-static int fuzz_suite(const char *shared, const char *suite, int step, int limit, int ntrunc,
+static int fuzz_suite(const char *suite, int step, int limit, int ntrunc,
                       bool flips)
 {
     char dir[2048];
-    snprintf(dir, sizeof dir, "%s/onnx-node-tests/%s", shared, suite);
+    snprintf(dir, sizeof dir, "%s", nt_suite_dir(suite));
     int n = 0, used = 0;
-    char **tests = list_tests(dir, &n);
+    char **tests = nt_list_tests(dir, &n);
     for (int i = 0; i < n; i++) {
         if (i % step == 0 && used < limit) {
             char path[4096], label[512];
@@ -171,28 +144,24 @@ static int fuzz_suite(const char *shared, const char *suite, int step, int limit
             fuzz_model(path, label, ntrunc, flips);
             used++;
         }
-        free(tests[i]);
     }
-    free(tests);
+    nt_free_tests(tests, n);
     return used;
 }
 
 int main(void)
 {
-    const char *shared = getenv("GLOWC_SHARED");
-    if (!shared || !shared[0])
-        shared = "../shared";
     signal(SIGALRM, on_alarm);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
 
     int nmodels = 0;
-    nmodels += fuzz_suite(shared, "node", 40, 50, NTRUNC, true);
-    nmodels += fuzz_suite(shared, "simple", 2, 12, NTRUNC, true);
-    nmodels += fuzz_suite(shared, "pytorch-converted", 8, 11, NTRUNC, true);
-    nmodels += fuzz_suite(shared, "pytorch-operator", 4, 9, NTRUNC, true);
+    nmodels += fuzz_suite("node", 40, 50, NTRUNC, true);
+    nmodels += fuzz_suite("simple", 2, 12, NTRUNC, true);
+    nmodels += fuzz_suite("pytorch-converted", 8, 11, NTRUNC, true);
+    nmodels += fuzz_suite("pytorch-operator", 4, 9, NTRUNC, true);
     /* Whole CNNs import slowly (weights are folded ConstantOfShape nodes): a few cuts only. */
-    nmodels += fuzz_suite(shared, "light", 1, 9, 4, false);
+    nmodels += fuzz_suite("light", 1, 9, 4, false);
     /* The demo model that ships with the repository, fully. */
     fuzz_model("models/lenet.onnx", "models/lenet.onnx", NTRUNC, true);
     nmodels++;

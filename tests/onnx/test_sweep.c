@@ -5,7 +5,6 @@
 // outcome is an importer bug and fails the test. How many models load is a figure printed
 // per suite, not a gate, so the test keeps passing while op coverage grows; the aggregated
 // failure reasons show where coverage is missing.
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "conformance/node_test.h"
 #include "onnx/onnx.h"
 
 static const char *const suites[] = { "node", "simple", "pytorch-converted", "pytorch-operator",
@@ -37,34 +37,6 @@ typedef struct slow_model {
     double seconds;
 } slow_model;
 static slow_model slowest[5];
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Sorted names of the test directories of a suite (malloc'd; the caller frees). */
-static char **list_tests(const char *dir, int *count)
-{
-    *count = 0;
-    DIR *dp = opendir(dir);
-    if (!dp)
-        return NULL;
-    size_t cap = 64, n = 0;
-    char **names = malloc(cap * sizeof *names);
-    struct dirent *e;
-    while ((e = readdir(dp)) != NULL) {
-        if (strncmp(e->d_name, "test_", 5) != 0)
-            continue;
-        if (n == cap)
-            names = realloc(names, (cap *= 2) * sizeof *names);
-        names[n++] = strdup(e->d_name);
-    }
-    closedir(dp);
-    qsort(names, n, sizeof *names, cmp_str);
-    *count = (int)n;
-    return names;
-}
 
 static void add_reason(const char *key, const char *test, const char *msg)
 {
@@ -289,27 +261,22 @@ static bool sweep_one(const char *suite, const char *dir, const char *test, int 
 
 int main(void)
 {
-    const char *shared = getenv("GLOWC_SHARED");
-    if (!shared || !shared[0])
-        shared = "../shared";
     int total = 0, total_loaded = 0, dirty = 0;
     double t0 = now();
     char summary[NSUITES][128];
 
     for (size_t k = 0; k < NSUITES; k++) {
         char dir[2048];
-        snprintf(dir, sizeof dir, "%s/onnx-node-tests/%s", shared, suites[k]);
+        snprintf(dir, sizeof dir, "%s", nt_suite_dir(suites[k]));
         int n = 0, loaded = 0;
-        char **tests = list_tests(dir, &n);
+        char **tests = nt_list_tests(dir, &n);
         CHECK(n > 0); /* a missing suite is a broken setup, not a figure */
         if (n == 0)
             fprintf(stderr, "no tests under %s\n", dir);
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < n; i++)
             if (!sweep_one(suites[k], dir, tests[i], &loaded))
                 dirty++;
-            free(tests[i]);
-        }
-        free(tests);
+        nt_free_tests(tests, n);
         snprintf(summary[k], sizeof summary[k], "%s: %d/%d load", suites[k], loaded, n);
         printf("%s\n", summary[k]);
         fflush(stdout);
