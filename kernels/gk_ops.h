@@ -15,6 +15,7 @@ typedef enum {
     GK_UN_EXP = 5,
     GK_UN_TANH = 6,
     GK_UN_SIGMOID = 7,
+    GK_UN_LOG = 8,
 } gk_unary_op;
 
 /* gk_binary_f32_*: same-shape binary ops (max and min propagate NaN). */
@@ -25,6 +26,7 @@ typedef enum {
     GK_BIN_DIV = 4,
     GK_BIN_MAX = 5,
     GK_BIN_MIN = 6,
+    GK_BIN_POW = 7,
 } gk_binary_op;
 
 /* Fused activations: gk_act_f32_* and the epilogues of the conv, matmul and GEMM kernels (the

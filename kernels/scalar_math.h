@@ -29,6 +29,10 @@ static inline float gk_sigmoid_f32(float x)
     return x >= 0 ? 1.0f / (1.0f + expf(-x)) : expf(x) / (1.0f + expf(x));
 }
 
+/* Computed in double and rounded once, as the evaluator's generic path computes every op of
+ * a float kind (logf would differ from it in the last bit for some inputs). */
+static inline float gk_log_f32(float x) { return (float)log((double)x); }
+
 /* --- binary ops --- */
 
 static inline float gk_add_f32(float a, float b) { return a + b; }
@@ -43,6 +47,8 @@ static inline float gk_min_f32(float a, float b)
 {
     return a != a || b != b ? NAN : a < b ? a : b;
 }
+/* In double, rounded once, as gk_log_f32. */
+static inline float gk_pow_f32(float a, float b) { return (float)pow((double)a, (double)b); }
 
 /* --- fused activations: gk_act_f64 and gk_act, in gk.h --- */
 

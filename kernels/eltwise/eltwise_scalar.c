@@ -23,6 +23,7 @@ static inline float unary1(int op, float x)
     case GK_UN_EXP: return gk_exp_f32(x);
     case GK_UN_TANH: return gk_tanh_f32(x);
     case GK_UN_SIGMOID: return gk_sigmoid_f32(x);
+    case GK_UN_LOG: return gk_log_f32(x);
     default: return x;
     }
 }
@@ -36,6 +37,7 @@ static inline float binary1(int op, float a, float b)
     case GK_BIN_DIV: return gk_div_f32(a, b);
     case GK_BIN_MAX: return gk_max_f32(a, b);
     case GK_BIN_MIN: return gk_min_f32(a, b);
+    case GK_BIN_POW: return gk_pow_f32(a, b);
     default: return a;
     }
 }

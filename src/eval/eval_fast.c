@@ -40,6 +40,7 @@ static bool binary_f32(glow_node_kind k, int64_t count, const float *a,
     case NK_DIV: MAP2(gk_div_f32); break;
     case NK_MAX: MAP2(gk_max_f32); break;
     case NK_MIN: MAP2(gk_min_f32); break;
+    case NK_POW: MAP2(gk_pow_f32); break;
     default: return false;
     }
     return true;
@@ -55,6 +56,7 @@ static bool unary_f32(glow_node_kind k, int64_t count, const float *x, float *y)
     case NK_EXP: MAP1(gk_exp_f32); break;
     case NK_TANH: MAP1(gk_tanh_f32); break;
     case NK_SIGMOID: MAP1(gk_sigmoid_f32); break;
+    case NK_LOG: MAP1(gk_log_f32); break;
     default: return false;
     }
     return true;

@@ -189,7 +189,7 @@ static void case_eltwise(void)
     glow_value a = input("a", 2, DIMS(m, n));
     bool unary = eltwise_kind == NK_RELU || eltwise_kind == NK_NEG || eltwise_kind == NK_ABS ||
                  eltwise_kind == NK_SQRT || eltwise_kind == NK_EXP || eltwise_kind == NK_TANH ||
-                 eltwise_kind == NK_SIGMOID;
+                 eltwise_kind == NK_SIGMOID || eltwise_kind == NK_LOG;
     if (eltwise_kind == NK_CLIP) {
         glow_attr ca[] = { GLOW_AF(MIN, -0.5), GLOW_AF(MAX, 0.75) };
         output(node(NK_CLIP, &a, 1, ca, 2));
@@ -377,13 +377,14 @@ static void eltwise_trials(const gk_row *row, const glow_node_kind *kinds, size_
 static void test_unary(const gk_row *row)
 {
     static const glow_node_kind kinds[] = { NK_RELU, NK_NEG, NK_ABS, NK_SQRT, NK_EXP, NK_TANH,
-                                            NK_SIGMOID };
+                                            NK_SIGMOID, NK_LOG };
     eltwise_trials(row, kinds, sizeof kinds / sizeof kinds[0], 160);
 }
 
 static void test_binary(const gk_row *row)
 {
-    static const glow_node_kind kinds[] = { NK_ADD, NK_SUB, NK_MUL, NK_DIV, NK_MAX, NK_MIN };
+    static const glow_node_kind kinds[] = { NK_ADD, NK_SUB, NK_MUL, NK_DIV, NK_MAX, NK_MIN,
+                                            NK_POW };
     eltwise_trials(row, kinds, sizeof kinds / sizeof kinds[0], 100);
 }
 

@@ -155,12 +155,14 @@ int cpu_eltwise_op(const ir_instr *in)
     case IK_EXP: op = GK_UN_EXP; break;
     case IK_TANH: op = GK_UN_TANH; break;
     case IK_SIGMOID: op = GK_UN_SIGMOID; break;
+    case IK_LOG: op = GK_UN_LOG; break;
     case IK_ADD: op = -GK_BIN_ADD; break;
     case IK_SUB: op = -GK_BIN_SUB; break;
     case IK_MUL: op = -GK_BIN_MUL; break;
     case IK_DIV: op = -GK_BIN_DIV; break;
     case IK_MAX: op = -GK_BIN_MAX; break;
     case IK_MIN: op = -GK_BIN_MIN; break;
+    case IK_POW: op = -GK_BIN_POW; break;
     case IK_CLIP: op = GK_CHAIN_CLIP; break;
     default: return 0;
     }
