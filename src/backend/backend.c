@@ -27,13 +27,19 @@ const char *glow_backend_names(void)
     return "interpreter, cpu";
 }
 
-void *glow_value_ptr(const glow_regions *r, const ir_value *v)
+glow_region glow_value_region(const ir_value *v)
 {
     const ir_value *root = v->kind == IV_VIEW ? v->base : v;
-    uint8_t *base = root->kind == IV_ALLOC ? r->act
-                    : root->is_mutable     ? r->mutable_
-                                           : r->constant;
-    return base + v->addr;
+    return root->kind == IV_ALLOC ? GLOW_REGION_ACT
+           : root->is_mutable     ? GLOW_REGION_MUTABLE
+                                  : GLOW_REGION_CONSTANT;
+}
+
+void *glow_value_ptr(const glow_regions *r, const ir_value *v)
+{
+    uint8_t *base[] = { [GLOW_REGION_CONSTANT] = r->constant,
+                        [GLOW_REGION_MUTABLE] = r->mutable_, [GLOW_REGION_ACT] = r->act };
+    return base[glow_value_region(v)] + v->addr;
 }
 
 /* Node-mirroring instructions have at most 64 operands and 3 results (Concat, LayerNorm). */

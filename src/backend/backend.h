@@ -55,6 +55,9 @@ typedef struct glow_regions {
     uint8_t *constant, *mutable_, *act;
 } glow_regions;
 
+/* The region a value's bytes live in: its root's (activations, placeholders, constants). */
+typedef enum { GLOW_REGION_CONSTANT, GLOW_REGION_MUTABLE, GLOW_REGION_ACT } glow_region;
+glow_region glow_value_region(const ir_value *v);
 /* Where a value's bytes are: its root's region plus the value's address (a view's address
  * already includes its offset into the base). */
 void *glow_value_ptr(const glow_regions *r, const ir_value *v);

@@ -66,8 +66,8 @@ static void glowc_cpu_barrier(void *ctx)
     glow_threadpool_barrier(s->pool);
 }
 
-static void glowc_cpu_fallback(void *ctx, int instr_index, uint8_t *constant, uint8_t *mutable_,
-                        uint8_t *act)
+static void glowc_cpu_fallback(void *ctx, int instr_index, uint8_t *constant,
+                               uint8_t *mutable_, uint8_t *act)
 {
     cpu_state *s = ctx;
     if (instr_index < 0 || instr_index >= s->ninstr)

@@ -35,8 +35,6 @@ static inline int cpu_isa_vlen(const cpu_isa *isa)
 
 /* --- fit.c --- */
 
-enum { CPU_REGION_CONSTANT, CPU_REGION_MUTABLE, CPU_REGION_ACT };
-int cpu_region_of(const ir_value *v);
 /* a and b share a byte. */
 bool cpu_overlap(const ir_value *a, const ir_value *b);
 /* No result shares a byte with an operand. */
@@ -126,7 +124,7 @@ const char *cpu_kernel_name(cpu_kernel k);
 typedef enum { CA_PTR, CA_NULL, CA_INT, CA_REAL } cpu_arg_kind;
 typedef struct cpu_arg {
     cpu_arg_kind kind;
-    int region;          /* CA_PTR: CPU_REGION_* */
+    int region;          /* CA_PTR: glow_region (backend.h) */
     uint64_t offset;     /* CA_PTR: bytes from the region base */
     int64_t i;           /* CA_INT */
     double f;            /* CA_REAL */
@@ -146,8 +144,6 @@ typedef struct cpu_op {
  * barrier between them (they write disjoint bytes). False: no kernel fits, the instruction
  * runs through the evaluator (glowc_cpu_fallback). */
 bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops);
-/* An instruction the evaluator cannot run (the backend's own kinds). */
-bool cpu_backend_only(const ir_instr *in);
 
 /* --- schedule.c: what runs in which order, with which barriers --- */
 
@@ -164,7 +160,7 @@ typedef struct cpu_step {
     bool chain;                      /* RUN: a fused elementwise chain (named apart) */
     const ir_instr *in;              /* RUN, FALLBACK: the instruction (chain: the first) */
     int index;                       /* FALLBACK: the instruction's program index */
-    int region;                      /* ZERO */
+    int region;                      /* ZERO: glow_region */
     uint64_t offset, bytes;          /* ZERO */
 } cpu_step;
 

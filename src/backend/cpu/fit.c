@@ -6,17 +6,9 @@
 #include "backend/cpu/cpu_internal.h"
 #include "gk_ops.h"
 
-int cpu_region_of(const ir_value *v)
-{
-    const ir_value *r = v->kind == IV_VIEW ? v->base : v;
-    return r->kind == IV_ALLOC ? CPU_REGION_ACT
-           : r->is_mutable     ? CPU_REGION_MUTABLE
-                               : CPU_REGION_CONSTANT;
-}
-
 bool cpu_overlap(const ir_value *a, const ir_value *b)
 {
-    if (cpu_region_of(a) != cpu_region_of(b))
+    if (glow_value_region(a) != glow_value_region(b))
         return false;
     uint64_t a0 = a->addr, a1 = a0 + glow_type_bytes(&a->type);
     uint64_t b0 = b->addr, b1 = b0 + glow_type_bytes(&b->type);

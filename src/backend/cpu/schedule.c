@@ -55,7 +55,7 @@ static bool conflicts(const ir_instr *in, const range_set *rd, size_t rn, const 
 {
     for (uint32_t i = 0; i < in->nops; i++) {
         const ir_value *v = in->ops[i].v;
-        int r = cpu_region_of(v);
+        int r = glow_value_region(v);
         uint64_t lo = v->addr, hi = lo + glow_type_bytes(&v->type);
         if (hi == lo)
             continue;
@@ -73,7 +73,7 @@ static void record(const ir_instr *in, range_set *rd, range_set *wr)
         const ir_value *v = in->ops[i].v;
         uint64_t lo = v->addr, hi = lo + glow_type_bytes(&v->type);
         if (hi > lo)
-            range_add(in->ops[i].role == 'i' ? rd : wr, cpu_region_of(v), lo, hi);
+            range_add(in->ops[i].role == 'i' ? rd : wr, glow_value_region(v), lo, hi);
     }
 }
 
@@ -244,13 +244,13 @@ glow_status cpu_schedule(const ir_function *f, const cpu_isa *isa, cpu_plan *p, 
             p->nkernel++;
         } else if (in->kind == IK_CPU_ZERO) {
             cpu_step *z = add_step(p, CPU_STEP_ZERO, in);
-            z->region = cpu_region_of(in->ops[0].v);
+            z->region = glow_value_region(in->ops[0].v);
             z->offset = in->ops[0].v->addr;
             z->bytes = glow_type_bytes(&in->ops[0].v->type);
         } else if (sel) {
             p->nkernel++;
             add_run(p, in, ops, nops, false);
-        } else if (cpu_backend_only(in)) {
+        } else if (cpu_own_kind(in->kind)) {
             s = glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: %s '%s' was prepared for a fast "
                           "kernel that this target has not", ir_instr_kind_name(in->kind),
                           in->name ? in->name : "?");

@@ -25,7 +25,7 @@ const char *cpu_kernel_name(cpu_kernel k)
 
 static cpu_arg ptr(const ir_value *v, uint64_t extra)
 {
-    return (cpu_arg){ .kind = CA_PTR, .region = cpu_region_of(v), .offset = v->addr + extra };
+    return (cpu_arg){ .kind = CA_PTR, .region = glow_value_region(v), .offset = v->addr + extra };
 }
 static cpu_arg opt_ptr(const ir_value *v) { return v ? ptr(v, 0) : (cpu_arg){ .kind = CA_NULL }; }
 static cpu_arg num(int64_t i) { return (cpu_arg){ .kind = CA_INT, .i = i }; }
@@ -409,8 +409,6 @@ static bool sel_splat(const ir_instr *in, cpu_op *op)
        ptr(y, 0));
     return true;
 }
-
-bool cpu_backend_only(const ir_instr *in) { return cpu_own_kind(in->kind); }
 
 bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
 {
