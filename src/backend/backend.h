@@ -41,6 +41,10 @@ struct glow_backend {
      * function is the backend's own: the verifier still accepts it, the evaluator no longer
      * runs all of it. */
     glow_status (*prepare)(ir_function *f, const glow_prepare_options *o, glow_diag *d);
+    /* Optional (NULL: every instruction runs natively): the compiled program's instructions
+     * that the backend hands to the evaluator, in program order; points *out at them (the
+     * state's) and returns how many. */
+    int (*fallbacks)(const void *state, const ir_instr *const **out);
 };
 
 /* --- backend.c: what every backend needs --- */

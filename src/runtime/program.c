@@ -213,6 +213,15 @@ glow_tensor glow_program_output(const glow_program *p, int i)
     return glow_tensor_borrow(t, data);
 }
 
+int glow_program_fallbacks(const glow_program *p, const ir_instr *const **out)
+{
+    static const ir_instr *const none[1];
+    *out = none;
+    if (!p || !p->state || !p->backend->fallbacks)
+        return 0;
+    return p->backend->fallbacks(p->state, out);
+}
+
 void glow_program_destroy(glow_program *p)
 {
     if (!p)

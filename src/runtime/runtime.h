@@ -57,6 +57,9 @@ glow_status glow_program_run(glow_program *p, const glow_tensor *inputs, int nin
                              glow_diag *d);
 /* Output i as a tensor borrowing the program's memory (valid until the next run). */
 glow_tensor glow_program_output(const glow_program *p, int i);
+/* The compiled program's instructions its backend runs through the evaluator instead of
+ * native code (program order; borrowed from the program): how many, *out pointed at them. */
+int glow_program_fallbacks(const glow_program *p, const ir_instr *const **out);
 void glow_program_destroy(glow_program *p);
 
 #endif

@@ -3,180 +3,7 @@
 // against the interpreter, with 1 and 2 threads bit-identical, and checks that the row's kernel
 // (not the fallback) ran. The table in main() is keyed by family (kernels/kernel_rows.h);
 // `--list` prints the rows it covers for test_kernel_rows.
-#include "check.h"
-#include "kernels/kernel_rows.h"
-#include "backend/cpu/cpu_internal.h"
-#include "runtime/runtime.h"
-
-static glow_module *M;
-static glow_function *F;
-static glow_diag D;
-static uint64_t rng_state;
-
-#define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
-
-static uint32_t rnd(void)
-{
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)(rng_state >> 33);
-}
-static int64_t rint_in(int64_t lo, int64_t hi)
-{
-    return lo + (int64_t)(rnd() % (uint32_t)(hi - lo + 1));
-}
-static float rfloat(void) { return (float)((int)(rnd() % 2001) - 1000) / 500.0f; }
-
-static float *rand_data(int64_t n)
-{
-    float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
-    for (int64_t i = 0; i < n; i++)
-        p[i] = rfloat();
-    return p;
-}
-
-/* --- graph building (one module per compile: programs consume their module) --- */
-
-#define MAX_IN 4
-static glow_tensor inputs[MAX_IN];
-static int ninputs;
-
-static glow_value input(const char *name, int rank, const int64_t *dims)
-{
-    glow_type ty = glow_type_make(GLOW_F32, rank, dims);
-    if (ninputs < MAX_IN) {
-        glow_tensor_alloc(&inputs[ninputs], &ty, &D);
-        float *p = inputs[ninputs].data;
-        for (int64_t i = 0; i < glow_type_numel(&ty); i++)
-            p[i] = rfloat();
-        ninputs++;
-    }
-    return glow_val(glow_placeholder_create(M, name, &ty, true), 0);
-}
-
-static glow_value cst(int rank, const int64_t *dims)
-{
-    static int count;
-    char name[32];
-    snprintf(name, sizeof name, "w%d", count++);
-    glow_type ty = glow_type_make(GLOW_F32, rank, dims);
-    float *data = rand_data(glow_type_numel(&ty));
-    glow_value v = glow_val(glow_constant_create(M, name, &ty, data), 0);
-    free(data);
-    return v;
-}
-
-static glow_value node(glow_node_kind k, const glow_value *ins, int nin, const glow_attr *attrs,
-                       int nattr)
-{
-    glow_node *n = glow_build(F, k, glow_node_kind_name(k), ins, nin, attrs, nattr, NULL,
-                              k == NK_MAX_POOL ? 1 : 0, &D);
-    if (!n) {
-        fprintf(stderr, "build %s: %s\n", glow_node_kind_name(k), D.msg);
-        exit(1);
-    }
-    return glow_val(n, 0);
-}
-
-static void output(glow_value v)
-{
-    glow_node *ph = glow_placeholder_create(M, "y", glow_value_type(v), false);
-    glow_save_create(F, "y", v, ph);
-}
-
-/* A case builds M/F from the seed; it is built once per backend/thread count. */
-typedef void (*case_fn)(void);
-
-static void build(case_fn fn, uint64_t seed)
-{
-    for (int i = 0; i < ninputs; i++)
-        glow_tensor_free(&inputs[i]);
-    ninputs = 0;
-    rng_state = seed;
-    M = glow_module_create();
-    F = glow_function_create(M, "main");
-    fn();
-}
-
-static int chains;   /* fused elementwise loops in the last cpu module generated */
-static bool called[GK_NROWS]; /* rows whose kernel a generated cpu module called */
-
-/* Compiles and runs; returns a malloc'd copy of output 0 (NULL on failure). */
-static float *run(case_fn fn, uint64_t seed, const char *backend, int threads, int64_t *n,
-                  int *fallbacks)
-{
-    build(fn, seed);
-    glow_program *p = NULL;
-    glow_compile_options o = { .backend = backend, .threads = threads,
-                               .stop_after = GLOW_STAGE_COMPILED };
-    glow_diag_clear(&D);
-    if (glow_program_create(M, &o, &p, &D) != GLOW_OK ||
-        glow_program_run(p, inputs, ninputs, &D) != GLOW_OK) {
-        fprintf(stderr, "%s: %s\n", backend, D.msg);
-        glow_program_destroy(p);
-        return NULL;
-    }
-    if (fallbacks && !strcmp(backend, "cpu")) {
-        cpu_module *m = NULL;
-        int nk = 0;
-        if (cpu_generate(p->ir, &m, &nk, fallbacks, &D) == GLOW_OK) {
-            char *text = cpu_module_text(m);
-            chains = 0;
-            for (const char *t = text; (t = strstr(t, "_chain(")); t++)
-                chains++;
-            for (int r = 0; r < GK_NROWS; r++)
-                called[r] |= strstr(text, gk_rows[r].name) != NULL;
-            free(text);
-            cpu_module_destroy(m);
-        }
-    }
-    glow_tensor t = glow_program_output(p, 0);
-    *n = glow_type_numel(&t.type);
-    float *out = malloc(sizeof(float) * (size_t)(*n > 0 ? *n : 1));
-    memcpy(out, t.data, sizeof(float) * (size_t)*n);
-    glow_program_destroy(p);
-    return out;
-}
-
-/* cpu (1 and 2 threads) against the interpreter within rel_tol; the two thread counts
- * bit-identical; no fallback when kernel_only. */
-static void diff(const char *what, case_fn fn, uint64_t seed, double rel_tol, bool kernel_only)
-{
-    int64_t n0 = 0, n1 = 0, n2 = 0;
-    int fb = -1;
-    float *ref = run(fn, seed, "interpreter", 1, &n0, NULL);
-    float *c1 = run(fn, seed, "cpu", 1, &n1, &fb);
-    float *c2 = run(fn, seed, "cpu", 2, &n2, NULL);
-    CHECK(ref && c1 && c2);
-    if (!ref || !c1 || !c2)
-        goto done;
-    CHECK_EQ(n0, n1);
-    CHECK_EQ(n1, n2);
-    if (kernel_only && fb != 0) {
-        fprintf(stderr, "%s (seed %llu): %d instructions fell back\n", what,
-                (unsigned long long)seed, fb);
-        CHECK(false);
-    }
-    int bad = 0;
-    for (int64_t i = 0; i < n0 && bad < 3; i++) {
-        double a = ref[i], b = c1[i];
-        bool same_nan = a != a && b != b;
-        if (!same_nan && !(fabs(a - b) <= rel_tol * (fabs(a) > 1 ? fabs(a) : 1))) {
-            fprintf(stderr, "%s (seed %llu): [%lld] cpu %.9g, interpreter %.9g\n", what,
-                    (unsigned long long)seed, (long long)i, b, a);
-            bad++;
-        }
-        if (memcmp(&c1[i], &c2[i], sizeof(float)) != 0 && bad < 3) {
-            fprintf(stderr, "%s (seed %llu): [%lld] 1 thread %.9g, 2 threads %.9g\n", what,
-                    (unsigned long long)seed, (long long)i, c1[i], c2[i]);
-            bad++;
-        }
-    }
-    CHECK(bad == 0);
-done:
-    free(ref);
-    free(c1);
-    free(c2);
-}
+#include "cpu/cpu_diff.h"
 
 /* --- cases --- */
 
@@ -352,16 +179,6 @@ static void case_fallback(void)
 
 /* --- the table: one test per scalar family of kernels.def --- */
 
-/* Fails the row when no generated module called its kernel: the cases did not reach it. */
-static void check_called(const gk_row *row)
-{
-    if (!called[row - gk_rows]) {
-        fprintf(stderr, "%s: no case called it\n", row->name);
-        CHECK(false);
-    }
-}
-
-static int trials;
 
 static void eltwise_trials(const gk_row *row, const glow_node_kind *kinds, size_t n, int seed0)
 {
@@ -489,17 +306,10 @@ int main(int argc, char **argv)
         { "avgpool2d_f32", test_avgpool },      { "transpose_b32", test_transpose },
         { "reduce_f32", test_reduce },
     };
-    /* Fewer random trials under the sanitizers, where each JIT compile is slow. */
-    const char *san = getenv("GLOWC_CPU_TEST_TRIALS");
-    trials = san ? atoi(san) : 4;
-#ifdef GLOWC_SANITIZE
-    if (!san)
-        trials = 1;
-#endif
+    set_trials();
     CHECK_EQ(kernel_tests_run(argc, argv, tests, sizeof tests / sizeof tests[0]), 0);
     for (int t = 0; t < trials; t++)
         diff("Softmax fallback", case_fallback, 7000 + (uint64_t)t, 0, false);
-    for (int i = 0; i < ninputs; i++)
-        glow_tensor_free(&inputs[i]);
+    free_inputs();
     return CHECK_DONE();
 }

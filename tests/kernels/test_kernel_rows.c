@@ -3,8 +3,9 @@
 // no backend path calls yet (softmax) natively, against a naive reference, 1 and 3 threads.
 //
 // The kernel test programs are those built from tests/kernels/test_*.c (found in the source
-// tree, the tests' working directory) and tests/cpu/test_cpu_kernels.c, the scalar kernels'
-// differential test through the cpu backend; all are built beside this program.
+// tree, the tests' working directory) and tests/cpu/test_cpu_kernels*.c, the scalar kernels'
+// differential tests through the cpu backend (tests/cpu/cpu_diff.h); all are built beside
+// this program.
 #include "check.h"
 #include "kernels_test.h"
 
@@ -71,6 +72,27 @@ static bool add_listed(const char *dir, const char *prog, bool *covered)
     return status == 0;
 }
 
+/* Adds the rows of every program built from DIR/PREFIX*.c; returns how many ran. */
+static int add_programs(const char *self, const char *dir, const char *prefix, bool *covered)
+{
+    int programs = 0;
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (strncmp(e->d_name, prefix, strlen(prefix)) || n < 3 ||
+            strcmp(e->d_name + n - 2, ".c"))
+            continue;
+        char prog[256];
+        snprintf(prog, sizeof prog, "%.*s", (int)(n - 2), e->d_name);
+        CHECK(add_listed(self, prog, covered));
+        programs++;
+    }
+    if (d)
+        closedir(d);
+    return programs;
+}
+
 static void check_coverage(void)
 {
     char self[PATH_MAX];
@@ -82,22 +104,9 @@ static void check_coverage(void)
     *strrchr(self, '/') = '\0';
 
     bool covered[GK_NROWS] = { false };
-    int programs = 0;
-    DIR *d = opendir("tests/kernels");
-    CHECK(d != NULL);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        size_t n = strlen(e->d_name);
-        if (strncmp(e->d_name, "test_", 5) || n < 3 || strcmp(e->d_name + n - 2, ".c"))
-            continue;
-        char prog[256];
-        snprintf(prog, sizeof prog, "%.*s", (int)(n - 2), e->d_name);
-        CHECK(add_listed(self, prog, covered));
-        programs++;
-    }
-    if (d)
-        closedir(d);
-    CHECK(add_listed(self, "test_cpu_kernels", covered));
+    int programs = add_programs(self, "tests/kernels", "test_", covered);
     CHECK(programs >= 2);
+    CHECK(add_programs(self, "tests/cpu", "test_cpu_kernels", covered) >= 1);
     int missing = 0;
     for (int r = 0; r < GK_NROWS; r++)
         if (!covered[r]) {

@@ -245,21 +245,17 @@ static glow_status choose_target(const glow_bundle_options *o, target_choice *t,
 static glow_status check_kernels(const ir_function *f, const cpu_isa *isa, int *ninstr,
                                  glow_diag *d)
 {
-    cpu_op *ops = glow_xcalloc(CPU_MAX_CALLS, sizeof(*ops));
+    int nbad = cpu_fallbacks(f, isa, NULL, 0, ninstr);
+    if (!nbad)
+        return GLOW_OK;
+    const ir_instr **bad = glow_xcalloc((size_t)nbad, sizeof(*bad));
+    cpu_fallbacks(f, isa, bad, nbad, NULL);
     char msg[1536] = "";
     size_t len = 0;
-    int nbad = 0, nkinds = 0;
+    int nkinds = 0;
     bool seen[IK_COUNT] = { false };
-    *ninstr = 0;
-    for (const ir_instr *in = f->first; in; in = in->next) {
-        if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC || in->kind == IK_CPU_ZERO)
-            continue;
-        int nops = 0;
-        if (cpu_select(in, isa, ops, &nops)) {
-            (*ninstr)++;
-            continue;
-        }
-        nbad++;
+    for (int i = 0; i < nbad; i++) {
+        const ir_instr *in = bad[i];
         if (seen[in->kind])
             continue;
         seen[in->kind] = true;
@@ -272,9 +268,7 @@ static glow_status check_kernels(const ir_function *f, const cpu_isa *isa, int *
                                     nkinds > 1 ? ", " : "", ir_instr_kind_name(in->kind), ty,
                                     in->name);
     }
-    free(ops);
-    if (!nbad)
-        return GLOW_OK;
+    free(bad);
     return glow_fail(d, GLOW_ERR_UNSUPPORTED, "bundle: %d instruction%s (%d kind%s) ha%s no "
                      "kernel, and a bundle has no evaluator to fall back on: %s", nbad,
                      nbad > 1 ? "s" : "", nkinds, nkinds > 1 ? "s" : "", nbad > 1 ? "ve" : "s",

@@ -17,6 +17,8 @@ typedef struct cpu_state {
     ir_function *f;
     const ir_instr **instrs;     /* by program index, as glowc_run passes it */
     int ninstr;
+    const ir_instr **fallback;   /* the instructions the evaluator runs, program order */
+    int nfallback;
     cpu_jit *jit;
     cpu_run_fn run;
     glow_threadpool *pool;
@@ -89,6 +91,7 @@ static void cpu_destroy(void *state)
     glow_threadpool_destroy(s->pool);
     cpu_jit_destroy(s->jit);
     free(s->instrs);
+    free(s->fallback);
     free(s);
 }
 
@@ -105,6 +108,11 @@ static glow_status cpu_compile(ir_function *f, int threads, void **state, glow_d
     int i = 0;
     for (const ir_instr *in = f->first; in; in = in->next)
         s->instrs[i++] = in;
+    cpu_isa isa;
+    cpu_host_isa(&isa);
+    s->nfallback = cpu_fallbacks(f, &isa, NULL, 0, NULL);
+    s->fallback = glow_xcalloc((size_t)s->nfallback + 1, sizeof(*s->fallback));
+    cpu_fallbacks(f, &isa, s->fallback, s->nfallback, NULL);
     cpu_module *m = NULL;
     int nk, nf;
     glow_status st = GLOW_OK;
@@ -152,6 +160,13 @@ static glow_status cpu_execute(void *state, uint8_t *constant, uint8_t *mutable_
     return GLOW_OK;
 }
 
+static int cpu_fallback_list(const void *state, const ir_instr *const **out)
+{
+    const cpu_state *s = state;
+    *out = s->fallback;
+    return s->nfallback;
+}
+
 glow_status glow_cpu_llvm_ir(ir_function *f, char **text, glow_diag *d)
 {
     cpu_module *m = NULL;
@@ -171,4 +186,5 @@ const glow_backend glow_cpu_backend = {
     .destroy = cpu_destroy,
     .fuse_activation = cpu_fuse_activation,
     .prepare = cpu_prepare_hook,
+    .fallbacks = cpu_fallback_list,
 };

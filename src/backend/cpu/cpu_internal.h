@@ -144,6 +144,11 @@ typedef struct cpu_op {
  * barrier between them (they write disjoint bytes). False: no kernel fits, the instruction
  * runs through the evaluator (glowc_cpu_fallback). */
 bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops);
+/* The instructions of f no kernel computes on isa (lifetime markers and cpu.zero aside), in
+ * program order: stores up to max of them in out (may be NULL) and returns how many there
+ * are; *nnative (may be NULL) gets the count of those a kernel computes. */
+int cpu_fallbacks(const ir_function *f, const cpu_isa *isa, const ir_instr **out, int max,
+                  int *nnative);
 
 /* --- schedule.c: what runs in which order, with which barriers --- */
 

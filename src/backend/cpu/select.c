@@ -7,6 +7,7 @@
 // adding a kernel never changes what the backend can run, only how fast. The backend's own
 // instructions (prepare.c) always have a kernel on the ISA they were prepared for.
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
@@ -441,4 +442,27 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
     default:
         return sel_elementwise(in, ops);
     }
+}
+
+int cpu_fallbacks(const ir_function *f, const cpu_isa *isa, const ir_instr **out, int max,
+                  int *nnative)
+{
+    cpu_op *ops = glow_xcalloc(CPU_MAX_CALLS, sizeof(*ops));
+    int n = 0, native = 0;
+    for (const ir_instr *in = f->first; in; in = in->next) {
+        if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC || in->kind == IK_CPU_ZERO)
+            continue;
+        int nops = 0;
+        if (cpu_select(in, isa, ops, &nops)) {
+            native++;
+        } else {
+            if (out && n < max)
+                out[n] = in;
+            n++;
+        }
+    }
+    free(ops);
+    if (nnative)
+        *nnative = native;
+    return n;
 }
