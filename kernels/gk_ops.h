@@ -57,4 +57,12 @@ typedef enum {
     GK_CHAIN_CLIP = 100,
 } gk_chain_code;
 
+/* gk_pad_*: Pad's modes (index_math.h maps a coordinate under each). */
+typedef enum {
+    GK_PAD_CONSTANT = 0,
+    GK_PAD_REFLECT = 1,
+    GK_PAD_EDGE = 2,
+    GK_PAD_WRAP = 3,
+} gk_pad_mode;
+
 #endif
