@@ -11,6 +11,7 @@
 //               and work counters as explicit operands
 //   select.c    one instruction -> typed kernel operations (cpu_op)
 //   select_move.c  data movement of any element kind (strided copies, pads, gathers)
+//   select_typed.c  elementwise instructions of every element kind -> the typed kernels
 //   schedule.c  elementwise chains fused, barriers placed -> a cpu_plan
 //   target.c    LLVM setup, the host's ISA, target machines, attributes, O3 (cpu_llvm.h)
 //   emit.c      a cpu_plan -> LLVM calls of the kernel library (no decisions)
@@ -157,6 +158,11 @@ int cpu_fallbacks(const ir_function *f, const cpu_isa *isa, const ir_instr **out
  * InsertTensor, Pad, Trilu and (constant indices) the gathers and scatters of any element
  * kind; false when no kernel fits. */
 bool cpu_select_move(const ir_instr *in, cpu_op *ops, int *nops);
+/* --- select_typed.c --- */
+
+/* The typed elementwise kernel (kernels/typed) computing `in`, an elementwise instruction of
+ * any element kind, Cast, Where or Splat: one operation. False when none fits. */
+bool cpu_select_typed(const ir_instr *in, cpu_op *op);
 
 /* --- schedule.c: what runs in which order, with which barriers --- */
 

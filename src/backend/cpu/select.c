@@ -440,11 +440,13 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
     case IK_GATHER_ND: case IK_SCATTER_ELEMENTS: case IK_SCATTER_ND:
         return cpu_select_move(in, ops, nops);
     case IK_SPLAT:
-        return sel_splat(in, ops);
+        return sel_splat(in, ops) || cpu_select_typed(in, ops);
+    case IK_CAST: case IK_WHERE:
+        return cpu_select_typed(in, ops);
     case IK_REDUCE_SUM: case IK_REDUCE_MEAN: case IK_REDUCE_MAX: case IK_REDUCE_MIN:
         return sel_reduce(in, ops);
     default:
-        return sel_elementwise(in, ops);
+        return sel_elementwise(in, ops) || cpu_select_typed(in, ops);
     }
 }
 
