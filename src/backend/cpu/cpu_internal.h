@@ -10,6 +10,7 @@
 //               instructions (ir/instrs.def, "cpu.*") with repacked weights, blocked scratch
 //               and work counters as explicit operands
 //   select.c    one instruction -> typed kernel operations (cpu_op)
+//   select_spatial.c  the same for Conv, ConvTranspose, the pools, LRN and Resize
 //   schedule.c  elementwise chains fused, barriers placed -> a cpu_plan
 //   target.c    LLVM setup, the host's ISA, target machines, attributes, O3 (cpu_llvm.h)
 //   emit.c      a cpu_plan -> LLVM calls of the kernel library (no decisions)
@@ -149,6 +150,12 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops);
  * are; *nnative (may be NULL) gets the count of those a kernel computes. */
 int cpu_fallbacks(const ir_function *f, const cpu_isa *isa, const ir_instr **out, int max,
                   int *nnative);
+
+/* --- select_spatial.c --- */
+
+/* cpu_select for Conv, ConvTranspose, MaxPool, AveragePool, LpPool, LRN and Resize (one
+ * operation). */
+bool cpu_select_spatial(const ir_instr *in, cpu_op *op);
 
 /* --- schedule.c: what runs in which order, with which barriers --- */
 
