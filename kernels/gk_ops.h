@@ -156,5 +156,29 @@ typedef enum {
     GK_TB_SHL = 22,              /* BitShift LEFT */
     GK_TB_SHR = 23,              /* BitShift RIGHT */
 } gk_typed_binary;
+/* gk_resize_f32_*: Resize's sampling mode, coordinate transformation and nearest rounding
+ * (the ONNX attribute strings; kernels/resize_math.h). */
+typedef enum {
+    GK_RESIZE_NEAREST = 1,
+    GK_RESIZE_LINEAR = 2,
+    GK_RESIZE_CUBIC = 3,
+} gk_resize_mode;
+
+typedef enum {
+    GK_COORD_HALF_PIXEL = 1,
+    GK_COORD_ASYMMETRIC = 2,
+    GK_COORD_ALIGN_CORNERS = 3,
+    GK_COORD_PYTORCH_HALF_PIXEL = 4,
+    GK_COORD_TF_HALF_PIXEL_FOR_NN = 5,
+    GK_COORD_HALF_PIXEL_SYMMETRIC = 6,
+    GK_COORD_TF_CROP_AND_RESIZE = 7,
+} gk_coord_mode;
+
+typedef enum {
+    GK_NEAREST_ROUND_PREFER_FLOOR = 1,
+    GK_NEAREST_ROUND_PREFER_CEIL = 2,
+    GK_NEAREST_FLOOR = 3,
+    GK_NEAREST_CEIL = 4,
+} gk_nearest_mode;
 
 #endif

@@ -12,6 +12,7 @@
 //   select.c    one instruction -> typed kernel operations (cpu_op)
 //   select_move.c  data movement of any element kind (strided copies, pads, gathers)
 //   select_typed.c  elementwise instructions of every element kind -> the typed kernels
+//   select_spatial.c  the same for Conv, ConvTranspose, the pools, LRN and Resize
 //   schedule.c  elementwise chains fused, barriers placed -> a cpu_plan
 //   target.c    LLVM setup, the host's ISA, target machines, attributes, O3 (cpu_llvm.h)
 //   emit.c      a cpu_plan -> LLVM calls of the kernel library (no decisions)
@@ -163,6 +164,11 @@ bool cpu_select_move(const ir_instr *in, cpu_op *ops, int *nops);
 /* The typed elementwise kernel (kernels/typed) computing `in`, an elementwise instruction of
  * any element kind, Cast, Where or Splat: one operation. False when none fits. */
 bool cpu_select_typed(const ir_instr *in, cpu_op *op);
+/* --- select_spatial.c --- */
+
+/* cpu_select for Conv, ConvTranspose, MaxPool, AveragePool, LpPool, LRN and Resize (one
+ * operation). */
+bool cpu_select_spatial(const ir_instr *in, cpu_op *op);
 
 /* --- schedule.c: what runs in which order, with which barriers --- */
 
