@@ -41,12 +41,18 @@ typedef enum {
     GK_ACT_TANH = 5,
 } gk_act_kind;
 
-/* gk_reduce_f32_*: reductions over the middle dim of [outer, n, inner]. */
+/* gk_reduce_*: reductions (f32: over the middle dim of [outer, n, inner]; any: strided). */
 typedef enum {
     GK_RED_SUM = 1,
     GK_RED_MEAN = 2,
     GK_RED_MAX = 3,
     GK_RED_MIN = 4,
+    GK_RED_PROD = 5,       /* from here on gk_reduce_any_* only */
+    GK_RED_L1 = 6,
+    GK_RED_L2 = 7,
+    GK_RED_LOG_SUM = 8,
+    GK_RED_LOG_SUM_EXP = 9,
+    GK_RED_SUM_SQUARE = 10,
 } gk_reduce_op;
 
 /* gk_chain_f32_*: a run of up to GK_CHAIN_MAX same-size elementwise steps in one loop. Step k's

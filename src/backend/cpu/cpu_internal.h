@@ -10,6 +10,8 @@
 //               instructions (ir/instrs.def, "cpu.*") with repacked weights, blocked scratch
 //               and work counters as explicit operands
 //   select.c    one instruction -> typed kernel operations (cpu_op)
+//   select_reduce.c  the same for reductions and along-axis ops of any element kind (called
+//               by select.c's switch; defines its own small argument helpers)
 //   schedule.c  elementwise chains fused, barriers placed -> a cpu_plan
 //   target.c    LLVM setup, the host's ISA, target machines, attributes, O3 (cpu_llvm.h)
 //   emit.c      a cpu_plan -> LLVM calls of the kernel library (no decisions)
@@ -149,6 +151,12 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops);
  * are; *nnative (may be NULL) gets the count of those a kernel computes. */
 int cpu_fallbacks(const ir_function *f, const cpu_isa *isa, const ir_instr **out, int max,
                   int *nnative);
+
+/* --- select_reduce.c --- */
+
+/* cpu_select for Reduce*, ArgMax/ArgMin, CumSum/CumProd, TopK, Hardmax and MatMul of a kind
+ * other than f32 (any numeric kind the evaluator runs). */
+bool cpu_select_reduce(const ir_instr *in, cpu_op *ops, int *nops);
 
 /* --- schedule.c: what runs in which order, with which barriers --- */
 
