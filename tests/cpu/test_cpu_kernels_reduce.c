@@ -1,8 +1,8 @@
 // test_cpu_kernels_reduce.c - Differential tests of the cpu backend's reduction and along-axis
-// kernels of any numeric kind (kernels/reduce, kernels/scan, kernels/softmax, kernels/matmul
-// `any` rows): random shapes with 1-sized and odd dims, random axes, attributes and element
-// kinds, against the interpreter, 1 and 2 threads bit-identical, no fallback, and the row's
-// kernel called. Also checks gk_dtype.h's f16/bf16 conversions against src/graph's.
+// kernels of any numeric kind (the `any` rows of kernels/reduce, scan, softmax, norm and
+// matmul): random shapes with 1-sized and odd dims, random axes, attributes and element kinds,
+// against the interpreter, 1 and 2 threads bit-identical, no fallback, and the row's kernel
+// called. Also checks gk_dtype.h's f16/bf16 conversions against src/graph's.
 #include "cpu/cpu_diff.h"
 #include "gk_dtype.h"
 
@@ -100,6 +100,19 @@ static void case_matmul(void)
     output(node(NK_MATMUL, ins, 2, NULL, 0));
 }
 
+/* LRN of a float kind over the channels of a rank-3..4 tensor, windows of 1..6 channels. */
+static void case_lrn(void)
+{
+    int r = (int)rint_in(3, 4);
+    int64_t dims[4];
+    rand_dims(r, 5, dims);
+    dims[1] = rint_in(1, 9);
+    glow_value x = input_t("x", pick_float(), r, dims);
+    glow_attr a[] = { GLOW_AI(SIZE, rint_in(1, 6)), GLOW_AF(ALPHA, 1e-4 * (double)rint_in(1, 9)),
+                      GLOW_AF(BETA, 0.75), GLOW_AF(BIAS, 1.0 + (double)rint_in(0, 3)) };
+    output(node(NK_LRN, &x, 1, a, 4));
+}
+
 /* --- the table --- */
 
 static void test_reduce_any(const gk_row *row)
@@ -162,6 +175,13 @@ static void test_matmul_any(const gk_row *row)
     check_called(row);
 }
 
+static void test_lrn(const gk_row *row)
+{
+    for (int t = 0; t < trials * 2; t++)
+        diff("LRN", case_lrn, 27000 + (uint64_t)t, 1e-6, true);
+    check_called(row);
+}
+
 /* gk_dtype.h's conversions are src/graph's bit for bit: every f16 and bf16 pattern, and f32
  * patterns around every f16 rounding boundary and at random. */
 static void test_conversions(void)
@@ -191,6 +211,7 @@ int main(int argc, char **argv)
         { "reduce_any", test_reduce_any }, { "arg_any", test_arg },
         { "cumulative_any", test_cumulative }, { "topk_any", test_topk },
         { "hardmax_any", test_hardmax }, { "matmul_any", test_matmul_any },
+        { "lrn_any", test_lrn },
     };
     set_trials();
     if (argc < 2)

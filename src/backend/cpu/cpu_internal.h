@@ -154,8 +154,8 @@ int cpu_fallbacks(const ir_function *f, const cpu_isa *isa, const ir_instr **out
 
 /* --- select_reduce.c --- */
 
-/* cpu_select for Reduce*, ArgMax/ArgMin, CumSum/CumProd, TopK, Hardmax and MatMul of a kind
- * other than f32 (any numeric kind the evaluator runs). */
+/* cpu_select for Reduce*, ArgMax/ArgMin, CumSum/CumProd, TopK, Hardmax, LRN and MatMul of a
+ * kind other than f32 (any numeric kind the evaluator runs). */
 bool cpu_select_reduce(const ir_instr *in, cpu_op *ops, int *nops);
 
 /* --- schedule.c: what runs in which order, with which barriers --- */

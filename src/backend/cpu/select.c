@@ -401,7 +401,7 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
     case IK_REDUCE_SUM: case IK_REDUCE_MEAN: case IK_REDUCE_MAX: case IK_REDUCE_MIN:
     case IK_REDUCE_PROD: case IK_REDUCE_L1: case IK_REDUCE_L2: case IK_REDUCE_LOG_SUM:
     case IK_REDUCE_LOG_SUM_EXP: case IK_REDUCE_SUM_SQUARE: case IK_ARG_MAX: case IK_ARG_MIN:
-    case IK_CUMSUM: case IK_CUMPROD: case IK_TOPK: case IK_HARDMAX:
+    case IK_CUMSUM: case IK_CUMPROD: case IK_TOPK: case IK_HARDMAX: case IK_LRN:
         return cpu_select_reduce(in, ops, nops);
     default:
         return sel_elementwise(in, ops);

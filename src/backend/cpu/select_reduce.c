@@ -1,7 +1,7 @@
 // select_reduce.c - Kernel selection for reductions and the along-axis ops of any numeric kind:
-// Reduce* over any axes, ArgMax/ArgMin, CumSum/CumProd, TopK, Hardmax, and MatMul of the kinds
-// the f32 matmul kernel does not take (kernels/reduce, kernels/scan, kernels/softmax,
-// kernels/matmul).
+// Reduce* over any axes, ArgMax/ArgMin, CumSum/CumProd, TopK, Hardmax, LRN, and MatMul of the
+// kinds the f32 matmul kernel does not take (kernels/reduce, kernels/scan, kernels/softmax,
+// kernels/norm, kernels/matmul).
 //
 // The kernels compute what the evaluator computes for every element kind it runs (a gk_dtype
 // code argument), so an instruction is taken whenever its operands are consistent and no
@@ -48,6 +48,8 @@ static int dt_code(glow_dtype t)
     default: return 0;
     }
 }
+
+static cpu_arg real(double f) { return (cpu_arg){ .kind = CA_REAL, .f = f }; }
 
 static int64_t attr_int(const ir_instr *in, glow_attr_id id, int64_t dflt)
 {
@@ -242,6 +244,26 @@ static bool sel_matmul_any(const ir_instr *in, cpu_op *op)
     return true;
 }
 
+/* LRN over dim 1 of [N, C, spatial...], float kinds. */
+static bool sel_lrn(const ir_instr *in, cpu_op *op)
+{
+    const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v;
+    const glow_type *x = &xv->type;
+    int dt = dt_code(x->dtype);
+    int64_t size = attr_int(in, GA_SIZE, 1), s = 1;
+    if (!dt || !gk_dt_is_float(dt) || !glow_type_equal(&yv->type, x) || in->nout != 1 ||
+        in->nops != 2 || x->rank < 2 || size < 1 || !cpu_no_alias(in))
+        return false;
+    for (int i = 2; i < x->rank; i++)
+        s *= x->dims[i];
+    const glow_attr *alpha = cpu_attr(in, GA_ALPHA), *beta = cpu_attr(in, GA_BETA),
+                    *bias = cpu_attr(in, GA_BIAS);
+    OP(op, CPU_K_lrn_any_scalar, num(dt), real(alpha ? alpha->v.f : 1e-4),
+       real(beta ? beta->v.f : 0.75), real(bias ? bias->v.f : 1.0), num(size), num(x->dims[0]),
+       num(x->dims[1]), num(s), ptr(xv), ptr(yv));
+    return true;
+}
+
 bool cpu_select_reduce(const ir_instr *in, cpu_op *ops, int *nops)
 {
     *nops = 1;
@@ -256,6 +278,8 @@ bool cpu_select_reduce(const ir_instr *in, cpu_op *ops, int *nops)
         return sel_hardmax(in, ops);
     case IK_MATMUL:
         return sel_matmul_any(in, ops);
+    case IK_LRN:
+        return sel_lrn(in, ops);
     default:
         return sel_reduce(in, ops);
     }
