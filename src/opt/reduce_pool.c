@@ -1,6 +1,10 @@
-// reduce_pool.c - ReduceMean over every spatial dim of an N, C, spatial... tensor becomes an
-// AveragePool with the whole spatial extent as kernel (global average pooling), followed by
-// a Reshape when the reduction drops the dims.
+// reduce_pool.c - ReduceMean over H and W of an f32 N, C, H, W tensor becomes an AveragePool
+// with the whole spatial extent as kernel (global average pooling), followed by a Reshape when
+// the reduction drops the dims.
+//
+// Only 2-D f32 pooling: that is what the pooling kernels (the cpu backend's blocked ones
+// among them) run, while other ranks and float kinds have none, and the reduction kernels
+// run every ReduceMean as fast as a pool would.
 // Requires: verified graph. Keeps: topological order; results within float rounding.
 #include "opt/opt_internal.h"
 
@@ -10,9 +14,9 @@ static void rewrite(opt_cx *cx, glow_node *n)
     int naxes = 0;
     const int64_t *axes = glow_node_ints(n, GA_AXES, &naxes);
     int sp = t->rank - 2;
-    if (t->rank < 3 || t->rank > 5 || naxes != sp || !glow_dtype_is_float(t->dtype))
+    if (t->rank != 4 || naxes != sp || t->dtype != GLOW_F32)
         return;
-    int64_t kernel[3], ones[3], pads[6] = { 0 };
+    int64_t kernel[2], ones[2], pads[4] = { 0 };
     for (int k = 0; k < sp; k++) {
         if (axes[k] != k + 2)
             return;

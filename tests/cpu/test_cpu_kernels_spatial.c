@@ -1,6 +1,6 @@
 // test_cpu_kernels_spatial.c - Differential tests of the cpu backend's spatial kernels (the
 // "Spatial ops" section of kernels.def): Conv and ConvTranspose over 1-3 spatial dims, the 3-D
-// pools (MaxPool with its index result, AveragePool, LpPool), LRN and Resize, on random shapes
+// pools (MaxPool with its index result, AveragePool, LpPool) and Resize, on random shapes
 // with odd and 1-sized dims, against the interpreter, 1 and 2 threads bit-identical, requiring
 // that no instruction fell back and that the row's kernel ran.
 #include "cpu/cpu_diff.h"
@@ -150,28 +150,6 @@ static void test_avgpool3d(const gk_row *row)
     pool_trials(row, NK_LP_POOL, 1);
 }
 
-/* --- LRN --- */
-
-static void case_lrn(void)
-{
-    int r = (int)rint_in(3, 5);
-    int64_t dims[5] = { rint_in(1, 2), rint_in(1, 9), 1, 1, 1 };
-    for (int i = 2; i < r; i++)
-        dims[i] = rint_in(1, r == 3 ? 300 : 7);
-    glow_value x = input("x", r, dims);
-    glow_attr a[] = { GLOW_AI(SIZE, rint_in(1, 6)), GLOW_AF(ALPHA, 0.001 * (double)rint_in(1, 9)),
-                      GLOW_AF(BETA, 0.25 * (double)rint_in(1, 4)),
-                      GLOW_AF(BIAS, 0.5 * (double)rint_in(1, 4)) };
-    output(node(NK_LRN, &x, 1, a, 4));
-}
-
-static void test_lrn(const gk_row *row)
-{
-    for (int t = 0; t < 2 * trials; t++)
-        diff("LRN", case_lrn, 500 + (uint64_t)t, 0, true);
-    check_called(row);
-}
-
 /* --- Resize --- */
 
 static const char *const modes[] = { "nearest", "linear", "cubic" };
@@ -222,7 +200,7 @@ int main(int argc, char **argv)
     static const kernel_test tests[] = {
         { "conv3d_f32", test_conv3d },       { "deconv3d_f32", test_deconv3d },
         { "maxpool3d_f32", test_maxpool3d }, { "avgpool3d_f32", test_avgpool3d },
-        { "lrn_f32", test_lrn },             { "resize_f32", test_resize },
+        { "resize_f32", test_resize },
     };
     set_trials();
     CHECK_EQ(kernel_tests_run(argc, argv, tests, sizeof tests / sizeof tests[0]), 0);

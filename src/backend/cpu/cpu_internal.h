@@ -13,6 +13,8 @@
 //   select_move.c  data movement of any element kind (strided copies, pads, gathers)
 //   select_typed.c  elementwise instructions of every element kind -> the typed kernels
 //   select_spatial.c  the same for Conv, ConvTranspose, the pools, LRN and Resize
+//   select_reduce.c  the same for reductions and along-axis ops of any element kind (called
+//               by select.c's switch; defines its own small argument helpers)
 //   schedule.c  elementwise chains fused, barriers placed -> a cpu_plan
 //   target.c    LLVM setup, the host's ISA, target machines, attributes, O3 (cpu_llvm.h)
 //   emit.c      a cpu_plan -> LLVM calls of the kernel library (no decisions)
@@ -169,6 +171,11 @@ bool cpu_select_typed(const ir_instr *in, cpu_op *op);
 /* cpu_select for Conv, ConvTranspose, MaxPool, AveragePool, LpPool, LRN and Resize (one
  * operation). */
 bool cpu_select_spatial(const ir_instr *in, cpu_op *op);
+/* --- select_reduce.c --- */
+
+/* cpu_select for Reduce*, ArgMax/ArgMin, CumSum/CumProd, TopK, Hardmax, LRN and MatMul of a
+ * kind other than f32 (any numeric kind the evaluator runs). */
+bool cpu_select_reduce(const ir_instr *in, cpu_op *ops, int *nops);
 
 /* --- schedule.c: what runs in which order, with which barriers --- */
 

@@ -322,47 +322,6 @@ static bool sel_copy(const ir_instr *in, cpu_op *op)
     return true;
 }
 
-/* Sum/Mean/Max/Min whose reduced dims (ignoring 1s) are one contiguous run: [outer, n, inner]. */
-static bool sel_reduce(const ir_instr *in, cpu_op *op)
-{
-    const glow_type *x = &in->ops[1].v->type;
-    const glow_attr *axes = cpu_attr(in, GA_AXES);
-    if (!cpu_all_f32(in) || in->nout != 1 || in->nops != 2 || !axes || !cpu_no_alias(in))
-        return false;
-    bool red[GLOW_MAX_DIMS] = { false };
-    for (uint32_t i = 0; i < axes->n; i++) {
-        int64_t a = axes->v.ints[i];
-        if (a < 0 || a >= x->rank)
-            return false;
-        red[a] = true;
-    }
-    int first = -1, last = -1;
-    for (int i = 0; i < x->rank; i++)
-        if (red[i] && x->dims[i] != 1) {
-            first = first < 0 ? i : first;
-            last = i;
-        }
-    int64_t outer = 1, n = 1, inner = 1;
-    for (int i = 0; i < x->rank; i++) {
-        if (first >= 0 && i >= first && i <= last) {
-            if (!red[i] && x->dims[i] != 1)
-                return false;
-            n *= x->dims[i];
-        } else if (first < 0 || i < first) {
-            outer *= x->dims[i];
-        } else {
-            inner *= x->dims[i];
-        }
-    }
-    if (outer * inner != glow_type_numel(&in->ops[0].v->type))
-        return false;
-    int code = in->kind == IK_REDUCE_SUM ? GK_RED_SUM : in->kind == IK_REDUCE_MEAN ? GK_RED_MEAN
-             : in->kind == IK_REDUCE_MAX ? GK_RED_MAX : GK_RED_MIN;
-    OP(op, CPU_K_reduce_f32_scalar, num(code), num(outer), num(n), num(inner),
-       ptr(in->ops[1].v, 0), ptr(in->ops[0].v, 0));
-    return true;
-}
-
 /* Splat of an f32 value over the whole result. */
 static bool sel_splat(const ir_instr *in, cpu_op *op)
 {
@@ -382,13 +341,15 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
     case IK_COPY: case IK_RESHAPE:
         return sel_copy(in, ops);
     case IK_CONV: case IK_CONV_TRANSPOSE: case IK_MAX_POOL: case IK_AVG_POOL: case IK_LP_POOL:
-    case IK_LRN: case IK_RESIZE:
+    case IK_RESIZE:
         return cpu_select_spatial(in, ops);
     case IK_CPU_CONV_NCHWC: case IK_CPU_DWCONV_NCHWC:
         return sel_conv_nchwc(in, isa, ops);
     case IK_CPU_TO_NCHWC: case IK_CPU_FROM_NCHWC:
         return sel_convert(in, isa, ops);
-    case IK_MATMUL: case IK_FULLY_CONNECTED: case IK_CPU_GEMM_PACKED:
+    case IK_MATMUL:
+        return sel_matmul(in, isa, ops) || cpu_select_reduce(in, ops, nops);
+    case IK_FULLY_CONNECTED: case IK_CPU_GEMM_PACKED:
         return sel_matmul(in, isa, ops);
     case IK_CPU_MAXPOOL_NCHWC: case IK_CPU_AVGPOOL_NCHWC:
         return sel_pool_nchwc(in, isa, ops);
@@ -407,7 +368,10 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
     case IK_CAST: case IK_WHERE:
         return cpu_select_typed(in, ops);
     case IK_REDUCE_SUM: case IK_REDUCE_MEAN: case IK_REDUCE_MAX: case IK_REDUCE_MIN:
-        return sel_reduce(in, ops);
+    case IK_REDUCE_PROD: case IK_REDUCE_L1: case IK_REDUCE_L2: case IK_REDUCE_LOG_SUM:
+    case IK_REDUCE_LOG_SUM_EXP: case IK_REDUCE_SUM_SQUARE: case IK_ARG_MAX: case IK_ARG_MIN:
+    case IK_CUMSUM: case IK_CUMPROD: case IK_TOPK: case IK_HARDMAX: case IK_LRN:
+        return cpu_select_reduce(in, ops, nops);
     default:
         return sel_elementwise(in, ops) || cpu_select_typed(in, ops);
     }
