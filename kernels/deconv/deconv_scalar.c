@@ -5,14 +5,9 @@
 // (n, m) and write nothing another thread writes. Sums run in double, as the evaluator's.
 #include "kernels.h"
 
-/* Output positions per accumulator chunk: a stack row of doubles, no allocation. */
-#define CHUNK 512
-
-static inline int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return q * b > a ? q - 1 : q;
-}
+/* Accumulators per output row chunk: a stack row of doubles, no allocation (the backend
+ * passes strides up to 64 along W, so a chunk holds at least 16 columns of every phase). */
+#define CHUNK 1024
 
 /* The input index of output o through tap k (o = i * s - pad + k * dil), or -1 when none. */
 static inline int64_t source_of(int64_t o, int64_t k, int64_t s, int64_t dil, int64_t pad,
@@ -24,19 +19,24 @@ static inline int64_t source_of(int64_t o, int64_t k, int64_t s, int64_t dil, in
     return t / s < in ? t / s : -1;
 }
 
-/* acc[ox - ox0] += wv * xr[ix] for the outputs ox in [ox0, ox1) that input ix reaches through
- * a tap at offset off = pad - k * dil: ox = ix * s - off. */
-static inline void row_taps(double *acc, const float *xr, double wv, int64_t ox0, int64_t ox1,
-                            int64_t s, int64_t off, int64_t in)
+/* acc[ox % s][ox / s - j0] += wv * xr[ix] for the outputs ox = ix * s - off (off = pad - k * dil)
+ * in columns j = ox / s of [j0, j0 + nj) and below ow: acc holds one row per phase ox % s, so
+ * both sides of the loop are contiguous and it vectorizes. */
+static inline void row_taps(double *acc, int64_t nj, const float *xr, double wv, int64_t j0,
+                            int64_t s, int64_t off, int64_t in, int64_t ow)
 {
-    int64_t ilo = floor_div(ox0 + off + s - 1, s), ihi = floor_div(ox1 - 1 + off, s) + 1;
+    int64_t q = ((-off) % s + s) % s, base = (-off - q) / s;   /* ox = (ix + base) * s + q */
+    int64_t jhi = j0 + nj, jmax = q < ow ? (ow - 1 - q) / s + 1 : 0;
+    if (jhi > jmax)
+        jhi = jmax;
+    int64_t ilo = j0 - base, ihi = jhi - base;
     if (ilo < 0)
         ilo = 0;
     if (ihi > in)
         ihi = in;
-    double *a = acc + (-off - ox0);
+    int64_t at = q * nj + base - j0;
     for (int64_t ix = ilo; ix < ihi; ix++)
-        a[ix * s] += wv * (double)xr[ix];
+        acc[at + ix] += wv * (double)xr[ix];
 }
 
 void gk_deconv3d_f32_scalar(const float *x, const float *w, const float *bias, float *y,
@@ -52,12 +52,13 @@ void gk_deconv3d_f32_scalar(const float *x, const float *w, const float *bias, f
     for (int64_t p = lo; p < hi; p++) {
         int64_t b = p / m, oc = p % m, g = oc / mg, mm = oc % mg;
         double bv = bias ? (double)bias[oc] : 0.0;
+        /* Columns j of the output row per chunk: ox = j * sw + phase. */
+        int64_t nj = CHUNK / sw, ncols = (ow + sw - 1) / sw;
         for (int64_t oz = 0; oz < od; oz++)
             for (int64_t oy = 0; oy < oh; oy++)
-                for (int64_t ox0 = 0; ox0 < ow; ox0 += CHUNK) {
-                    int64_t ox1 = ox0 + CHUNK < ow ? ox0 + CHUNK : ow;
+                for (int64_t j0 = 0; j0 < ncols; j0 += nj) {
                     double acc[CHUNK];
-                    for (int64_t i = 0; i < ox1 - ox0; i++)
+                    for (int64_t i = 0; i < nj * sw; i++)
                         acc[i] = 0;
                     for (int64_t ic = g * cg; ic < (g + 1) * cg; ic++) {
                         const float *xc = x + (b * c + ic) * in_vol;
@@ -72,14 +73,16 @@ void gk_deconv3d_f32_scalar(const float *x, const float *w, const float *bias, f
                                     continue;
                                 const float *xr = xc + (iz * h + iy) * wd;
                                 for (int64_t kx = 0; kx < kw; kx++)
-                                    row_taps(acc, xr, (double)wc[(kz * kh + ky) * kw + kx],
-                                             ox0, ox1, sw, pw - kx * dw, wd);
+                                    row_taps(acc, nj, xr, (double)wc[(kz * kh + ky) * kw + kx],
+                                             j0, sw, pw - kx * dw, wd, ow);
                             }
                         }
                     }
                     float *yr = y + ((p * od + oz) * oh + oy) * ow;
-                    for (int64_t i = 0; i < ox1 - ox0; i++)
-                        yr[ox0 + i] = (float)(acc[i] + bv);
+                    int64_t j1 = j0 + nj < ncols ? j0 + nj : ncols;
+                    for (int64_t q = 0; q < sw; q++)
+                        for (int64_t j = j0; j < j1 && j * sw + q < ow; j++)
+                            yr[j * sw + q] = (float)(acc[q * nj + j - j0] + bv);
                 }
     }
 }

@@ -22,8 +22,8 @@ static window rand_window(int nsp, int64_t kmax, int64_t smax, bool pads_below_k
         int64_t pmax = pads_below_kernel ? w.k[i] - 1 : 2;
         w.p[i] = rint_in(0, pmax);
         w.p[nsp + i] = rint_in(0, pmax);
-        /* Long rows in 1-D, small volumes in 3-D. */
-        int64_t extra = nsp == 1 ? 40 : nsp == 2 ? 9 : 5;
+        /* Long rows in 1-D (some past the kernels' row chunks), small volumes in 3-D. */
+        int64_t extra = nsp == 1 ? (rnd() % 3 ? 40 : 700) : nsp == 2 ? 9 : 5;
         w.in[i] = rint_in(1, extra) + (w.k[i] - 1) * w.dl[i];
     }
     return w;
@@ -190,7 +190,7 @@ static void case_resize(void)
     int64_t dims[4];
     for (int i = 0; i < r; i++) {
         /* Scale the last two dims (images); earlier ones mostly stay. */
-        dims[i] = rint_in(1, i >= r - 2 ? 9 : 3);
+        dims[i] = rint_in(1, i == r - 1 && rnd() % 3 == 0 ? 90 : i >= r - 2 ? 9 : 3);
         scales[i] = i >= r - 2 || rnd() % 4 == 0 ? pick[rnd() % 8] : 1.0f;
         if (floor((double)dims[i] * scales[i]) < 1)
             scales[i] = 1.0f;
