@@ -61,13 +61,20 @@ void gk_resize_f32_scalar(const float *x, float *y, int64_t i0, int64_t i1, int6
     gk_split(o0 * o1 * o2, 1, tid, nthreads, &lo, &hi);
     for (int64_t ox0 = 0; ox0 < o3 && lo < hi; ox0 += CHUNK) {
         int64_t nx = o3 - ox0 < CHUNK ? o3 - ox0 : CHUNK;
-        gk_taps t3[CHUNK];
+        /* The last dim's taps, tap-major so the loops below run over positions. */
+        int64_t idx3[GK_RESIZE_MAX_TAPS][CHUNK];
+        double w3[GK_RESIZE_MAX_TAPS][CHUNK];
         bool out3[CHUNK];
+        int n3 = 0;
         for (int64_t i = 0; i < nx; i++) {
+            gk_taps t;
             out3[i] = false;
             double sx = gk_resize_coord(coord, (double)(ox0 + i), s3, o3, i3, rs3, re3,
                                         &out3[i]);
-            gk_resize_taps(mode, nearest, a, exclude, sx, i3, &t3[i]);
+            gk_resize_taps(mode, nearest, a, exclude, sx, i3, &t);
+            n3 = t.n;
+            for (int k = 0; k < t.n; k++)
+                idx3[k][i] = t.idx[k], w3[k][i] = t.w[k];
         }
         for (int64_t row = lo; row < hi; row++) {
             int64_t o[3] = { row / (o1 * o2), row / o2 % o1, row % o2 };
@@ -80,24 +87,25 @@ void gk_resize_f32_scalar(const float *x, float *y, int64_t i0, int64_t i1, int6
             }
             row_term terms[GK_RESIZE_MAX_TAPS * GK_RESIZE_MAX_TAPS * GK_RESIZE_MAX_TAPS];
             int nt = row_terms(tp, (int)lead, xs, terms);
-            float *yr = y + row * o3 + ox0;
-            for (int64_t i = 0; i < nx; i++) {
-                if (row_outside || out3[i]) {
-                    yr[i] = (float)extrap;
-                    continue;
-                }
-                const gk_taps *t = &t3[i];
-                double acc = 0;
-                for (int r = 0; r < nt; r++)
-                    for (int k = 0; k < t->n; k++) {
-                        double w = t->w[k];
+            /* Each result adds its terms in the evaluator's order (row term, then last-dim
+             * tap). A zero weight adds +0 where the evaluator skips the term: the same sum,
+             * as the running sum starts at +0 and so is never -0. */
+            double acc[CHUNK];
+            for (int64_t i = 0; i < nx; i++)
+                acc[i] = 0;
+            for (int r = 0; r < nt && !row_outside; r++)
+                for (int k = 0; k < n3; k++) {
+                    const float *xr = x + terms[r].off;
+                    for (int64_t i = 0; i < nx; i++) {
+                        double w = w3[k][i];
                         for (int j = 0; j < nw; j++)
                             w *= terms[r].w[j];
-                        if (w != 0)
-                            acc += w * x[terms[r].off + t->idx[k]];
+                        acc[i] += w != 0 ? w * xr[idx3[k][i]] : 0.0;
                     }
-                yr[i] = (float)acc;
-            }
+                }
+            float *yr = y + row * o3 + ox0;
+            for (int64_t i = 0; i < nx; i++)
+                yr[i] = (float)(row_outside || out3[i] ? extrap : acc[i]);
         }
     }
 }
