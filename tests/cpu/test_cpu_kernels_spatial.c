@@ -134,7 +134,7 @@ static void case_pool(void)
 static void pool_trials(const gk_row *row, glow_node_kind kind, int first_nsp)
 {
     pool_kind = kind;
-    for (int t = 0; t < 3 * trials; t++) {
+    for (int t = 0; t < 2 * trials; t++) {
         pool_nsp = 1 + (first_nsp - 1 + t) % 3;
         diff(glow_node_kind_name(kind), case_pool, 300 + kind * 10 + (uint64_t)t, 1e-6, true);
     }
@@ -212,7 +212,7 @@ static void test_resize(const gk_row *row)
 {
     for (int m = 0; m < 3; m++) {
         resize_mode = m;
-        for (int t = 0; t < 3 * trials; t++)
+        for (int t = 0; t < 2 * trials; t++)
             diff(modes[m], case_resize, 600 + (uint64_t)(m * 50 + t), 0, true);
     }
     check_called(row);
