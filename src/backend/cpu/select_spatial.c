@@ -126,7 +126,8 @@ static bool conv(const ir_instr *in, cpu_op *op)
         !cpu_fused_act(in, &act, &alpha, &beta) || (tr && act != GK_ACT_NONE))
         return false;
     if (wt->dims[0] != (tr ? c : m) || wt->dims[1] != (tr ? m / g : c / g) ||
-        (bv && glow_type_numel(&bv->type) != m) || (!tr && !forward_out_ok(&w)))
+        (bv && glow_type_numel(&bv->type) != m) || (!tr && !forward_out_ok(&w)) ||
+        (tr && w.s[2] > 64))   /* the kernel's row chunk holds 16 columns of 64 phases */
         return false;
     for (int i = 0; i < w.nsp; i++)
         if (wt->dims[2 + i] != w.k[3 - w.nsp + i])
