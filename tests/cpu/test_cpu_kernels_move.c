@@ -167,6 +167,80 @@ static void case_trilu(void)
     output(node(NK_TRILU, &x, 1, a, 2));
 }
 
+/* A constant index tensor (i32 or i64 at random) whose element e lies in
+ * [-sizes[e % m], sizes[e % m]): negative indices count from the end. */
+static glow_value const_index(int rank, const int64_t *dims, int64_t m, const int64_t *sizes)
+{
+    static int count;
+    glow_dtype t = rnd() % 2 ? GLOW_I32 : GLOW_I64;
+    glow_type ty = glow_type_make(t, rank, dims);
+    int64_t n = glow_type_numel(&ty);
+    void *data = calloc((size_t)(n > 0 ? n : 1), 8);
+    for (int64_t e = 0; e < n; e++)
+        glow_store_i64(t, data, (size_t)e, rint_in(-sizes[e % m], sizes[e % m] - 1));
+    char name[32];
+    snprintf(name, sizeof name, "idx%d", count++);
+    glow_value v = glow_val(glow_constant_create(M, name, &ty, data), 0);
+    free(data);
+    return v;
+}
+
+static void case_gather(void)
+{
+    int64_t dims[6], idims[2] = { rint_in(1, 4), rint_in(1, 3) };
+    int r = rand_dims(4, 5, dims), ir = (int)rint_in(0, 2);
+    int64_t axis = rint_in(0, r - 1);
+    glow_value ins[2] = { input_t("x", dt, r, dims), const_index(ir, idims, 1, &dims[axis]) };
+    glow_attr a[] = { GLOW_AI(AXIS, axis) };
+    output(node(NK_GATHER, ins, 2, a, 1));
+}
+
+/* GatherElements, or ScatterElements (updates shaped like the indices) when `scatter`. */
+static void elements(bool scatter)
+{
+    int64_t dims[6], idims[6];
+    int r = rand_dims(4, 5, dims);
+    int64_t axis = rint_in(0, r - 1);
+    for (int i = 0; i < r; i++)
+        idims[i] = i == axis && !scatter ? rint_in(1, 6) : rint_in(1, dims[i]);
+    glow_value ins[3] = { input_t("x", dt, r, dims), const_index(r, idims, 1, &dims[axis]),
+                          input_t("u", dt, r, idims) };
+    glow_attr a[] = { GLOW_AI(AXIS, axis), GLOW_ASTR(REDUCTION, "none") };
+    output(node(scatter ? NK_SCATTER_ELEMENTS : NK_GATHER_ELEMENTS, ins, scatter ? 3 : 2, a,
+                scatter ? 2 : 1));
+}
+
+static void case_gather_elements(void) { elements(false); }
+static void case_scatter_elements(void) { elements(true); }
+
+/* GatherND (batch dims b), or ScatterND (b = 0, updates idx[:-1] + x[m:]) when `scatter`. */
+static void nd(bool scatter)
+{
+    int64_t dims[6], idims[6], udims[6];
+    int r = rand_dims(4, 4, dims);
+    int64_t b = scatter || r < 2 ? 0 : rint_in(0, 1), m = rint_in(1, r - b);
+    int ir = 0, ur = 0;
+    for (int i = 0; i < b; i++)
+        idims[ir++] = dims[i];
+    for (int i = (int)rint_in(0, 2); i > 0; i--)
+        idims[ir++] = rint_in(1, 3);
+    idims[ir++] = m;
+    for (int i = 0; i < ir - 1; i++)
+        udims[ur++] = idims[i];
+    for (int i = (int)(b + m); i < r; i++)
+        udims[ur++] = dims[i];
+    glow_value ins[3] = { input_t("x", dt, r, dims), const_index(ir, idims, m, &dims[b]),
+                          input_t("u", dt, ur, udims) };
+    glow_attr a[] = { GLOW_AI(BATCH_DIMS, b), GLOW_ASTR(REDUCTION, "none") };
+    if (scatter)
+        output(node(NK_SCATTER_ND, ins, 3, &a[1], 1));
+    else
+        output(node(NK_GATHER_ND, ins, 2, a, 1));
+}
+
+static void case_gather_nd(void) { nd(false); }
+static void case_scatter_nd(void) { nd(true); }
+
 /* --- tests, one per kernel family --- */
 
 static void trials_of(const gk_row *row, const char *what, case_fn fn, uint64_t seed0, int n)
@@ -206,6 +280,36 @@ static void test_trilu(const gk_row *row)
     check_called(row);
 }
 
+static void test_gather(const gk_row *row)
+{
+    trials_of(row, "Gather", case_gather, 900, trials);
+    check_called(row);
+}
+
+static void test_gather_elements(const gk_row *row)
+{
+    trials_of(row, "GatherElements", case_gather_elements, 1000, trials);
+    check_called(row);
+}
+
+static void test_gather_nd(const gk_row *row)
+{
+    trials_of(row, "GatherND", case_gather_nd, 1100, trials);
+    check_called(row);
+}
+
+static void test_scatter_elements(const gk_row *row)
+{
+    trials_of(row, "ScatterElements", case_scatter_elements, 1200, trials);
+    check_called(row);
+}
+
+static void test_scatter_nd(const gk_row *row)
+{
+    trials_of(row, "ScatterND", case_scatter_nd, 1300, trials);
+    check_called(row);
+}
+
 int main(int argc, char **argv)
 {
     static const kernel_test tests[] = {
@@ -217,6 +321,20 @@ int main(int argc, char **argv)
         { "pad_b32", test_pad },        { "pad_b64", test_pad },
         { "trilu_u8", test_trilu },     { "trilu_b16", test_trilu },
         { "trilu_b32", test_trilu },    { "trilu_b64", test_trilu },
+        { "gather_u8", test_gather },   { "gather_b16", test_gather },
+        { "gather_b32", test_gather },  { "gather_b64", test_gather },
+        { "gather_elements_u8", test_gather_elements },
+        { "gather_elements_b16", test_gather_elements },
+        { "gather_elements_b32", test_gather_elements },
+        { "gather_elements_b64", test_gather_elements },
+        { "gather_nd_u8", test_gather_nd },   { "gather_nd_b16", test_gather_nd },
+        { "gather_nd_b32", test_gather_nd },  { "gather_nd_b64", test_gather_nd },
+        { "scatter_elements_u8", test_scatter_elements },
+        { "scatter_elements_b16", test_scatter_elements },
+        { "scatter_elements_b32", test_scatter_elements },
+        { "scatter_elements_b64", test_scatter_elements },
+        { "scatter_nd_u8", test_scatter_nd },   { "scatter_nd_b16", test_scatter_nd },
+        { "scatter_nd_b32", test_scatter_nd },  { "scatter_nd_b64", test_scatter_nd },
     };
     set_trials();
     CHECK_EQ(kernel_tests_run(argc, argv, tests, sizeof tests / sizeof tests[0]), 0);
