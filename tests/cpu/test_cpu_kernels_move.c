@@ -187,8 +187,9 @@ static glow_value const_index(int rank, const int64_t *dims, int64_t m, const in
 
 static void case_gather(void)
 {
-    int64_t dims[6], idims[2] = { rint_in(1, 4), rint_in(1, 3) };
-    int r = rand_dims(4, 5, dims), ir = (int)rint_in(0, 2);
+    /* Two indices at least: the optimizer turns a one-index Gather into a Slice. */
+    int64_t dims[6], idims[2] = { rint_in(2, 4), rint_in(1, 3) };
+    int r = rand_dims(4, 5, dims), ir = (int)rint_in(1, 2);
     int64_t axis = rint_in(0, r - 1);
     glow_value ins[2] = { input_t("x", dt, r, dims), const_index(ir, idims, 1, &dims[axis]) };
     glow_attr a[] = { GLOW_AI(AXIS, axis) };
@@ -252,61 +253,65 @@ static void trials_of(const gk_row *row, const char *what, case_fn fn, uint64_t 
     }
 }
 
+/* Half the trials, at least one: every case runs for each of the 4 element sizes, so the
+ * program stays near a minute in release. */
+static int half(void) { return (trials + 1) / 2; }
+
 static void test_strided(const gk_row *row)
 {
-    trials_of(row, "Slice", case_slice, 100, trials * 2);
-    trials_of(row, "Transpose", case_transpose, 200, trials);
-    trials_of(row, "Broadcast", case_broadcast, 300, trials);
-    trials_of(row, "Tile", case_tile, 400, trials);
-    trials_of(row, "DepthToSpace/SpaceToDepth", case_depth_space, 500, trials);
+    trials_of(row, "Slice", case_slice, 100, trials);
+    trials_of(row, "Transpose", case_transpose, 200, half());
+    trials_of(row, "Broadcast", case_broadcast, 300, half());
+    trials_of(row, "Tile", case_tile, 400, half());
+    trials_of(row, "DepthToSpace/SpaceToDepth", case_depth_space, 500, half());
     check_called(row);
 }
 
 static void test_insert(const gk_row *row)
 {
-    trials_of(row, "InsertTensor", case_insert, 600, trials * 2);
+    trials_of(row, "InsertTensor", case_insert, 600, trials);
     check_called(row);
 }
 
 static void test_pad(const gk_row *row)
 {
-    trials_of(row, "Pad", case_pad, 700, trials * 2);
+    trials_of(row, "Pad", case_pad, 700, trials);
     check_called(row);
 }
 
 static void test_trilu(const gk_row *row)
 {
-    trials_of(row, "Trilu", case_trilu, 800, trials);
+    trials_of(row, "Trilu", case_trilu, 800, half());
     check_called(row);
 }
 
 static void test_gather(const gk_row *row)
 {
-    trials_of(row, "Gather", case_gather, 900, trials);
+    trials_of(row, "Gather", case_gather, 900, half());
     check_called(row);
 }
 
 static void test_gather_elements(const gk_row *row)
 {
-    trials_of(row, "GatherElements", case_gather_elements, 1000, trials);
+    trials_of(row, "GatherElements", case_gather_elements, 1000, half());
     check_called(row);
 }
 
 static void test_gather_nd(const gk_row *row)
 {
-    trials_of(row, "GatherND", case_gather_nd, 1100, trials);
+    trials_of(row, "GatherND", case_gather_nd, 1100, half());
     check_called(row);
 }
 
 static void test_scatter_elements(const gk_row *row)
 {
-    trials_of(row, "ScatterElements", case_scatter_elements, 1200, trials);
+    trials_of(row, "ScatterElements", case_scatter_elements, 1200, half());
     check_called(row);
 }
 
 static void test_scatter_nd(const gk_row *row)
 {
-    trials_of(row, "ScatterND", case_scatter_nd, 1300, trials);
+    trials_of(row, "ScatterND", case_scatter_nd, 1300, half());
     check_called(row);
 }
 
