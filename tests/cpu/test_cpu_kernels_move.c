@@ -1,9 +1,10 @@
 // test_cpu_kernels_move.c - Differential tests of the data-movement kernels of any element kind
-// (kernels.def's strided, insert, pad and trilu rows, one per element size): Slice with
-// negative and large steps, Transpose, Broadcast, Tile, DepthToSpace, SpaceToDepth,
-// InsertTensor, Pad (reflect, edge, wrap) and Trilu on random shapes of rank 1 to 6 with 1-sized
-// and odd dims, each on an element type of the row's size, against the interpreter, with 1 and
-// 2 threads bit-identical and no fallback.
+// (kernels.def's strided, insert, pad, trilu, gather*, scatter* and one_hot rows, one per
+// element size): Slice with negative and large steps, Transpose, Broadcast, Tile,
+// DepthToSpace, SpaceToDepth, InsertTensor, Pad (reflect, edge, wrap), Trilu, the gathers and
+// scatters (constant indices) and OneHot on random shapes of rank 1 to 6 with 1-sized and odd
+// dims, each on an element type of the row's size, against the interpreter, with 1 and 2
+// threads bit-identical and no fallback.
 #include "cpu/cpu_diff.h"
 
 /* The element type of the cases: one of the kinds of the row's element size. */
@@ -242,6 +243,20 @@ static void nd(bool scatter)
 static void case_gather_nd(void) { nd(false); }
 static void case_scatter_nd(void) { nd(true); }
 
+/* OneHot of run-time i32/i64 indices in [-50, 50]: some negative (counting from the end),
+ * some beyond the depth (all-off rows). */
+static void case_one_hot(void)
+{
+    int64_t dims[6], depth = rint_in(1, 60);
+    int r = rand_dims(3, 5, dims);
+    int64_t axis = rint_in(-1, r);
+    glow_dtype it = rnd() % 2 ? GLOW_I32 : GLOW_I64;
+    glow_value ins[3] = { input_t("i", it, r, dims), cst_t(GLOW_I64, 1, DIMS(1)),
+                          input_t("v", dt, 1, DIMS(2)) };
+    glow_attr a[] = { GLOW_AI(AXIS, axis), GLOW_AI(DEPTH, depth) };
+    output(node(NK_ONE_HOT, ins, 3, a, 2));
+}
+
 /* --- tests, one per kernel family --- */
 
 static void trials_of(const gk_row *row, const char *what, case_fn fn, uint64_t seed0, int n)
@@ -315,6 +330,12 @@ static void test_scatter_nd(const gk_row *row)
     check_called(row);
 }
 
+static void test_one_hot(const gk_row *row)
+{
+    trials_of(row, "OneHot", case_one_hot, 1400, half());
+    check_called(row);
+}
+
 int main(int argc, char **argv)
 {
     static const kernel_test tests[] = {
@@ -340,6 +361,8 @@ int main(int argc, char **argv)
         { "scatter_elements_b64", test_scatter_elements },
         { "scatter_nd_u8", test_scatter_nd },   { "scatter_nd_b16", test_scatter_nd },
         { "scatter_nd_b32", test_scatter_nd },  { "scatter_nd_b64", test_scatter_nd },
+        { "one_hot_u8", test_one_hot },   { "one_hot_b16", test_one_hot },
+        { "one_hot_b32", test_one_hot },  { "one_hot_b64", test_one_hot },
     };
     set_trials();
     CHECK_EQ(kernel_tests_run(argc, argv, tests, sizeof tests / sizeof tests[0]), 0);

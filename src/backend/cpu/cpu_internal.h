@@ -10,7 +10,8 @@
 //               instructions (ir/instrs.def, "cpu.*") with repacked weights, blocked scratch
 //               and work counters as explicit operands
 //   select.c    one instruction -> typed kernel operations (cpu_op)
-//   select_move.c  data movement of any element kind (strided copies, pads, gathers)
+//   select_move.c   data movement of any element kind (strided copies, insert, pad, trilu)
+//   select_index.c  gathers, scatters and OneHot of any element kind
 //   schedule.c  elementwise chains fused, barriers placed -> a cpu_plan
 //   target.c    LLVM setup, the host's ISA, target machines, attributes, O3 (cpu_llvm.h)
 //   emit.c      a cpu_plan -> LLVM calls of the kernel library (no decisions)
@@ -154,9 +155,14 @@ int cpu_fallbacks(const ir_function *f, const cpu_isa *isa, const ir_instr **out
 /* --- select_move.c --- */
 
 /* cpu_select for Slice, Transpose, Broadcast, Tile, DepthToSpace, SpaceToDepth,
- * InsertTensor, Pad, Trilu and (constant indices) the gathers and scatters of any element
- * kind; false when no kernel fits. */
+ * InsertTensor, Pad and Trilu of any element kind; false when no kernel fits. */
 bool cpu_select_move(const ir_instr *in, cpu_op *ops, int *nops);
+
+/* --- select_index.c --- */
+
+/* cpu_select for Gather, GatherElements, GatherND, ScatterElements and ScatterND with
+ * constant indices in range, and OneHot, of any element kind; false when no kernel fits. */
+bool cpu_select_index(const ir_instr *in, cpu_op *ops, int *nops);
 
 /* --- schedule.c: what runs in which order, with which barriers --- */
 
