@@ -249,7 +249,7 @@ static void case_one_hot(void)
 {
     int64_t dims[6], depth = rint_in(1, 60);
     int r = rand_dims(3, 5, dims);
-    int64_t axis = rint_in(-1, r);
+    int64_t axis = rint_in(0, r);
     glow_dtype it = rnd() % 2 ? GLOW_I32 : GLOW_I64;
     glow_value ins[3] = { input_t("i", it, r, dims), cst_t(GLOW_I64, 1, DIMS(1)),
                           input_t("v", dt, 1, DIMS(2)) };
