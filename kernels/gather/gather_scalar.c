@@ -1,5 +1,6 @@
 // gather_scalar.c - Reference index-driven data movement of any element kind, by element
-// size: Gather, GatherElements, GatherND, and ScatterElements / ScatterND without reduction.
+// size: Gather, GatherElements, GatherND, ScatterElements / ScatterND without reduction, and
+// OneHot (whose indices may be anything: one out of range only selects the off value).
 //
 // Indices are i32 (i32 non-NULL) or i64, negative ones counting from the end as ONNX says.
 // The backend selects these kernels only for constant indices it has checked against the
@@ -144,6 +145,24 @@ static inline void scatter_nd(const uint8_t *x, const int32_t *i32, const int64_
     }
 }
 
+static inline void one_hot(const int32_t *i32, const int64_t *i64, const uint8_t *values,
+                           uint8_t *y, size_t es, int64_t outer, int64_t depth, int64_t inner,
+                           int tid, int nthreads)
+{
+    int64_t lo, hi;
+    gk_split(outer * depth, 1, tid, nthreads, &lo, &hi);
+    for (int64_t r = lo; r < hi; r++) {
+        int64_t o = r / depth, j = r % depth;
+        uint8_t *yr = y + r * inner * (int64_t)es;
+        for (int64_t i = 0; i < inner; i++) {
+            int64_t e = o * inner + i, v = i32 ? i32[e] : i64[e];
+            if (v < 0 && v >= -depth)
+                v += depth;
+            memcpy(yr + i * (int64_t)es, values + (v == j ? (int64_t)es : 0), es);
+        }
+    }
+}
+
 #define GATHER_KERNELS(dtype, T)                                                              \
     void gk_gather_##dtype##_scalar(const T *x, const int32_t *i32, const int64_t *i64, T *y, \
                                     int64_t outer, int64_t size, int64_t inner, int64_t q,    \
@@ -190,6 +209,13 @@ static inline void scatter_nd(const uint8_t *x, const int32_t *i32, const int64_
         const int64_t e[6] = { e0, e1, e2, e3, e4, e5 }, s[6] = { s0, s1, s2, s3, s4, s5 };   \
         scatter_nd((const uint8_t *)x, i32, i64, (const uint8_t *)upd, (uint8_t *)y,          \
                    sizeof(T), count, per, m, slice, e, s, tid);                               \
+    }                                                                                         \
+    void gk_one_hot_##dtype##_scalar(const int32_t *i32, const int64_t *i64, const T *values, \
+                                     T *y, int64_t outer, int64_t depth, int64_t inner,       \
+                                     int tid, int nthreads)                                   \
+    {                                                                                         \
+        one_hot(i32, i64, (const uint8_t *)values, (uint8_t *)y, sizeof(T), outer, depth,     \
+                inner, tid, nthreads);                                                        \
     }
 GATHER_KERNELS(u8, uint8_t)
 GATHER_KERNELS(b16, uint16_t)

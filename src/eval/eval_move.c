@@ -322,14 +322,17 @@ glow_status glow_ev_trilu(const glow_node *n, const glow_tensor *ins, glow_tenso
     int64_t rows = x->dims[x->rank - 2], cols = x->dims[x->rank - 1];
     int64_t mats = ev_prod(x->dims, 0, x->rank - 2);
     size_t es = ev_size(x->dtype);
-    /* The result starts zeroed (glow_tensor_alloc), so only the kept triangle is copied. */
+    /* Every element is written, zero bits off the triangle: the interpreter's result buffers
+     * are reused activation memory, not fresh zeroed tensors. */
     for (int64_t m = 0; m < mats; m++)
         for (int64_t i = 0; i < rows; i++)
-            for (int64_t j = 0; j < cols; j++)
-                if (upper ? j - i >= k : j - i <= k) {
-                    int64_t off = (m * rows + i) * cols + j;
+            for (int64_t j = 0; j < cols; j++) {
+                int64_t off = (m * rows + i) * cols + j;
+                if (upper ? j - i >= k : j - i <= k)
                     ev_copy(outs[0].data, off, ins[0].data, off, es);
-                }
+                else
+                    memset((char *)outs[0].data + (size_t)off * es, 0, es);
+            }
     return GLOW_OK;
 }
 

@@ -1,9 +1,10 @@
 // test_cpu_kernels_move.c - Differential tests of the data-movement kernels of any element kind
-// (kernels.def's strided, insert, pad and trilu rows, one per element size): Slice with
-// negative and large steps, Transpose, Broadcast, Tile, DepthToSpace, SpaceToDepth,
-// InsertTensor, Pad (reflect, edge, wrap) and Trilu on random shapes of rank 1 to 6 with 1-sized
-// and odd dims, each on an element type of the row's size, against the interpreter, with 1 and
-// 2 threads bit-identical and no fallback.
+// (kernels.def's strided, insert, pad, trilu, gather*, scatter* and one_hot rows, one per
+// element size): Slice with negative and large steps, Transpose, Broadcast, Tile,
+// DepthToSpace, SpaceToDepth, InsertTensor, Pad (reflect, edge, wrap), Trilu, the gathers and
+// scatters (constant indices) and OneHot on random shapes of rank 1 to 6 with 1-sized and odd
+// dims, each on an element type of the row's size, against the interpreter, with 1 and 2
+// threads bit-identical and no fallback.
 #include "cpu/cpu_diff.h"
 
 /* The element type of the cases: one of the kinds of the row's element size. */
@@ -167,6 +168,95 @@ static void case_trilu(void)
     output(node(NK_TRILU, &x, 1, a, 2));
 }
 
+/* A constant index tensor (i32 or i64 at random) whose element e lies in
+ * [-sizes[e % m], sizes[e % m]): negative indices count from the end. */
+static glow_value const_index(int rank, const int64_t *dims, int64_t m, const int64_t *sizes)
+{
+    static int count;
+    glow_dtype t = rnd() % 2 ? GLOW_I32 : GLOW_I64;
+    glow_type ty = glow_type_make(t, rank, dims);
+    int64_t n = glow_type_numel(&ty);
+    void *data = calloc((size_t)(n > 0 ? n : 1), 8);
+    for (int64_t e = 0; e < n; e++)
+        glow_store_i64(t, data, (size_t)e, rint_in(-sizes[e % m], sizes[e % m] - 1));
+    char name[32];
+    snprintf(name, sizeof name, "idx%d", count++);
+    glow_value v = glow_val(glow_constant_create(M, name, &ty, data), 0);
+    free(data);
+    return v;
+}
+
+static void case_gather(void)
+{
+    /* Two indices at least: the optimizer turns a one-index Gather into a Slice. */
+    int64_t dims[6], idims[2] = { rint_in(2, 4), rint_in(1, 3) };
+    int r = rand_dims(4, 5, dims), ir = (int)rint_in(1, 2);
+    int64_t axis = rint_in(0, r - 1);
+    glow_value ins[2] = { input_t("x", dt, r, dims), const_index(ir, idims, 1, &dims[axis]) };
+    glow_attr a[] = { GLOW_AI(AXIS, axis) };
+    output(node(NK_GATHER, ins, 2, a, 1));
+}
+
+/* GatherElements, or ScatterElements (updates shaped like the indices) when `scatter`. */
+static void elements(bool scatter)
+{
+    int64_t dims[6], idims[6];
+    int r = rand_dims(4, 5, dims);
+    int64_t axis = rint_in(0, r - 1);
+    for (int i = 0; i < r; i++)
+        idims[i] = i == axis && !scatter ? rint_in(1, 6) : rint_in(1, dims[i]);
+    glow_value ins[3] = { input_t("x", dt, r, dims), const_index(r, idims, 1, &dims[axis]),
+                          input_t("u", dt, r, idims) };
+    glow_attr a[] = { GLOW_AI(AXIS, axis), GLOW_ASTR(REDUCTION, "none") };
+    output(node(scatter ? NK_SCATTER_ELEMENTS : NK_GATHER_ELEMENTS, ins, scatter ? 3 : 2, a,
+                scatter ? 2 : 1));
+}
+
+static void case_gather_elements(void) { elements(false); }
+static void case_scatter_elements(void) { elements(true); }
+
+/* GatherND (batch dims b), or ScatterND (b = 0, updates idx[:-1] + x[m:]) when `scatter`. */
+static void nd(bool scatter)
+{
+    int64_t dims[6], idims[6], udims[6];
+    int r = rand_dims(4, 4, dims);
+    int64_t b = scatter || r < 2 ? 0 : rint_in(0, 1), m = rint_in(1, r - b);
+    int ir = 0, ur = 0;
+    for (int i = 0; i < b; i++)
+        idims[ir++] = dims[i];
+    for (int i = (int)rint_in(0, 2); i > 0; i--)
+        idims[ir++] = rint_in(1, 3);
+    idims[ir++] = m;
+    for (int i = 0; i < ir - 1; i++)
+        udims[ur++] = idims[i];
+    for (int i = (int)(b + m); i < r; i++)
+        udims[ur++] = dims[i];
+    glow_value ins[3] = { input_t("x", dt, r, dims), const_index(ir, idims, m, &dims[b]),
+                          input_t("u", dt, ur, udims) };
+    glow_attr a[] = { GLOW_AI(BATCH_DIMS, b), GLOW_ASTR(REDUCTION, "none") };
+    if (scatter)
+        output(node(NK_SCATTER_ND, ins, 3, &a[1], 1));
+    else
+        output(node(NK_GATHER_ND, ins, 2, a, 1));
+}
+
+static void case_gather_nd(void) { nd(false); }
+static void case_scatter_nd(void) { nd(true); }
+
+/* OneHot of run-time i32/i64 indices in [-50, 50]: some negative (counting from the end),
+ * some beyond the depth (all-off rows). */
+static void case_one_hot(void)
+{
+    int64_t dims[6], depth = rint_in(1, 60);
+    int r = rand_dims(3, 5, dims);
+    int64_t axis = rint_in(0, r);
+    glow_dtype it = rnd() % 2 ? GLOW_I32 : GLOW_I64;
+    glow_value ins[3] = { input_t("i", it, r, dims), cst_t(GLOW_I64, 1, DIMS(1)),
+                          input_t("v", dt, 1, DIMS(2)) };
+    glow_attr a[] = { GLOW_AI(AXIS, axis), GLOW_AI(DEPTH, depth) };
+    output(node(NK_ONE_HOT, ins, 3, a, 2));
+}
+
 /* --- tests, one per kernel family --- */
 
 static void trials_of(const gk_row *row, const char *what, case_fn fn, uint64_t seed0, int n)
@@ -178,31 +268,71 @@ static void trials_of(const gk_row *row, const char *what, case_fn fn, uint64_t 
     }
 }
 
+/* Half the trials, at least one: every case runs for each of the 4 element sizes, so the
+ * program stays near a minute in release. */
+static int half(void) { return (trials + 1) / 2; }
+
 static void test_strided(const gk_row *row)
 {
-    trials_of(row, "Slice", case_slice, 100, trials * 2);
-    trials_of(row, "Transpose", case_transpose, 200, trials);
-    trials_of(row, "Broadcast", case_broadcast, 300, trials);
-    trials_of(row, "Tile", case_tile, 400, trials);
-    trials_of(row, "DepthToSpace/SpaceToDepth", case_depth_space, 500, trials);
+    trials_of(row, "Slice", case_slice, 100, trials);
+    trials_of(row, "Transpose", case_transpose, 200, half());
+    trials_of(row, "Broadcast", case_broadcast, 300, half());
+    trials_of(row, "Tile", case_tile, 400, half());
+    trials_of(row, "DepthToSpace/SpaceToDepth", case_depth_space, 500, half());
     check_called(row);
 }
 
 static void test_insert(const gk_row *row)
 {
-    trials_of(row, "InsertTensor", case_insert, 600, trials * 2);
+    trials_of(row, "InsertTensor", case_insert, 600, trials);
     check_called(row);
 }
 
 static void test_pad(const gk_row *row)
 {
-    trials_of(row, "Pad", case_pad, 700, trials * 2);
+    trials_of(row, "Pad", case_pad, 700, trials);
     check_called(row);
 }
 
 static void test_trilu(const gk_row *row)
 {
-    trials_of(row, "Trilu", case_trilu, 800, trials);
+    trials_of(row, "Trilu", case_trilu, 800, half());
+    check_called(row);
+}
+
+static void test_gather(const gk_row *row)
+{
+    trials_of(row, "Gather", case_gather, 900, half());
+    check_called(row);
+}
+
+static void test_gather_elements(const gk_row *row)
+{
+    trials_of(row, "GatherElements", case_gather_elements, 1000, half());
+    check_called(row);
+}
+
+static void test_gather_nd(const gk_row *row)
+{
+    trials_of(row, "GatherND", case_gather_nd, 1100, half());
+    check_called(row);
+}
+
+static void test_scatter_elements(const gk_row *row)
+{
+    trials_of(row, "ScatterElements", case_scatter_elements, 1200, half());
+    check_called(row);
+}
+
+static void test_scatter_nd(const gk_row *row)
+{
+    trials_of(row, "ScatterND", case_scatter_nd, 1300, half());
+    check_called(row);
+}
+
+static void test_one_hot(const gk_row *row)
+{
+    trials_of(row, "OneHot", case_one_hot, 1400, half());
     check_called(row);
 }
 
@@ -217,6 +347,22 @@ int main(int argc, char **argv)
         { "pad_b32", test_pad },        { "pad_b64", test_pad },
         { "trilu_u8", test_trilu },     { "trilu_b16", test_trilu },
         { "trilu_b32", test_trilu },    { "trilu_b64", test_trilu },
+        { "gather_u8", test_gather },   { "gather_b16", test_gather },
+        { "gather_b32", test_gather },  { "gather_b64", test_gather },
+        { "gather_elements_u8", test_gather_elements },
+        { "gather_elements_b16", test_gather_elements },
+        { "gather_elements_b32", test_gather_elements },
+        { "gather_elements_b64", test_gather_elements },
+        { "gather_nd_u8", test_gather_nd },   { "gather_nd_b16", test_gather_nd },
+        { "gather_nd_b32", test_gather_nd },  { "gather_nd_b64", test_gather_nd },
+        { "scatter_elements_u8", test_scatter_elements },
+        { "scatter_elements_b16", test_scatter_elements },
+        { "scatter_elements_b32", test_scatter_elements },
+        { "scatter_elements_b64", test_scatter_elements },
+        { "scatter_nd_u8", test_scatter_nd },   { "scatter_nd_b16", test_scatter_nd },
+        { "scatter_nd_b32", test_scatter_nd },  { "scatter_nd_b64", test_scatter_nd },
+        { "one_hot_u8", test_one_hot },   { "one_hot_b16", test_one_hot },
+        { "one_hot_b32", test_one_hot },  { "one_hot_b64", test_one_hot },
     };
     set_trials();
     CHECK_EQ(kernel_tests_run(argc, argv, tests, sizeof tests / sizeof tests[0]), 0);

@@ -10,11 +10,13 @@
 //               instructions (ir/instrs.def, "cpu.*") with repacked weights, blocked scratch
 //               and work counters as explicit operands
 //   select.c    one instruction -> typed kernel operations (cpu_op)
-//   select_move.c  data movement of any element kind (strided copies, pads, gathers)
-//   select_typed.c  elementwise instructions of every element kind -> the typed kernels
-//   select_spatial.c  the same for Conv, ConvTranspose, the pools, LRN and Resize
-//   select_reduce.c  the same for reductions and along-axis ops of any element kind (called
-//               by select.c's switch; defines its own small argument helpers)
+//   select_*.c  the same per family, called from select.c's switch (each defines its own
+//               small argument helpers):
+//     select_move.c     data movement of any element kind (strided copies, insert, pad, trilu)
+//     select_index.c    gathers, scatters and OneHot of any element kind
+//     select_typed.c    elementwise instructions of every element kind -> the typed kernels
+//     select_spatial.c  Conv, ConvTranspose and the pools over 1-3 dims, Resize
+//     select_reduce.c   reductions, along-axis ops, LRN and MatMul of any element kind
 //   schedule.c  elementwise chains fused, barriers placed -> a cpu_plan
 //   target.c    LLVM setup, the host's ISA, target machines, attributes, O3 (cpu_llvm.h)
 //   emit.c      a cpu_plan -> LLVM calls of the kernel library (no decisions)
@@ -158,24 +160,32 @@ int cpu_fallbacks(const ir_function *f, const cpu_isa *isa, const ir_instr **out
 /* --- select_move.c --- */
 
 /* cpu_select for Slice, Transpose, Broadcast, Tile, DepthToSpace, SpaceToDepth,
- * InsertTensor, Pad, Trilu and (constant indices) the gathers and scatters of any element
- * kind; false when no kernel fits. */
+ * InsertTensor, Pad and Trilu of any element kind; false when no kernel fits. */
 bool cpu_select_move(const ir_instr *in, cpu_op *ops, int *nops);
+
 /* --- select_typed.c --- */
 
 /* The typed elementwise kernel (kernels/typed) computing `in`, an elementwise instruction of
  * any element kind, Cast, Where or Splat: one operation. False when none fits. */
 bool cpu_select_typed(const ir_instr *in, cpu_op *op);
+
 /* --- select_spatial.c --- */
 
-/* cpu_select for Conv, ConvTranspose, MaxPool, AveragePool, LpPool, LRN and Resize (one
+/* cpu_select for Conv, ConvTranspose, MaxPool, AveragePool, LpPool and Resize (one
  * operation). */
 bool cpu_select_spatial(const ir_instr *in, cpu_op *op);
+
 /* --- select_reduce.c --- */
 
 /* cpu_select for Reduce*, ArgMax/ArgMin, CumSum/CumProd, TopK, Hardmax, LRN and MatMul of a
  * kind other than f32 (any numeric kind the evaluator runs). */
 bool cpu_select_reduce(const ir_instr *in, cpu_op *ops, int *nops);
+
+/* --- select_index.c --- */
+
+/* cpu_select for Gather, GatherElements, GatherND, ScatterElements and ScatterND with
+ * constant indices in range, and OneHot, of any element kind; false when no kernel fits. */
+bool cpu_select_index(const ir_instr *in, cpu_op *ops, int *nops);
 
 /* --- schedule.c: what runs in which order, with which barriers --- */
 

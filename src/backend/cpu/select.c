@@ -360,9 +360,11 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
     case IK_BROADCAST:
         return sel_broadcast(in, ops) || cpu_select_move(in, ops, nops);
     case IK_SLICE: case IK_TILE: case IK_DEPTH_TO_SPACE: case IK_SPACE_TO_DEPTH:
-    case IK_INSERT_TENSOR: case IK_PAD: case IK_TRILU: case IK_GATHER: case IK_GATHER_ELEMENTS:
-    case IK_GATHER_ND: case IK_SCATTER_ELEMENTS: case IK_SCATTER_ND:
+    case IK_INSERT_TENSOR: case IK_PAD: case IK_TRILU:
         return cpu_select_move(in, ops, nops);
+    case IK_GATHER: case IK_GATHER_ELEMENTS: case IK_GATHER_ND: case IK_SCATTER_ELEMENTS:
+    case IK_SCATTER_ND: case IK_ONE_HOT:
+        return cpu_select_index(in, ops, nops);
     case IK_SPLAT:
         return sel_splat(in, ops) || cpu_select_typed(in, ops);
     case IK_CAST: case IK_WHERE:

@@ -1,0 +1,313 @@
+// select_index.c - Picks the index-driven data-movement kernels of any element kind: Gather,
+// GatherElements, GatherND, ScatterElements and ScatterND (no reduction) when their indices
+// are constants in range, and OneHot, each by element size (kernels.def's u8, b16, b32, b64).
+//
+// The evaluator fails a run on an index out of range, which a kernel cannot report: so the
+// gathers and scatters take a kernel only when every index is a constant checked here, and
+// indices computed at run time stay on the evaluator. OneHot has no bad index (one out of
+// range selects the off value), so its indices may be anything of i32 or i64.
+#include <string.h>
+
+#include "backend/cpu/cpu_internal.h"
+
+static cpu_arg ptr(const ir_value *v, uint64_t extra)
+{
+    return (cpu_arg){ .kind = CA_PTR, .region = glow_value_region(v), .offset = v->addr + extra };
+}
+static cpu_arg num(int64_t i) { return (cpu_arg){ .kind = CA_INT, .i = i }; }
+
+/* The row of family `k4` (a kernels.def quartet u8, b16, b32, b64) for elements of es bytes. */
+static bool by_size(const cpu_kernel *k4, size_t es, cpu_kernel *k)
+{
+    switch (es) {
+    case 1: *k = k4[0]; return true;
+    case 2: *k = k4[1]; return true;
+    case 4: *k = k4[2]; return true;
+    case 8: *k = k4[3]; return true;
+    default: return false;
+    }
+}
+
+/* Row-major element strides of t. */
+static void strides_of(const glow_type *t, int64_t *st)
+{
+    int64_t s = 1;
+    for (int i = t->rank - 1; i >= 0; i--) {
+        st[i] = s;
+        s *= t->dims[i];
+    }
+}
+
+static const cpu_kernel gather_k[4] = { CPU_K_gather_u8_scalar, CPU_K_gather_b16_scalar,
+                                        CPU_K_gather_b32_scalar, CPU_K_gather_b64_scalar };
+static const cpu_kernel gather_elements_k[4] = {
+    CPU_K_gather_elements_u8_scalar, CPU_K_gather_elements_b16_scalar,
+    CPU_K_gather_elements_b32_scalar, CPU_K_gather_elements_b64_scalar
+};
+static const cpu_kernel gather_nd_k[4] = { CPU_K_gather_nd_u8_scalar, CPU_K_gather_nd_b16_scalar,
+                                           CPU_K_gather_nd_b32_scalar,
+                                           CPU_K_gather_nd_b64_scalar };
+static const cpu_kernel scatter_elements_k[4] = {
+    CPU_K_scatter_elements_u8_scalar, CPU_K_scatter_elements_b16_scalar,
+    CPU_K_scatter_elements_b32_scalar, CPU_K_scatter_elements_b64_scalar
+};
+static const cpu_kernel scatter_nd_k[4] = {
+    CPU_K_scatter_nd_u8_scalar, CPU_K_scatter_nd_b16_scalar, CPU_K_scatter_nd_b32_scalar,
+    CPU_K_scatter_nd_b64_scalar
+};
+
+/* Whether the index operand v is a constant (or a view of one), i32 or i64, whose element e
+ * lies in [-sizes[e % m], sizes[e % m]): the evaluator fails a run on any other index, which
+ * a kernel cannot, so indices computed at run time stay on the evaluator. */
+static bool const_indices(const ir_value *v, int64_t m, const int64_t *sizes)
+{
+    const ir_value *root = v->kind == IV_VIEW ? v->base : v;
+    glow_dtype t = v->type.dtype;
+    if ((t != GLOW_I32 && t != GLOW_I64) || root->kind != IV_WEIGHT || root->is_mutable ||
+        !root->storage || root->storage->kind != NK_CONSTANT || m <= 0)
+        return false;
+    const uint8_t *data = (const uint8_t *)root->storage->payload.data;
+    if (!data)
+        return false;
+    data += v->kind == IV_VIEW ? v->view_offset : 0;
+    int64_t n = glow_type_numel(&v->type);
+    for (int64_t e = 0; e < n; e++) {
+        int64_t i = t == GLOW_I32 ? ((const int32_t *)data)[e] : ((const int64_t *)data)[e];
+        int64_t size = sizes[e % m];
+        if (i < -size || i >= size)
+            return false;
+    }
+    return true;
+}
+
+/* The kernel's (i32, i64) index pointers for index operand v: one of them NULL. */
+static void index_args(const ir_value *v, cpu_arg *a)
+{
+    cpu_arg none = { .kind = CA_NULL };
+    a[0] = v->type.dtype == GLOW_I32 ? ptr(v, 0) : none;
+    a[1] = v->type.dtype == GLOW_I32 ? none : ptr(v, 0);
+}
+
+static bool set_op(cpu_op *op, cpu_kernel k, const cpu_arg *a, int n)
+{
+    op->k = k;
+    memcpy(op->args, a, sizeof(*a) * (size_t)n);
+    op->nargs = n;
+    return true;
+}
+
+/* The normalized `axis` attribute of rank r (default 0), or -1. */
+static int axis_of(const ir_instr *in, int r)
+{
+    const glow_attr *a = cpu_attr(in, GA_AXIS);
+    int64_t ax = a ? a->v.i : 0;
+    ax = ax < 0 ? ax + r : ax;
+    return ax >= 0 && ax < r ? (int)ax : -1;
+}
+
+/* Gather [y, x, idx] along axis: result dims x[:axis] + idx + x[axis+1:]. */
+static bool sel_gather(const ir_instr *in, cpu_op *op)
+{
+    const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v, *iv = in->ops[2].v;
+    const glow_type *y = &yv->type, *x = &xv->type, *ix = &iv->type;
+    int axis = axis_of(in, x->rank), r = 0;
+    cpu_kernel k;
+    if (in->nout != 1 || in->nops != 3 || axis < 0 || y->dtype != x->dtype ||
+        !by_size(gather_k, glow_dtype_size(y->dtype), &k) || !cpu_no_alias(in) ||
+        y->rank != x->rank + ix->rank - 1 || !const_indices(iv, 1, &x->dims[axis]))
+        return false;
+    int64_t outer = 1, inner = 1;
+    for (int i = 0; i < x->rank; i++) {
+        if (i == axis) {
+            for (int j = 0; j < ix->rank; j++)
+                if (y->dims[r++] != ix->dims[j])
+                    return false;
+            continue;
+        }
+        if (y->dims[r++] != x->dims[i])
+            return false;
+        *(i < axis ? &outer : &inner) *= x->dims[i];
+    }
+    cpu_arg a[10] = { ptr(xv, 0) };
+    index_args(iv, &a[1]);
+    a[3] = ptr(yv, 0), a[4] = num(outer), a[5] = num(x->dims[axis]), a[6] = num(inner);
+    a[7] = num(glow_type_numel(ix));
+    return set_op(op, k, a, 8);
+}
+
+/* GatherElements [y, x, idx] and ScatterElements [y, x, idx, updates] (reduction none):
+ * indices of the data's rank, no larger than it but along axis. */
+static bool sel_elements(const ir_instr *in, cpu_op *op)
+{
+    bool scatter = in->kind == IK_SCATTER_ELEMENTS;
+    const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v, *iv = in->ops[2].v;
+    const glow_type *y = &yv->type, *x = &xv->type, *ix = &iv->type;
+    int r = x->rank, axis = axis_of(in, r);
+    cpu_kernel k;
+    if (in->nout != 1 || in->nops != (scatter ? 4u : 3u) || axis < 0 || ix->rank != r ||
+        y->dtype != x->dtype ||
+        !by_size(scatter ? scatter_elements_k : gather_elements_k, glow_dtype_size(y->dtype),
+                 &k) || !const_indices(iv, 1, &x->dims[axis]))
+        return false;
+    for (int i = 0; i < r; i++)
+        if (i != axis && ix->dims[i] > x->dims[i])
+            return false;
+    int64_t xs[GLOW_MAX_DIMS];
+    strides_of(x, xs);
+    cpu_arg a[22];
+    int at = 0;
+    a[at++] = ptr(xv, 0);
+    index_args(iv, &a[at]);
+    at += 2;
+    if (scatter) {
+        const ir_value *uv = in->ops[3].v;
+        const glow_attr *red = cpu_attr(in, GA_REDUCTION);
+        bool same = glow_value_region(yv) == glow_value_region(xv) && yv->addr == xv->addr;
+        if ((red && strcmp(red->v.s, "none")) || !glow_type_equal(y, x) ||
+            uv->type.dtype != y->dtype || uv->type.rank != r || cpu_overlap(yv, uv) ||
+            cpu_overlap(yv, iv) || (cpu_overlap(yv, xv) && !same))
+            return false;
+        for (int i = 0; i < r; i++)
+            if (uv->type.dims[i] != ix->dims[i])
+                return false;
+        a[at++] = ptr(uv, 0);
+        a[at++] = ptr(yv, 0);
+        a[at++] = num(glow_type_numel(x));
+    } else {
+        if (!cpu_no_alias(in) || y->rank != r)
+            return false;
+        for (int i = 0; i < r; i++)
+            if (y->dims[i] != ix->dims[i])
+                return false;
+        a[at++] = ptr(yv, 0);
+    }
+    a[at++] = num(axis + 6 - r);
+    a[at++] = num(x->dims[axis]);
+    for (int i = 0; i < 6; i++) {
+        int j = i - (6 - r);
+        a[at + i] = num(j >= 0 ? ix->dims[j] : 1);
+        a[at + 6 + i] = num(j >= 0 ? xs[j] : 0);
+    }
+    return set_op(op, k, a, at + 12);
+}
+
+/* GatherND [y, x, idx] (batch_dims b) and ScatterND [y, x, idx, updates] (b = 0, reduction
+ * none): index tuples of m entries over the data's dims b .. b+m. */
+static bool sel_nd(const ir_instr *in, cpu_op *op)
+{
+    bool scatter = in->kind == IK_SCATTER_ND;
+    const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v, *iv = in->ops[2].v;
+    const glow_type *y = &yv->type, *x = &xv->type, *ix = &iv->type;
+    const glow_attr *ba = cpu_attr(in, GA_BATCH_DIMS);
+    int64_t b = scatter || !ba ? 0 : ba->v.i;
+    cpu_kernel k;
+    if (in->nout != 1 || in->nops != (scatter ? 4u : 3u) || y->dtype != x->dtype ||
+        ix->rank < 1 || b < 0 || b >= ix->rank || b > x->rank ||
+        !by_size(scatter ? scatter_nd_k : gather_nd_k, glow_dtype_size(y->dtype), &k))
+        return false;
+    int64_t m = ix->dims[ix->rank - 1], xs[GLOW_MAX_DIMS];
+    if (m < 1 || m > x->rank - b || !const_indices(iv, m, &x->dims[b]))
+        return false;
+    for (int i = 0; i < b; i++)
+        if (ix->dims[i] != x->dims[i])
+            return false;
+    strides_of(x, xs);
+    int64_t batches = 1, per = 1, slice = 1, batch_stride = 1;
+    for (int i = 0; i < x->rank; i++) {
+        if (i < b)
+            batches *= x->dims[i];
+        else
+            batch_stride *= x->dims[i];
+        if (i >= b + m)
+            slice *= x->dims[i];
+    }
+    for (int i = (int)b; i < ix->rank - 1; i++)
+        per *= ix->dims[i];
+    /* The result (GatherND) or the updates (ScatterND): idx[:-1] + x[b+m:]. */
+    const glow_type *moved = scatter ? &in->ops[3].v->type : y;
+    int rank = ix->rank - 1 + x->rank - (int)(b + m), r = 0;
+    if (moved->rank != rank || moved->dtype != x->dtype)
+        return false;
+    for (int i = 0; i < ix->rank - 1; i++)
+        if (moved->dims[r++] != ix->dims[i])
+            return false;
+    for (int i = (int)(b + m); i < x->rank; i++)
+        if (moved->dims[r++] != x->dims[i])
+            return false;
+    cpu_arg a[24];
+    int at = 0;
+    a[at++] = ptr(xv, 0);
+    index_args(iv, &a[at]);
+    at += 2;
+    if (scatter) {
+        const ir_value *uv = in->ops[3].v;
+        const glow_attr *red = cpu_attr(in, GA_REDUCTION);
+        bool same = glow_value_region(yv) == glow_value_region(xv) && yv->addr == xv->addr;
+        if ((red && strcmp(red->v.s, "none")) || !glow_type_equal(y, x) ||
+            cpu_overlap(yv, uv) || cpu_overlap(yv, iv) || (cpu_overlap(yv, xv) && !same))
+            return false;
+        a[at++] = ptr(uv, 0);
+        a[at++] = ptr(yv, 0);
+        a[at++] = num(glow_type_numel(x));
+    } else {
+        if (!cpu_no_alias(in))
+            return false;
+        a[at++] = ptr(yv, 0);
+        a[at++] = num(batches);
+    }
+    a[at++] = num(per * (scatter ? batches : 1));
+    a[at++] = num(m);
+    a[at++] = num(slice);
+    if (!scatter)
+        a[at++] = num(batch_stride);
+    for (int j = 0; j < 6; j++) {
+        a[at + j] = num(j < m ? x->dims[b + j] : 1);
+        a[at + 6 + j] = num(j < m ? xs[b + j] : 0);
+    }
+    return set_op(op, k, a, at + 12);
+}
+
+static const cpu_kernel one_hot_k[4] = { CPU_K_one_hot_u8_scalar, CPU_K_one_hot_b16_scalar,
+                                         CPU_K_one_hot_b32_scalar, CPU_K_one_hot_b64_scalar };
+
+/* OneHot [y, idx, depth, values] with i32/i64 indices (which may hold anything: the kernel
+ * maps them as the evaluator does); the depth is the attribute. */
+static bool sel_one_hot(const ir_instr *in, cpu_op *op)
+{
+    const ir_value *yv = in->ops[0].v, *iv = in->ops[1].v, *vv = in->ops[3].v;
+    const glow_type *y = &yv->type, *ix = &iv->type;
+    const glow_attr *da = cpu_attr(in, GA_DEPTH), *aa = cpu_attr(in, GA_AXIS);
+    int64_t depth = da ? da->v.i : -1, axis = aa ? aa->v.i : -1;
+    cpu_kernel k;
+    axis = axis < 0 ? axis + ix->rank + 1 : axis;
+    if (in->nout != 1 || in->nops != 4 || depth < 0 || axis < 0 || axis > ix->rank ||
+        (ix->dtype != GLOW_I32 && ix->dtype != GLOW_I64) || vv->type.dtype != y->dtype ||
+        glow_type_numel(&vv->type) != 2 || y->rank != ix->rank + 1 ||
+        !by_size(one_hot_k, glow_dtype_size(y->dtype), &k) || !cpu_no_alias(in))
+        return false;
+    int64_t outer = 1, inner = 1;
+    for (int i = 0, j = 0; i < y->rank; i++) {
+        int64_t want = i == axis ? depth : ix->dims[j++];
+        if (y->dims[i] != want)
+            return false;
+        if (i != axis)
+            *(i < axis ? &outer : &inner) *= want;
+    }
+    cpu_arg a[7];
+    index_args(iv, a);
+    a[2] = ptr(vv, 0), a[3] = ptr(yv, 0), a[4] = num(outer), a[5] = num(depth);
+    a[6] = num(inner);
+    return set_op(op, k, a, 7);
+}
+
+bool cpu_select_index(const ir_instr *in, cpu_op *ops, int *nops)
+{
+    *nops = 1;
+    switch ((int)in->kind) {
+    case IK_GATHER: return sel_gather(in, ops);
+    case IK_GATHER_ELEMENTS: case IK_SCATTER_ELEMENTS: return sel_elements(in, ops);
+    case IK_GATHER_ND: case IK_SCATTER_ND: return sel_nd(in, ops);
+    case IK_ONE_HOT: return sel_one_hot(in, ops);
+    default: return false;
+    }
+}
