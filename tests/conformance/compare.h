@@ -180,11 +180,38 @@ done:
     return ok;
 }
 
+/* The instructions of a compiled program that ran through the evaluator fallback (-1: none
+ * compiled), and their distinct kinds ("Gather f32,Slice i64"). */
+typedef struct conf_fallbacks {
+    int count;
+    char kinds[160];
+} conf_fallbacks;
+
+static void conf_count_fallbacks(const glow_program *p, conf_fallbacks *fb)
+{
+    const ir_instr *const *list;
+    fb->count = glow_program_fallbacks(p, &list);
+    size_t len = 0;
+    for (int i = 0; i < fb->count; i++) {
+        const ir_value *v = list[i]->ops[list[i]->nops > list[i]->nout ? list[i]->nout : 0].v;
+        char kind[64];
+        snprintf(kind, sizeof kind, "%s %s", ir_instr_kind_name(list[i]->kind),
+                 glow_dtype_name(v->type.dtype));
+        if (strstr(fb->kinds, kind) || len + strlen(kind) + 2 >= sizeof fb->kinds)
+            continue;
+        len += (size_t)snprintf(fb->kinds + len, sizeof fb->kinds - len, "%s%s",
+                                len ? "," : "", kind);
+    }
+}
+
 /* Loads, compiles and runs the test in `dir` on `backend` ("bundle": the cpu backend's AOT
  * bundle run by the driver); true when every output matches. Otherwise `why` gets a one-line
- * reason starting with its category. */
-static bool conformance_run(const char *dir, const char *backend, char *why, size_t wsize)
+ * reason starting with its category. *fb says what fell back to the evaluator. */
+static bool conformance_run(const char *dir, const char *backend, char *why, size_t wsize,
+                            conf_fallbacks *fb)
 {
+    fb->count = -1;
+    fb->kinds[0] = 0;
     glow_tensor ins[CONF_MAX_IO] = { 0 }, outs[CONF_MAX_IO] = { 0 };
     if (non_tensor_io(dir, why, wsize))
         return false;
@@ -230,7 +257,8 @@ static bool conformance_run(const char *dir, const char *backend, char *why, siz
         snprintf(why, wsize, "mismatch: %d outputs, expected %d", p->noutputs, nout);
     } else if (bundle && !conf_bundle_run(p, ins, nin, got, why, wsize)) {
         /* why says it */
-    } else if (!bundle && glow_program_run(p, ins, nin, &d) != GLOW_OK) {
+    } else if (!bundle && (conf_count_fallbacks(p, fb), glow_program_run(p, ins, nin, &d)) !=
+                              GLOW_OK) {
         nt_shorten(why, wsize, "run: ", d.msg);
     } else {
         double rtol, atol;

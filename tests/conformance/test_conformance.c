@@ -38,6 +38,8 @@ typedef struct test_case {
     char reason[CONF_REASON];
     char listed_reason[CONF_REASON];
     double seconds;
+    int fallbacks;           /* instructions run by the evaluator fallback (-1: unknown) */
+    char fallback_kinds[160];
 } test_case;
 
 typedef struct options {
@@ -109,10 +111,12 @@ static void run_child(const test_case *t, const options *o, int fd)
 {
     alarm((unsigned)o->timeout);
     char why[CONF_REASON] = "";
-    bool pass = conformance_run(t->dir, o->backend, why, sizeof why);
-    char msg[CONF_REASON + 8];
-    int n = snprintf(msg, sizeof msg, "%s%.*s", pass ? "PASS " : "FAIL ", CONF_REASON - 1,
-                     pass ? "" : why);
+    conf_fallbacks fb;
+    bool pass = conformance_run(t->dir, o->backend, why, sizeof why, &fb);
+    char msg[CONF_REASON + 200];
+    /* "PASS|FAIL <fallbacks> <kinds or ->\t<reason>" */
+    int n = snprintf(msg, sizeof msg, "%s %d %s\t%.*s", pass ? "PASS" : "FAIL", fb.count,
+                     fb.kinds[0] ? fb.kinds : "-", CONF_REASON - 1, pass ? "" : why);
     if (write(fd, msg, (size_t)n) < 0)
         _exit(2);
     /* exit, not _exit: under the sanitizers the leak check runs at exit and turns a leak
@@ -150,7 +154,7 @@ static void start(child *c, int test, const options *o)
 static void finish(child *c, int status)
 {
     test_case *t = &tests[c->test];
-    char msg[CONF_REASON + 8];
+    char msg[CONF_REASON + 200];
     ssize_t n = 0, r;
     while (n < (ssize_t)sizeof msg - 1 &&
            (r = read(c->fd, msg + n, sizeof msg - 1 - (size_t)n)) > 0)
@@ -167,8 +171,16 @@ static void finish(child *c, int status)
         snprintf(t->reason, sizeof t->reason, "crash: exit %d", WEXITSTATUS(status));
     } else {
         t->passed = !strncmp(msg, "PASS", 4);
+        char *tab = strchr(msg, '\t');
+        if (tab)
+            *tab = 0;
+        if (sscanf(msg + 5, "%d", &t->fallbacks) != 1)
+            t->fallbacks = -1;
+        const char *kinds = strchr(msg + 5, ' ');
+        snprintf(t->fallback_kinds, sizeof t->fallback_kinds, "%s",
+                 kinds && strcmp(kinds + 1, "-") ? kinds + 1 : "");
         if (!t->passed)
-            snprintf(t->reason, sizeof t->reason, "%.*s", CONF_REASON - 1, msg + 5);
+            snprintf(t->reason, sizeof t->reason, "%.*s", CONF_REASON - 1, tab ? tab + 1 : "");
     }
     c->pid = 0;
 }
@@ -314,12 +326,12 @@ static void write_summary(const options *o)
     FILE *f = fopen(exe, "w");
     if (!f)
         return;
-    fprintf(f, "test\tresult\tseconds\treason\n");
+    fprintf(f, "test\tresult\tseconds\treason\tfallbacks\tfallback kinds\n");
     for (int i = 0; i < ntests; i++) {
         const test_case *t = &tests[i];
         if (t->ran)
-            fprintf(f, "%s\t%s\t%.3f\t%s\n", t->name, t->passed ? "pass" : "fail", t->seconds,
-                    t->reason);
+            fprintf(f, "%s\t%s\t%.3f\t%s\t%d\t%s\n", t->name, t->passed ? "pass" : "fail",
+                    t->seconds, t->reason, t->fallbacks, t->fallback_kinds);
     }
     fclose(f);
     printf("summary: %s\n", exe);
@@ -374,6 +386,47 @@ static void print_top_reasons(void)
     printf("\ntop failure reasons:\n");
     for (int k = 0; k < n && k < 25; k++)
         printf("  %5d  %s\n", rc[k].count, rc[k].key);
+}
+
+/* The evaluator fallbacks of the passing tests (backends that have them): the total, the
+ * tests with any, and the most common kinds. */
+static void print_fallbacks(void)
+{
+    int total = 0, with = 0, known = 0;
+    for (int i = 0; i < ntests; i++) {
+        const test_case *t = &tests[i];
+        if (!t->ran || !t->passed || t->fallbacks < 0)
+            continue;
+        known++;
+        total += t->fallbacks;
+        with += t->fallbacks > 0;
+    }
+    if (!known)
+        return;
+    printf("\nevaluator fallbacks: %d instructions in %d of the %d passing tests (per test in "
+           "the summary file)\n", total, with, known);
+    /* Tests per fallback kind, the most common first. */
+    reason_count *kinds = calloc((size_t)with * 8 + 1, sizeof *kinds);
+    int nk = 0;
+    for (int i = 0; i < ntests && kinds; i++) {
+        if (!tests[i].ran || !tests[i].passed || tests[i].fallbacks <= 0)
+            continue;
+        char buf[160];
+        snprintf(buf, sizeof buf, "%s", tests[i].fallback_kinds);
+        for (char *k = strtok(buf, ","); k && nk < with * 8; k = strtok(NULL, ",")) {
+            int j = 0;
+            while (j < nk && strcmp(kinds[j].key, k))
+                j++;
+            if (j == nk)
+                snprintf(kinds[nk++].key, sizeof kinds[0].key, "%s", k);
+            kinds[j].count++;
+        }
+    }
+    if (kinds)
+        qsort(kinds, (size_t)nk, sizeof *kinds, cmp_count);
+    for (int j = 0; j < nk && j < 20; j++)
+        printf("  %4d tests  %s\n", kinds[j].count, kinds[j].key);
+    free(kinds);
 }
 
 static void parse_options(int argc, char **argv, options *o)
@@ -458,6 +511,7 @@ int main(int argc, char **argv)
         failed += f;
     }
     print_top_reasons();
+    print_fallbacks();
     printf("\nunexpected failures (not in the expected-failure list):\n");
     for (int i = 0; i < ntests; i++) {
         const test_case *t = &tests[i];
