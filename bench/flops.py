@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-# flops.py - A model's GFLOP per inference: multiply-accumulates of Conv, ConvTranspose, Gemm
-# and MatMul counted from the ONNX graph after shape inference, times two.
+# flops.py - A model's GFLOP per inference: multiply-accumulates of Conv, ConvTranspose, Gemm,
+# MatMul and recurrent layers counted from the ONNX graph after shape inference, times two.
 import sys
 
 
@@ -26,6 +26,9 @@ def _prod(xs):
     return p
 
 
+GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}  # gate blocks stacked in W and R
+
+
 def macs(model):
     """Multiply-accumulates of the model's dense ops (others are memory-bound and ignored)."""
     shapes = _shapes(model)
@@ -46,6 +49,11 @@ def macs(model):
             total += _prod(outs[0]) * k
         elif n.op_type == "MatMul" and ins[0] is not None:
             total += _prod(outs[0]) * ins[0][-1]
+        elif n.op_type in GATES and ins[0] is not None and ins[1] is not None:
+            # X leads with seq and batch (in either order); each step multiplies X_t by W and
+            # H_t-1 by R, (directions, gates x hidden, input) and (..., hidden).
+            dirs, rows, width = ins[1]
+            total += ins[0][0] * ins[0][1] * dirs * rows * (width + rows // GATES[n.op_type])
     return total
 
 

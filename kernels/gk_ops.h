@@ -63,4 +63,128 @@ typedef enum {
     GK_CHAIN_CLIP = 100,
 } gk_chain_code;
 
+/* gk_pad_*: Pad's modes (index_math.h maps a coordinate under each). */
+typedef enum {
+    GK_PAD_CONSTANT = 0,
+    GK_PAD_REFLECT = 1,
+    GK_PAD_EDGE = 2,
+    GK_PAD_WRAP = 3,
+} gk_pad_mode;
+/* Element kinds of the typed kernels (gk_*_any_*, typed_math.h): the non-quantized kinds in
+ * the order of src/graph/dtypes.def, each one more than its glow_dtype. */
+typedef enum {
+    GK_DT_F32 = 1,
+    GK_DT_F16 = 2,
+    GK_DT_BF16 = 3,
+    GK_DT_F64 = 4,
+    GK_DT_I8 = 5,
+    GK_DT_U8 = 6,
+    GK_DT_I16 = 7,
+    GK_DT_U16 = 8,
+    GK_DT_I32 = 9,
+    GK_DT_U32 = 10,
+    GK_DT_I64 = 11,
+    GK_DT_U64 = 12,
+    GK_DT_BOOL = 13,
+} gk_dtype;
+
+/* gk_unary_any_*: the evaluator's unary elementwise ops of every kind, with two parameters
+ * (p, q) where the op has them. */
+typedef enum {
+    GK_TU_RELU = 1,
+    GK_TU_SIGMOID = 2,
+    GK_TU_TANH = 3,
+    GK_TU_EXP = 4,
+    GK_TU_LOG = 5,
+    GK_TU_SQRT = 6,
+    GK_TU_ABS = 7,
+    GK_TU_NEG = 8,
+    GK_TU_FLOOR = 9,
+    GK_TU_CEIL = 10,
+    GK_TU_ROUND = 11,
+    GK_TU_RECIPROCAL = 12,
+    GK_TU_ERF = 13,
+    GK_TU_SIN = 14,
+    GK_TU_COS = 15,
+    GK_TU_TAN = 16,
+    GK_TU_ASIN = 17,
+    GK_TU_ACOS = 18,
+    GK_TU_ATAN = 19,
+    GK_TU_SINH = 20,
+    GK_TU_COSH = 21,
+    GK_TU_ASINH = 22,
+    GK_TU_ACOSH = 23,
+    GK_TU_ATANH = 24,
+    GK_TU_SIGN = 25,
+    GK_TU_ISNAN = 26,
+    GK_TU_ISINF = 27,            /* p: detect positive, q: detect negative (0 or 1) */
+    GK_TU_SOFTPLUS = 28,
+    GK_TU_SOFTSIGN = 29,
+    GK_TU_ELU = 30,              /* p: alpha */
+    GK_TU_SELU = 31,             /* p: alpha, q: gamma */
+    GK_TU_CELU = 32,             /* p: alpha */
+    GK_TU_LEAKY_RELU = 33,       /* p: alpha */
+    GK_TU_THRESHOLDED_RELU = 34, /* p: alpha */
+    GK_TU_HARD_SIGMOID = 35,     /* p: alpha, q: beta */
+    GK_TU_HARD_SWISH = 36,
+    GK_TU_GELU = 37,
+    GK_TU_GELU_TANH = 38,
+    GK_TU_MISH = 39,
+    GK_TU_SHRINK = 40,           /* p: lambd, q: bias */
+    GK_TU_CLIP = 41,             /* p: min, q: max */
+    GK_TU_BITWISE_NOT = 42,
+    GK_TU_NOT = 43,
+} gk_typed_unary;
+
+/* gk_binary_any_*: the evaluator's binary elementwise ops of every kind. */
+typedef enum {
+    GK_TB_ADD = 1,
+    GK_TB_SUB = 2,
+    GK_TB_MUL = 3,
+    GK_TB_DIV = 4,
+    GK_TB_MOD = 5,               /* sign of the divisor (Mod fmod=0) */
+    GK_TB_FMOD = 6,              /* sign of the dividend (Mod fmod=1) */
+    GK_TB_POW = 7,
+    GK_TB_MAX = 8,
+    GK_TB_MIN = 9,
+    GK_TB_PRELU = 10,
+    GK_TB_EQUAL = 11,
+    GK_TB_LESS = 12,
+    GK_TB_LESS_EQUAL = 13,
+    GK_TB_GREATER = 14,
+    GK_TB_GREATER_EQUAL = 15,
+    GK_TB_AND = 16,
+    GK_TB_OR = 17,
+    GK_TB_XOR = 18,
+    GK_TB_BITWISE_AND = 19,
+    GK_TB_BITWISE_OR = 20,
+    GK_TB_BITWISE_XOR = 21,
+    GK_TB_SHL = 22,              /* BitShift LEFT */
+    GK_TB_SHR = 23,              /* BitShift RIGHT */
+} gk_typed_binary;
+/* gk_resize_f32_*: Resize's sampling mode, coordinate transformation and nearest rounding
+ * (the ONNX attribute strings; kernels/resize_math.h). */
+typedef enum {
+    GK_RESIZE_NEAREST = 1,
+    GK_RESIZE_LINEAR = 2,
+    GK_RESIZE_CUBIC = 3,
+} gk_resize_mode;
+
+typedef enum {
+    GK_COORD_HALF_PIXEL = 1,
+    GK_COORD_ASYMMETRIC = 2,
+    GK_COORD_ALIGN_CORNERS = 3,
+    GK_COORD_PYTORCH_HALF_PIXEL = 4,
+    GK_COORD_TF_HALF_PIXEL_FOR_NN = 5,
+    GK_COORD_HALF_PIXEL_SYMMETRIC = 6,
+    GK_COORD_TF_CROP_AND_RESIZE = 7,
+} gk_coord_mode;
+
+typedef enum {
+    GK_NEAREST_ROUND_PREFER_FLOOR = 1,
+    GK_NEAREST_ROUND_PREFER_CEIL = 2,
+    GK_NEAREST_FLOOR = 3,
+    GK_NEAREST_CEIL = 4,
+} gk_nearest_mode;
+
 #endif

@@ -3,6 +3,7 @@
 #define GLOWC_CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "onnx/onnx.h"
 
@@ -32,6 +33,33 @@ bool cli_match_value(const char *arg, const char *name, int *i, int argc, char *
 bool cli_is_help(const char *arg);
 /* True for a well-formed --define value: SYM=VAL with VAL a positive integer. */
 bool cli_valid_define(const char *def);
+
+/* --- cli_model.c: the options deciding how a model compiles (run, bench, compile) --- */
+struct glow_program;
+struct glow_compile_options;
+struct glow_opt_options;
+typedef struct cli_model_opts {
+    const char *backend;      /* --backend B */
+    int threads;              /* --threads N; 0: the backend's choice */
+    const char **defines;     /* --define SYM=VAL, repeatable */
+    int ndefines;
+    bool no_optimize, stats, time_passes;
+} cli_model_opts;
+/* Empty options with the default backend; false when out of memory. */
+bool cli_model_init(cli_model_opts *o, int argc, const char *backend);
+void cli_model_free(cli_model_opts *o);
+/* True when arg is one of the model options (consuming its value); *rc is -1 to go on, else
+ * the exit code of a usage error for `cmd` (already reported). */
+bool cli_model_match(const char *cmd, const char *arg, int *i, int argc, char **argv,
+                     cli_model_opts *o, int *rc);
+/* The options' lines of --help; threads_text says what --threads means for the command. */
+void cli_model_help(const char *threads_text);
+/* Sets the compile options' backend, threads and optimizer fields (oo must outlive copt). */
+void cli_model_options(const cli_model_opts *o, struct glow_opt_options *oo,
+                       struct glow_compile_options *copt);
+/* --stats: "<backend> backend: F of N instructions fall back to the evaluator: Kind dtype
+ * (count), ..." for a backend with an evaluator fallback. */
+void cli_model_report_fallbacks(const struct glow_program *p, FILE *out);
 
 /* --- cmd_info.c --- */
 int cmd_info(int argc, char **argv);

@@ -8,22 +8,23 @@
 #include <time.h>
 
 #include "cli.h"
+#include "opt/opt.h"
 #include "runtime/runtime.h"
 
 void cmd_bench_help(void)
 {
-    printf("usage: glowc bench MODEL [--backend B] [--threads N] [--iterations K]\n"
-           "                         [--warmup W] [--max-seconds S] [--input FILE]...\n"
-           "                         [--reference FILE] [--json]\n"
+    printf("usage: glowc bench MODEL [--backend B] [--threads N] [--define SYM=VAL]...\n"
+           "                         [--no-optimize] [--stats] [--time-passes]\n"
+           "                         [--iterations K] [--warmup W] [--max-seconds S]\n"
+           "                         [--input FILE]... [--reference FILE] [--json]\n"
            "\n"
            "Compiles the ONNX model MODEL for a backend and runs it repeatedly, reporting\n"
            "load and compile time, latency (min/median/max over the timed runs, after the\n"
            "warm-up runs), throughput, the planned memory regions and the peak RSS.\n"
            "\n"
-           "options:\n"
-           "  --backend B        the backend: %s (default interpreter)\n"
-           "  --threads N        threads for the backend (default: the backend's choice)\n"
-           "  --iterations K     timed runs (default 10)\n"
+           "options:\n");
+    cli_model_help("threads for the backend (default: the backend's choice)");
+    printf("  --iterations K     timed runs (default 10)\n"
            "  --warmup W         untimed runs first (default 1)\n"
            "  --max-seconds S    stop timing once S seconds of runs are spent (at least one\n"
            "                     timed run is always made); the report says how many ran\n"
@@ -36,14 +37,13 @@ void cmd_bench_help(void)
            "  -h, --help         show this help\n"
            "\n"
            "exit status: 0 ok, 1 usage error, 2 bad or unsupported model or input,\n"
-           "             3 failure while running.\n",
-           glow_backend_names());
+           "             3 failure while running.\n");
 }
 
 typedef struct bench_args {
     const char *path;
-    const char *backend;
-    int threads, iterations, warmup;
+    cli_model_opts model;   /* --backend, --threads, --define, ... */
+    int iterations, warmup;
     double max_seconds;
     const char **inputs;
     int ninputs;
@@ -57,6 +57,7 @@ typedef struct bench_result {
     double *sorted;         /* the same, ascending */
     int nruns;
     bool budget_hit;
+    int fallbacks;          /* instructions the backend runs through the evaluator */
     bool checked;
     double max_abs, max_rel;
     uint64_t constant, mutable_, activation; /* planned region sizes, bytes */
@@ -84,6 +85,7 @@ static bool parse_int(const char *val, int lo, int hi, int *out)
 /* Returns -1 when parsing succeeded, otherwise the exit code to return at once. */
 static int parse_args(int argc, char **argv, bench_args *a)
 {
+    int rc = -1;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *val = NULL;
         if (arg[0] != '-' || arg[1] == '\0') {
@@ -96,14 +98,9 @@ static int parse_args(int argc, char **argv, bench_args *a)
             return CLI_EXIT_OK;
         } else if (!strcmp(arg, "--json")) {
             a->json = true;
-        } else if (cli_match_value(arg, "--backend", &i, argc, argv, &val)) {
-            if (!val || !val[0])
-                return cli_usage_error("bench", "bench: --backend needs a value");
-            a->backend = val;
-        } else if (cli_match_value(arg, "--threads", &i, argc, argv, &val)) {
-            if (!parse_int(val, 1, 1024, &a->threads))
-                return cli_usage_error("bench", "bench: --threads wants a number from 1 to "
-                                       "1024, got '%s'", val ? val : "");
+        } else if (cli_model_match("bench", arg, &i, argc, argv, &a->model, &rc)) {
+            if (rc >= 0)
+                return rc;
         } else if (cli_match_value(arg, "--iterations", &i, argc, argv, &val)) {
             if (!parse_int(val, 1, 1000000, &a->iterations))
                 return cli_usage_error("bench", "bench: --iterations wants a number from 1 "
@@ -133,9 +130,6 @@ static int parse_args(int argc, char **argv, bench_args *a)
     }
     if (!a->path)
         return cli_usage_error("bench", "bench: missing MODEL");
-    if (!glow_backend_find(a->backend))
-        return cli_usage_error("bench", "bench: unknown backend '%s' (known: %s)", a->backend,
-                               glow_backend_names());
     return -1;
 }
 
@@ -221,7 +215,8 @@ static int bench_model(const bench_args *a, glow_tensor *tensors, bench_result *
         types[i] = &tensors[i].type;
         values[i] = &tensors[i];
     }
-    glow_onnx_options opt = { .input_types = types, .ninput_types = a->ninputs,
+    glow_onnx_options opt = { .defines = a->model.defines, .ndefines = a->model.ndefines,
+                              .input_types = types, .ninput_types = a->ninputs,
                               .input_values = values, .ninput_values = a->ninputs };
     glow_diag d = { 0 };
     glow_module *m = glow_module_create();
@@ -234,10 +229,17 @@ static int bench_model(const bench_args *a, glow_tensor *tensors, bench_result *
         rc = cli_model_error(a->path, &d);
     }
     double t1 = now_ms();
-    glow_compile_options copt = { .backend = a->backend, .threads = a->threads,
-                                  .stop_after = GLOW_STAGE_COMPILED };
+    glow_opt_options oo;
+    glow_compile_options copt = { .stop_after = GLOW_STAGE_COMPILED };
+    cli_model_options(&a->model, &oo, &copt);
     if (rc < 0 && glow_program_create(m, &copt, &p, &d) != GLOW_OK)
         rc = cli_model_error(a->path, &d);
+    if (rc < 0) {
+        const ir_instr *const *fb;
+        r->fallbacks = glow_program_fallbacks(p, &fb);
+        if (a->model.stats)
+            cli_model_report_fallbacks(p, stderr);
+    }
     r->load_ms = t1 - t0;
     r->compile_ms = now_ms() - t1;
     if (rc < 0 && a->ninputs && a->ninputs != p->ninputs) {
@@ -345,9 +347,9 @@ static void print_json(const bench_args *a, const bench_result *r)
     printf("{\n  \"model\": ");
     json_string(a->path);
     printf(",\n  \"backend\": ");
-    json_string(a->backend);
-    printf(",\n  \"threads\": %d,\n  \"batch\": %lld,\n", a->threads,
-           (long long)r->batch);
+    json_string(a->model.backend);
+    printf(",\n  \"threads\": %d,\n  \"batch\": %lld,\n  \"fallbacks\": %d,\n",
+           a->model.threads, (long long)r->batch, r->fallbacks);
     printf("  \"warmup\": %d,\n  \"iterations\": %d,\n  \"budget_hit\": %s,\n", a->warmup,
            n, r->budget_hit ? "true" : "false");
     json_num("load_ms", r->load_ms, ",");
@@ -379,8 +381,12 @@ static void print_text(const bench_args *a, const bench_result *r)
     int n = r->nruns;
     double med = median(r->sorted, n);
     printf("model       %s\n", a->path);
-    printf("backend     %s, threads %d, batch %lld\n", a->backend, a->threads,
+    printf("backend     %s, threads %d, batch %lld", a->model.backend, a->model.threads,
            (long long)r->batch);
+    if (r->fallbacks)
+        printf(", %d instruction%s through the evaluator", r->fallbacks,
+               r->fallbacks == 1 ? "" : "s");
+    printf("\n");
     printf("load        %.3f ms\ncompile     %.3f ms\n", r->load_ms, r->compile_ms);
     printf("latency     min %.3f  median %.3f  max %.3f ms over %d run%s after %d warm-up%s\n",
            r->sorted[0], med, r->sorted[n - 1], n, n == 1 ? "" : "s", a->warmup,
@@ -421,10 +427,11 @@ static long long peak_rss_bytes(void)
 
 int cmd_bench(int argc, char **argv)
 {
-    bench_args a = { .backend = "interpreter", .iterations = 10, .warmup = 1 };
+    bench_args a = { .iterations = 10, .warmup = 1 };
     bench_result r = { 0 };
     a.inputs = calloc((size_t)argc + 1, sizeof *a.inputs);
-    int rc = a.inputs ? parse_args(argc, argv, &a) : CLI_EXIT_RUN_FAILED;
+    bool ok = cli_model_init(&a.model, argc, "interpreter");
+    int rc = a.inputs && ok ? parse_args(argc, argv, &a) : CLI_EXIT_RUN_FAILED;
     glow_tensor *tensors = rc < 0 ? calloc((size_t)a.ninputs + 1, sizeof *tensors) : NULL;
     if (rc < 0)
         rc = read_inputs(&a, tensors);
@@ -443,5 +450,6 @@ int cmd_bench(int argc, char **argv)
     free(r.lat_ms);
     free(r.sorted);
     free(a.inputs);
+    cli_model_free(&a.model);
     return rc;
 }

@@ -5,14 +5,16 @@
 #include <string.h>
 
 #include "backend/cpu/bundle.h"
-#include "runtime/runtime.h"
 #include "cli.h"
+#include "opt/opt.h"
+#include "runtime/runtime.h"
 
 void cmd_compile_help(void)
 {
     printf("usage: glowc compile MODEL --emit-bundle DIR [--name NAME] [--target TRIPLE]\n"
            "                           [--mcpu CPU] [--weights file|c-array|embedded]\n"
-           "                           [--threads N] [--define SYM=VAL]... [--no-optimize]\n"
+           "                           [--backend cpu] [--threads N] [--define SYM=VAL]...\n"
+           "                           [--no-optimize] [--stats] [--time-passes]\n"
            "\n"
            "Compiles the ONNX model MODEL ahead of time for the cpu backend into a bundle\n"
            "(Glow's bundle ABI) in DIR:\n"
@@ -38,9 +40,13 @@ void cmd_compile_help(void)
            "  --weights MODE     file (default): load NAME.weights.bin; c-array: also write\n"
            "                     NAME.weights.c; embedded: the weights inside NAME.o (pass NULL\n"
            "                     as constant_weights)\n"
+           "  --backend cpu      the only backend bundles come from (the default)\n"
            "  --threads N        also generate NAME_thread for N threads (see NAME.h)\n"
            "  --define SYM=VAL   fix the symbolic input dim SYM (dim_param) to VAL; repeatable\n"
-           "  --no-optimize      skip the graph optimizer\n"
+           "  --no-optimize      skip the graph optimizer (before and after lowering)\n"
+           "  --stats            per optimizer pass: runs, nodes removed, rewrites, time (to\n"
+           "                     stderr)\n"
+           "  --time-passes      only the time of each optimizer pass (to stderr)\n"
            "  -h, --help         show this help\n"
            "\n"
            "exit status: 0 ok, 1 usage error, 2 bad or unsupported model (or an instruction\n"
@@ -50,14 +56,12 @@ void cmd_compile_help(void)
 typedef struct compile_args {
     const char *path, *dir, *name, *triple, *cpu;
     glow_bundle_weights weights;
-    int threads;
-    bool no_optimize;
-    const char **defines;
-    int ndefines;
+    cli_model_opts model;   /* --threads: the bundle's NAME_thread entry */
 } compile_args;
 
 static int parse_args(int argc, char **argv, compile_args *a)
 {
+    int rc = -1;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *val = NULL;
         if (arg[0] != '-' || arg[1] == '\0') {
@@ -95,20 +99,12 @@ static int parse_args(int argc, char **argv, compile_args *a)
             else
                 return cli_usage_error("compile", "compile: --weights wants file, c-array or "
                                        "embedded, got '%s'", val ? val : "");
-        } else if (cli_match_value(arg, "--threads", &i, argc, argv, &val)) {
-            char *end = NULL;
-            long n = val ? strtol(val, &end, 10) : -1;
-            if (!val || !val[0] || *end || n < 1 || n > 1024)
-                return cli_usage_error("compile", "compile: --threads wants a number from 1 "
-                                       "to 1024, got '%s'", val ? val : "");
-            a->threads = (int)n;
-        } else if (cli_match_value(arg, "--define", &i, argc, argv, &val)) {
-            if (!val || !cli_valid_define(val))
-                return cli_usage_error("compile", "compile: --define wants SYM=VAL with VAL a "
-                                       "positive integer, got '%s'", val ? val : "");
-            a->defines[a->ndefines++] = val;
-        } else if (!strcmp(arg, "--no-optimize")) {
-            a->no_optimize = true;
+        } else if (cli_model_match("compile", arg, &i, argc, argv, &a->model, &rc)) {
+            if (rc >= 0)
+                return rc;
+            if (strcmp(a->model.backend, "cpu"))
+                return cli_usage_error("compile", "compile: bundles come from the cpu backend, "
+                                       "not '%s'", a->model.backend);
         } else {
             return cli_usage_error("compile", "compile: unknown option '%s'", arg);
         }
@@ -140,10 +136,10 @@ static void default_name(const char *path, char *out, size_t size)
 int cmd_compile(int argc, char **argv)
 {
     compile_args a = { .weights = GLOW_WEIGHTS_FILE };
-    a.defines = calloc((size_t)argc + 1, sizeof *a.defines);
-    int rc = a.defines ? parse_args(argc, argv, &a) : CLI_EXIT_RUN_FAILED;
+    int rc = cli_model_init(&a.model, argc, "cpu") ? parse_args(argc, argv, &a)
+                                                   : CLI_EXIT_RUN_FAILED;
     if (rc >= 0) {
-        free(a.defines);
+        cli_model_free(&a.model);
         return rc;
     }
     char name[64];
@@ -152,7 +148,7 @@ int cmd_compile(int argc, char **argv)
     else
         default_name(a.path, name, sizeof name);
 
-    glow_onnx_options opt = { .defines = a.defines, .ndefines = a.ndefines };
+    glow_onnx_options opt = { .defines = a.model.defines, .ndefines = a.model.ndefines };
     glow_diag d = { 0 };
     glow_module *m = glow_module_create();
     glow_program *p = NULL;
@@ -163,15 +159,17 @@ int cmd_compile(int argc, char **argv)
     } else {
         /* Another triple or CPU gets no host-ISA preparation (blocked layouts, repacking). */
         bool foreign = a.triple || (a.cpu && strcmp(a.cpu, "native"));
-        glow_compile_options copt = { .backend = "cpu", .stop_after = GLOW_STAGE_IR_OPTIMIZED,
-                                      .no_optimize = a.no_optimize,
+        glow_opt_options oo;
+        glow_compile_options copt = { .stop_after = GLOW_STAGE_IR_OPTIMIZED,
                                       .foreign_target = foreign };
+        cli_model_options(&a.model, &oo, &copt);
+        copt.threads = 0;   /* the compile itself; a->model.threads is the bundle's */
         if (glow_program_create(m, &copt, &p, &d) != GLOW_OK)
             rc = cli_model_error(a.path, &d);
     }
     if (rc == CLI_EXIT_OK) {
         glow_bundle_options bo = { .dir = a.dir, .name = name, .triple = a.triple,
-                                   .cpu = a.cpu, .weights = a.weights, .threads = a.threads,
+                                   .cpu = a.cpu, .weights = a.weights, .threads = a.model.threads,
                                    .model = a.path };
         glow_bundle_info info;
         glow_bundle_io *ios = glow_xcalloc((size_t)(p->ninputs + p->noutputs) + 1, sizeof *ios);
@@ -205,6 +203,6 @@ int cmd_compile(int argc, char **argv)
         }
     }
     glow_program_destroy(p);
-    free(a.defines);
+    cli_model_free(&a.model);
     return rc;
 }

@@ -30,15 +30,9 @@ void cmd_run_help(void)
            "(a Reshape's shape, axes, pads, scales, ...) are specialized to the given values.\n"
            "\n"
            "options:\n"
-           "  --input NAME=FILE  the file for the input NAME; repeatable\n"
-           "  --backend B        the backend to run on: %s (default interpreter)\n"
-           "  --threads N        threads for the backend (default: the backend's choice)\n"
-           "  --define SYM=VAL   fix the symbolic input dim SYM (dim_param) to VAL; repeatable\n"
-           "  --no-optimize      skip the graph optimizer (before and after lowering)\n"
-           "  --stats            per optimizer pass: runs, nodes removed, rewrites, time (to\n"
-           "                     stderr)\n"
-           "  --time-passes      only the time of each optimizer pass (to stderr)\n"
-           "  --output-dir DIR   write output <i> to DIR/output_<i>.pb (TensorProto named after\n"
+           "  --input NAME=FILE  the file for the input NAME; repeatable\n");
+    cli_model_help("threads for the backend (default: the backend's choice)");
+    printf("  --output-dir DIR   write output <i> to DIR/output_<i>.pb (TensorProto named after\n"
            "                     the graph output, graph output order), only when the run\n"
            "                     succeeds; without it each output's name, type and first\n"
            "                     values are printed, and the argmax of a float vector output\n"
@@ -46,8 +40,7 @@ void cmd_run_help(void)
            "  -h, --help         show this help\n"
            "\n"
            "exit status: 0 ok, 1 usage error, 2 bad or unsupported model or input (missing,\n"
-           "extra, unreadable, wrong element type or shape), 3 failure while running.\n",
-           glow_backend_names());
+           "extra, unreadable, wrong element type or shape), 3 failure while running.\n");
 }
 
 typedef struct run_args {
@@ -56,11 +49,7 @@ typedef struct run_args {
     int nfiles;
     const char **named;     /* --input NAME=FILE */
     int nnamed;
-    const char *backend;
-    int threads;
-    bool no_optimize, stats, time_passes;
-    const char **defines;
-    int ndefines;
+    cli_model_opts model;   /* --backend, --threads, --define, ... */
     const char *outdir;
 } run_args;
 
@@ -68,6 +57,7 @@ typedef struct run_args {
 static int parse_args(int argc, char **argv, run_args *a)
 {
     bool only_positional = false;
+    int rc = -1;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *val = NULL;
         if (only_positional || arg[0] != '-' || arg[1] == '\0') {
@@ -86,28 +76,9 @@ static int parse_args(int argc, char **argv, run_args *a)
                 return cli_usage_error("run", "run: --input wants NAME=FILE, got '%s'",
                                        val ? val : "");
             a->named[a->nnamed++] = val;
-        } else if (cli_match_value(arg, "--backend", &i, argc, argv, &val)) {
-            if (!val || !val[0])
-                return cli_usage_error("run", "run: --backend needs a value");
-            a->backend = val;
-        } else if (cli_match_value(arg, "--threads", &i, argc, argv, &val)) {
-            char *end = NULL;
-            long n = val ? strtol(val, &end, 10) : -1;
-            if (!val || !val[0] || *end || n < 1 || n > 1024)
-                return cli_usage_error("run", "run: --threads wants a number from 1 to 1024, "
-                                       "got '%s'", val ? val : "");
-            a->threads = (int)n;
-        } else if (cli_match_value(arg, "--define", &i, argc, argv, &val)) {
-            if (!val || !cli_valid_define(val))
-                return cli_usage_error("run", "run: --define wants SYM=VAL with VAL a positive "
-                                       "integer, got '%s'", val ? val : "");
-            a->defines[a->ndefines++] = val;
-        } else if (!strcmp(arg, "--no-optimize")) {
-            a->no_optimize = true;
-        } else if (!strcmp(arg, "--stats")) {
-            a->stats = true;
-        } else if (!strcmp(arg, "--time-passes")) {
-            a->time_passes = true;
+            } else if (cli_model_match("run", arg, &i, argc, argv, &a->model, &rc)) {
+            if (rc >= 0)
+                return rc;
         } else if (cli_match_value(arg, "--output-dir", &i, argc, argv, &val)) {
             if (!val || !val[0])
                 return cli_usage_error("run", "run: --output-dir needs a directory");
@@ -118,9 +89,6 @@ static int parse_args(int argc, char **argv, run_args *a)
     }
     if (!a->path)
         return cli_usage_error("run", "run: missing MODEL");
-    if (!glow_backend_find(a->backend))
-        return cli_usage_error("run", "run: unknown backend '%s' (known: %s)", a->backend,
-                               glow_backend_names());
     return -1;
 }
 
@@ -134,8 +102,8 @@ typedef struct sym_table {
 /* The --define value of symbol `sym` (length len), or 0 when not defined. */
 static int64_t define_value(const run_args *a, const char *sym, size_t len)
 {
-    for (int i = 0; i < a->ndefines; i++) {
-        const char *d = a->defines[i];
+    for (int i = 0; i < a->model.ndefines; i++) {
+        const char *d = a->model.defines[i];
         if (strncmp(d, sym, len) == 0 && d[len] == '=')
             return strtoll(d + len + 1, NULL, 10);
     }
@@ -373,7 +341,7 @@ static int compile_and_run(const run_args *a, int ninputs, glow_tensor *tensors)
         types[i] = &tensors[i].type;
         values[i] = &tensors[i];
     }
-    glow_onnx_options opt = { .defines = a->defines, .ndefines = a->ndefines,
+    glow_onnx_options opt = { .defines = a->model.defines, .ndefines = a->model.ndefines,
                               .input_types = types, .ninput_types = ninputs,
                               .input_values = values, .ninput_values = ninputs };
     glow_diag d = { 0 };
@@ -384,13 +352,13 @@ static int compile_and_run(const run_args *a, int ninputs, glow_tensor *tensors)
         glow_module_destroy(m);
         rc = cli_model_error(a->path, &d);
     } else {
-        glow_opt_options oo = { .stats = a->stats, .time_passes = a->time_passes,
-                                .stats_out = stderr };
-        glow_compile_options copt = { .backend = a->backend, .threads = a->threads,
-                                      .stop_after = GLOW_STAGE_COMPILED,
-                                      .no_optimize = a->no_optimize, .optimize = &oo };
+        glow_opt_options oo;
+        glow_compile_options copt = { .stop_after = GLOW_STAGE_COMPILED };
+        cli_model_options(&a->model, &oo, &copt);
         if (glow_program_create(m, &copt, &p, &d) != GLOW_OK)
             rc = cli_model_error(a->path, &d);
+        else if (a->model.stats)
+            cli_model_report_fallbacks(p, stderr);
     }
     if (p && rc == CLI_EXIT_OK) {
         if (glow_program_run(p, tensors, ninputs, &d) != GLOW_OK) {
@@ -414,12 +382,12 @@ static int compile_and_run(const run_args *a, int ninputs, glow_tensor *tensors)
 
 int cmd_run(int argc, char **argv)
 {
-    run_args a = { .backend = "interpreter" };
+    run_args a = { 0 };
     /* At most one entry per argument, so argc bounds every array. */
     a.files = calloc((size_t)argc + 1, sizeof *a.files);
     a.named = calloc((size_t)argc + 1, sizeof *a.named);
-    a.defines = calloc((size_t)argc + 1, sizeof *a.defines);
-    int rc = a.files && a.named && a.defines ? parse_args(argc, argv, &a) : CLI_EXIT_RUN_FAILED;
+    bool ok = cli_model_init(&a.model, argc, "interpreter");
+    int rc = a.files && a.named && ok ? parse_args(argc, argv, &a) : CLI_EXIT_RUN_FAILED;
     glow_arena arena = { 0 };
     glow_onnx_summary s = { 0 };
     const char **files = NULL;
@@ -445,6 +413,6 @@ int cmd_run(int argc, char **argv)
     glow_arena_release(&arena);
     free(a.files);
     free(a.named);
-    free(a.defines);
+    cli_model_free(&a.model);
     return rc;
 }

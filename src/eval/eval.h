@@ -25,4 +25,12 @@ glow_status glow_eval_node_into(const glow_node *n, const glow_tensor *ins, glow
 bool glow_eval_supported_types(glow_node_kind k, const glow_type *const *ins, int nin,
                                const glow_type *outs, int nout);
 
+/* --- eval_elem.c: the op codes of the typed kernels (kernels/gk_ops.h), shared with them --- */
+
+/* The gk_typed_unary code of unary elementwise node n with its parameters p and q (ONNX's
+ * defaults where an attribute is absent); 0 when n is not one. */
+int glow_ev_unary_code(const glow_node *n, double *p, double *q);
+/* The gk_typed_binary code of binary elementwise node n; 0 when n is not one. */
+int glow_ev_binary_code(const glow_node *n);
+
 #endif

@@ -3,7 +3,9 @@
 //
 // Float kinds compute in f64 and round once on the store (f16/bf16 via f32), which is at least
 // as accurate as computing in the narrow kind. Integer kinds compute in 64 bits with unsigned
-// arithmetic (wrapping, never undefined) and are truncated to their width on the store.
+// arithmetic (wrapping, never undefined) and are truncated to their width on the store. Each
+// element is computed by kernels/typed_math.h, which the CPU backend's typed kernels call too:
+// this file maps a node to the op code and parameters those functions take.
 #include "eval/eval_internal.h"
 
 /* Attribute values of the unary activations, read once per node with ONNX's defaults. */
@@ -36,97 +38,54 @@ static un_params un_params_of(const glow_node *n)
     return p;
 }
 
-/* Round half to even, independent of the current rounding mode. */
-static double round_half_even(double x)
+int glow_ev_unary_code(const glow_node *n, double *p, double *q)
 {
-    double f = floor(x), diff = x - f;
-    if (diff > 0.5)
-        return f + 1;
-    if (diff < 0.5)
-        return f;
-    return fmod(f, 2.0) == 0 ? f : f + 1;
-}
-
-/* log(1 + exp(x)) without overflow for large x. */
-static double softplus(double x) { return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
-
-static double un_f(glow_node_kind k, const un_params *p, double x)
-{
-    switch (k) {
-    case NK_RELU: return x > 0 ? x : (x == x ? 0 : x);
-    case NK_SIGMOID: return x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x));
-    case NK_TANH: return tanh(x);
-    case NK_EXP: return exp(x);
-    case NK_LOG: return log(x);
-    case NK_SQRT: return sqrt(x);
-    case NK_ABS: return fabs(x);
-    case NK_NEG: return -x;
-    case NK_FLOOR: return floor(x);
-    case NK_CEIL: return ceil(x);
-    case NK_ROUND: return isfinite(x) ? round_half_even(x) : x;
-    case NK_RECIPROCAL: return 1 / x;
-    case NK_ERF: return erf(x);
-    case NK_SIN: return sin(x);
-    case NK_COS: return cos(x);
-    case NK_TAN: return tan(x);
-    case NK_ASIN: return asin(x);
-    case NK_ACOS: return acos(x);
-    case NK_ATAN: return atan(x);
-    case NK_SINH: return sinh(x);
-    case NK_COSH: return cosh(x);
-    case NK_ASINH: return asinh(x);
-    case NK_ACOSH: return acosh(x);
-    case NK_ATANH: return atanh(x);
-    case NK_SIGN: return x > 0 ? 1 : x < 0 ? -1 : x; /* keeps NaN and signed zero */
-    case NK_ISNAN: return isnan(x);
-    case NK_ISINF: return isinf(x) && ((x > 0 && p->pos) || (x < 0 && p->neg));
-    case NK_SOFTPLUS: return softplus(x);
-    case NK_SOFTSIGN: return x / (1 + fabs(x));
-    case NK_ELU: return x < 0 ? p->alpha * (exp(x) - 1) : x;
-    case NK_SELU: return x <= 0 ? p->gamma * (p->alpha * exp(x) - p->alpha) : p->gamma * x;
-    case NK_CELU: return fmax(0, x) + fmin(0, p->alpha * (exp(x / p->alpha) - 1));
-    case NK_LEAKY_RELU: return x < 0 ? p->alpha * x : x;
-    case NK_THRESHOLDED_RELU: return x > p->alpha ? x : 0;
-    case NK_HARD_SIGMOID: return fmax(0, fmin(1, p->alpha * x + p->beta));
-    case NK_HARD_SWISH: return x * fmax(0, fmin(1, x / 6 + 0.5));
-    case NK_GELU:
-        if (p->gelu_tanh)
-            return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
-        return 0.5 * x * (1 + erf(x / sqrt(2.0)));
-    case NK_MISH: return x * tanh(softplus(x));
-    case NK_SHRINK: return x < -p->lambd ? x + p->bias : x > p->lambd ? x - p->bias : 0;
-    case NK_CLIP: {
-        /* min(max(x, lo), hi) as ONNX defines it: with lo > hi every element becomes hi. */
-        double y = x < p->lo ? p->lo : x;
-        return y > p->hi ? p->hi : y;
-    }
-    default: GLOW_UNREACHABLE();
-    }
-}
-
-/* Integer unary ops (EP_UN_NUM / EP_UN_INT kinds). Clip bounds saturate to the kind's range
- * so that i64 values near 2^63 compare exactly. */
-static int64_t un_i(glow_node_kind k, glow_dtype t, const un_params *p, int64_t x)
-{
-    bool u = ev_is_unsigned(t);
-    switch (k) {
-    case NK_RELU: return !u && x < 0 ? 0 : x;
-    case NK_ABS: return !u && x < 0 ? (int64_t)(0 - (uint64_t)x) : x;
-    case NK_NEG: return (int64_t)(0 - (uint64_t)x);
-    case NK_SIGN: return u ? x != 0 : (x > 0) - (x < 0);
-    case NK_BITWISE_NOT: return ~x;
-    case NK_SHRINK: return ev_f2i(t, un_f(k, p, (double)x));
-    case NK_CLIP: {
-        int64_t lo = ev_f2i(t, ceil(p->lo)), hi = ev_f2i(t, floor(p->hi));
-        /* Lower bound first, then the upper one, so that lo > hi gives hi (ONNX). */
-        if (u) {
-            uint64_t uy = (uint64_t)x < (uint64_t)lo ? (uint64_t)lo : (uint64_t)x;
-            return uy > (uint64_t)hi ? hi : (int64_t)uy;
-        }
-        int64_t y = x < lo ? lo : x;
-        return y > hi ? hi : y;
-    }
-    default: GLOW_UNREACHABLE();
+    un_params a = un_params_of(n);
+    *p = *q = 0;
+    switch (n->kind) {
+    case NK_RELU: return GK_TU_RELU;
+    case NK_SIGMOID: return GK_TU_SIGMOID;
+    case NK_TANH: return GK_TU_TANH;
+    case NK_EXP: return GK_TU_EXP;
+    case NK_LOG: return GK_TU_LOG;
+    case NK_SQRT: return GK_TU_SQRT;
+    case NK_ABS: return GK_TU_ABS;
+    case NK_NEG: return GK_TU_NEG;
+    case NK_FLOOR: return GK_TU_FLOOR;
+    case NK_CEIL: return GK_TU_CEIL;
+    case NK_ROUND: return GK_TU_ROUND;
+    case NK_RECIPROCAL: return GK_TU_RECIPROCAL;
+    case NK_ERF: return GK_TU_ERF;
+    case NK_SIN: return GK_TU_SIN;
+    case NK_COS: return GK_TU_COS;
+    case NK_TAN: return GK_TU_TAN;
+    case NK_ASIN: return GK_TU_ASIN;
+    case NK_ACOS: return GK_TU_ACOS;
+    case NK_ATAN: return GK_TU_ATAN;
+    case NK_SINH: return GK_TU_SINH;
+    case NK_COSH: return GK_TU_COSH;
+    case NK_ASINH: return GK_TU_ASINH;
+    case NK_ACOSH: return GK_TU_ACOSH;
+    case NK_ATANH: return GK_TU_ATANH;
+    case NK_SIGN: return GK_TU_SIGN;
+    case NK_ISNAN: return GK_TU_ISNAN;
+    case NK_ISINF: *p = a.pos; *q = a.neg; return GK_TU_ISINF;
+    case NK_SOFTPLUS: return GK_TU_SOFTPLUS;
+    case NK_SOFTSIGN: return GK_TU_SOFTSIGN;
+    case NK_ELU: *p = a.alpha; return GK_TU_ELU;
+    case NK_SELU: *p = a.alpha; *q = a.gamma; return GK_TU_SELU;
+    case NK_CELU: *p = a.alpha; return GK_TU_CELU;
+    case NK_LEAKY_RELU: *p = a.alpha; return GK_TU_LEAKY_RELU;
+    case NK_THRESHOLDED_RELU: *p = a.alpha; return GK_TU_THRESHOLDED_RELU;
+    case NK_HARD_SIGMOID: *p = a.alpha; *q = a.beta; return GK_TU_HARD_SIGMOID;
+    case NK_HARD_SWISH: return GK_TU_HARD_SWISH;
+    case NK_GELU: return a.gelu_tanh ? GK_TU_GELU_TANH : GK_TU_GELU;
+    case NK_MISH: return GK_TU_MISH;
+    case NK_SHRINK: *p = a.lambd; *q = a.bias; return GK_TU_SHRINK;
+    case NK_CLIP: *p = a.lo; *q = a.hi; return GK_TU_CLIP;
+    case NK_BITWISE_NOT: return GK_TU_BITWISE_NOT;
+    case NK_NOT: return GK_TU_NOT;
+    default: return 0;
     }
 }
 
@@ -136,116 +95,44 @@ glow_status glow_ev_unary(const glow_node *n, const glow_tensor *ins, glow_tenso
     const glow_tensor *x = &ins[0];
     glow_tensor *y = &outs[0];
     GLOW_TRY(glow_ev_expect_shape(n, "result", &y->type, x->type.rank, x->type.dims, d));
-    un_params p = un_params_of(n);
-    glow_dtype t = x->type.dtype, ty = y->type.dtype;
+    double p, q;
+    int op = glow_ev_unary_code(n, &p, &q);
+    if (!op)
+        GLOW_UNREACHABLE();
+    int tx = ev_gk(x->type.dtype), ty = ev_gk(y->type.dtype);
     int64_t count = ev_numel(&x->type);
-    if (n->kind == NK_NOT) {
-        for (int64_t i = 0; i < count; i++)
-            ev_sti(ty, y->data, i, !ev_ldi(t, x->data, i));
-    } else if (ev_is_float(t)) {
-        for (int64_t i = 0; i < count; i++)
-            ev_stf(ty, y->data, i, un_f(n->kind, &p, ev_ldf(t, x->data, i)));
-    } else {
-        for (int64_t i = 0; i < count; i++)
-            ev_sti(ty, y->data, i, un_i(n->kind, t, &p, ev_ldi(t, x->data, i)));
-    }
+    for (int64_t i = 0; i < count; i++)
+        gk_unary_elem(op, tx, ty, p, q, x->data, y->data, i);
     return GLOW_OK;
 }
 
-static double bin_f(glow_node_kind k, bool fmod_mode, double a, double b)
+int glow_ev_binary_code(const glow_node *n)
 {
-    switch (k) {
-    case NK_ADD: return a + b;
-    case NK_SUB: return a - b;
-    case NK_MUL: return a * b;
-    case NK_DIV: return a / b;
-    case NK_MOD: {
-        /* fmod=1 is C fmod (sign of the dividend); fmod=0 follows the divisor's sign. */
-        double r = fmod(a, b);
-        if (!fmod_mode && r != 0 && ((r < 0) != (b < 0)))
-            r += b;
-        return r;
-    }
-    case NK_POW: return pow(a, b);
-    case NK_MAX: return isnan(a) || isnan(b) ? NAN : a > b ? a : b;
-    case NK_MIN: return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
-    case NK_PRELU: return a < 0 ? a * b : a;
-    case NK_EQUAL: return a == b;
-    case NK_LESS: return a < b;
-    case NK_LESS_EQUAL: return a <= b;
-    case NK_GREATER: return a > b;
-    case NK_GREATER_EQUAL: return a >= b;
-    default: GLOW_UNREACHABLE();
-    }
-}
-
-/* Integer power by squaring, wrapping modulo 2^64 (a negative exponent gives the truncated
- * reciprocal: 1 for base 1, +-1 for base -1, else 0). */
-static int64_t ipow(int64_t a, int64_t e, bool e_unsigned)
-{
-    if (!e_unsigned && e < 0)
-        return a == 1 ? 1 : a == -1 ? ((e & 1) ? -1 : 1) : 0;
-    uint64_t r = 1, base = (uint64_t)a, ue = (uint64_t)e;
-    while (ue) {
-        if (ue & 1)
-            r *= base;
-        base *= base;
-        ue >>= 1;
-    }
-    return (int64_t)r;
-}
-
-/* Integer binary ops. Division and Mod by zero give 0 (numpy's result; ONNX leaves it
- * undefined) and INT64_MIN / -1 wraps, so no input traps. Div truncates toward zero as C
- * and ONNX do; Mod with fmod=0 takes the sign of the divisor (Python), fmod=1 of the
- * dividend (C). BitShift works on the kind's bit pattern; shifting by the width or more
- * gives 0. */
-static int64_t bin_i(glow_node_kind k, glow_dtype t, const glow_node *n, int64_t a, int64_t b)
-{
-    bool u = ev_is_unsigned(t);
-    uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
-    switch (k) {
-    case NK_ADD: return (int64_t)(ua + ub);
-    case NK_SUB: return (int64_t)(ua - ub);
-    case NK_MUL: return (int64_t)(ua * ub);
-    case NK_DIV:
-        if (b == 0)
-            return 0;
-        if (u)
-            return (int64_t)(ua / ub);
-        return b == -1 ? (int64_t)(0 - ua) : a / b;
-    case NK_MOD: {
-        if (b == 0)
-            return 0;
-        if (u)
-            return (int64_t)(ua % ub);
-        if (b == -1)
-            return 0;
-        int64_t r = a % b;
-        if (glow_node_int(n, GA_FMOD, 0) == 0 && r != 0 && ((r < 0) != (b < 0)))
-            r += b;
-        return r;
-    }
-    case NK_MAX: return u ? (ua > ub ? a : b) : (a > b ? a : b);
-    case NK_MIN: return u ? (ua < ub ? a : b) : (a < b ? a : b);
-    case NK_PRELU: return !u && a < 0 ? (int64_t)(ua * ub) : a;
-    case NK_BITWISE_AND: case NK_AND: return a & b;
-    case NK_BITWISE_OR: case NK_OR: return a | b;
-    case NK_BITWISE_XOR: case NK_XOR: return a ^ b;
-    case NK_BITSHIFT: {
-        unsigned bits = (unsigned)ev_size(t) * 8;
-        uint64_t mask = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
-        if ((ub & mask) >= bits)
-            return 0;
-        bool left = strcmp(glow_node_str(n, GA_DIRECTION, "LEFT"), "LEFT") == 0;
-        return (int64_t)(left ? ua << (ub & mask) : (ua & mask) >> (ub & mask));
-    }
-    case NK_EQUAL: return a == b;
-    case NK_LESS: return u ? ua < ub : a < b;
-    case NK_LESS_EQUAL: return u ? ua <= ub : a <= b;
-    case NK_GREATER: return u ? ua > ub : a > b;
-    case NK_GREATER_EQUAL: return u ? ua >= ub : a >= b;
-    default: GLOW_UNREACHABLE();
+    switch (n->kind) {
+    case NK_ADD: return GK_TB_ADD;
+    case NK_SUB: return GK_TB_SUB;
+    case NK_MUL: return GK_TB_MUL;
+    case NK_DIV: return GK_TB_DIV;
+    case NK_MOD: return glow_node_int(n, GA_FMOD, 0) != 0 ? GK_TB_FMOD : GK_TB_MOD;
+    case NK_POW: return GK_TB_POW;
+    case NK_MAX: return GK_TB_MAX;
+    case NK_MIN: return GK_TB_MIN;
+    case NK_PRELU: return GK_TB_PRELU;
+    case NK_EQUAL: return GK_TB_EQUAL;
+    case NK_LESS: return GK_TB_LESS;
+    case NK_LESS_EQUAL: return GK_TB_LESS_EQUAL;
+    case NK_GREATER: return GK_TB_GREATER;
+    case NK_GREATER_EQUAL: return GK_TB_GREATER_EQUAL;
+    case NK_AND: return GK_TB_AND;
+    case NK_OR: return GK_TB_OR;
+    case NK_XOR: return GK_TB_XOR;
+    case NK_BITWISE_AND: return GK_TB_BITWISE_AND;
+    case NK_BITWISE_OR: return GK_TB_BITWISE_OR;
+    case NK_BITWISE_XOR: return GK_TB_BITWISE_XOR;
+    case NK_BITSHIFT:
+        return strcmp(glow_node_str(n, GA_DIRECTION, "LEFT"), "LEFT") == 0 ? GK_TB_SHL
+                                                                           : GK_TB_SHR;
+    default: return 0;
     }
 }
 
@@ -256,25 +143,13 @@ glow_status glow_ev_binary(const glow_node *n, const glow_tensor *ins, glow_tens
     glow_tensor *y = &outs[0];
     GLOW_TRY(glow_ev_expect_shape(n, "operand 1", &b->type, a->type.rank, a->type.dims, d));
     GLOW_TRY(glow_ev_expect_shape(n, "result", &y->type, a->type.rank, a->type.dims, d));
-    glow_dtype ta = a->type.dtype, tb = b->type.dtype, ty = y->type.dtype;
+    int op = glow_ev_binary_code(n);
+    if (!op)
+        GLOW_UNREACHABLE();
+    int ta = ev_gk(a->type.dtype), tb = ev_gk(b->type.dtype), ty = ev_gk(y->type.dtype);
     int64_t count = ev_numel(&a->type);
-    bool fmod_mode = glow_node_int(n, GA_FMOD, 0) != 0;
-    for (int64_t i = 0; i < count; i++) {
-        if (ev_is_float(ta)) {
-            ev_stf(ty, y->data, i, bin_f(n->kind, fmod_mode, ev_ldf(ta, a->data, i),
-                                          ev_ldf(tb, b->data, i)));
-        } else if (n->kind == NK_POW && ev_is_float(tb)) {
-            /* Integer base, float exponent: compute in f64, saturate back. */
-            ev_sti(ty, y->data, i, ev_f2i(ty, pow(ev_ldf(ta, a->data, i),
-                                                   ev_ldf(tb, b->data, i))));
-        } else if (n->kind == NK_POW) {
-            ev_sti(ty, y->data, i, ipow(ev_ldi(ta, a->data, i), ev_ldi(tb, b->data, i),
-                                        ev_is_unsigned(tb)));
-        } else {
-            ev_sti(ty, y->data, i, bin_i(n->kind, ta, n, ev_ldi(ta, a->data, i),
-                                         ev_ldi(tb, b->data, i)));
-        }
-    }
+    for (int64_t i = 0; i < count; i++)
+        gk_binary_elem(op, ta, tb, ty, a->data, b->data, y->data, i);
     return GLOW_OK;
 }
 
@@ -295,33 +170,16 @@ glow_status glow_ev_where(const glow_node *n, const glow_tensor *ins, glow_tenso
     return GLOW_OK;
 }
 
-/* Cast between any two non-quantized kinds:
- * - float -> float rounds to nearest even (f64 -> f16/bf16 goes through f32);
- * - float -> integer truncates toward zero, NaN gives 0, out-of-range values saturate
- *   (ONNX leaves this undefined; saturating keeps it free of C undefined behaviour);
- * - integer -> integer wraps modulo 2^bits; integer -> float rounds to nearest;
- * - anything -> bool is v != 0 (NaN is true); bool -> anything is 0 or 1. */
+/* Cast between any two non-quantized kinds, by the rules of gk_cast_elem. */
 glow_status glow_ev_cast(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                          glow_diag *d)
 {
     const glow_tensor *x = &ins[0];
     glow_tensor *y = &outs[0];
     GLOW_TRY(glow_ev_expect_shape(n, "result", &y->type, x->type.rank, x->type.dims, d));
-    glow_dtype tx = x->type.dtype, ty = y->type.dtype;
+    int tx = ev_gk(x->type.dtype), ty = ev_gk(y->type.dtype);
     int64_t count = ev_numel(&x->type);
-    for (int64_t i = 0; i < count; i++) {
-        if (ev_is_float(tx)) {
-            ev_stf(ty, y->data, i, ev_ldf(tx, x->data, i));
-        } else if (ev_is_float(ty)) {
-            int64_t v = ev_ldi(tx, x->data, i);
-            /* Integers convert straight to f32 (one rounding) when the target is 32-bit
-             * or narrower. */
-            float f = ev_is_unsigned(tx) ? (float)(uint64_t)v : (float)v;
-            double g = ev_is_unsigned(tx) ? (double)(uint64_t)v : (double)v;
-            ev_stf(ty, y->data, i, ty == GLOW_F64 ? g : (double)f);
-        } else {
-            ev_sti(ty, y->data, i, ev_ldi(tx, x->data, i));
-        }
-    }
+    for (int64_t i = 0; i < count; i++)
+        gk_cast_elem(tx, ty, x->data, y->data, i);
     return GLOW_OK;
 }

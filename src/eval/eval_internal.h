@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "eval/eval.h"
+#include "typed_math.h"
 
 typedef glow_status (*ev_fn)(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                              glow_diag *d);
@@ -184,108 +185,41 @@ static inline void ev_copy(void *dst, int64_t di, const void *src, int64_t si, s
     memcpy((char *)dst + (size_t)di * es, (const char *)src + (size_t)si * es, es);
 }
 
+/* The typed kernels' code of kind t (kernels/gk_ops.h), 0 for the quantized kinds: element
+ * access and the elementwise math are kernels/typed_math.h's, shared with the CPU backend. */
+static inline int ev_gk(glow_dtype t) { return t <= GLOW_BOOL ? (int)t + 1 : 0; }
+_Static_assert(GLOW_F32 + 1 == GK_DT_F32 && GLOW_F64 + 1 == GK_DT_F64 &&
+               GLOW_I64 + 1 == GK_DT_I64 && GLOW_BOOL + 1 == GK_DT_BOOL,
+               "gk_dtype follows dtypes.def");
+
 /* Reads element i of any non-quantized kind as f64 (u64 as unsigned, bool as 0/1). */
 static inline double ev_ldf(glow_dtype t, const void *p, int64_t i)
 {
-    switch (t) {
-    case GLOW_F32: return ((const float *)p)[i];
-    case GLOW_F16: return glow_f16_to_f32(((const uint16_t *)p)[i]);
-    case GLOW_BF16: return glow_bf16_to_f32(((const uint16_t *)p)[i]);
-    case GLOW_F64: return ((const double *)p)[i];
-    case GLOW_I8: return ((const int8_t *)p)[i];
-    case GLOW_U8: return ((const uint8_t *)p)[i];
-    case GLOW_I16: return ((const int16_t *)p)[i];
-    case GLOW_U16: return ((const uint16_t *)p)[i];
-    case GLOW_I32: return ((const int32_t *)p)[i];
-    case GLOW_U32: return ((const uint32_t *)p)[i];
-    case GLOW_I64: return (double)((const int64_t *)p)[i];
-    case GLOW_U64: return (double)((const uint64_t *)p)[i];
-    case GLOW_BOOL: return ((const uint8_t *)p)[i] != 0;
-    default: return 0;
-    }
+    return gk_ldf(ev_gk(t), p, i);
 }
 
 /* Reads element i of an integer or bool kind as int64_t (u64 keeps its bit pattern). */
 static inline int64_t ev_ldi(glow_dtype t, const void *p, int64_t i)
 {
-    switch (t) {
-    case GLOW_I8: return ((const int8_t *)p)[i];
-    case GLOW_U8: return ((const uint8_t *)p)[i];
-    case GLOW_I16: return ((const int16_t *)p)[i];
-    case GLOW_U16: return ((const uint16_t *)p)[i];
-    case GLOW_I32: return ((const int32_t *)p)[i];
-    case GLOW_U32: return ((const uint32_t *)p)[i];
-    case GLOW_I64: return ((const int64_t *)p)[i];
-    case GLOW_U64: return (int64_t)((const uint64_t *)p)[i];
-    case GLOW_BOOL: return ((const uint8_t *)p)[i] != 0;
-    default: return 0;
-    }
+    return gk_ldi(ev_gk(t), p, i);
 }
 
 /* Writes an integer to an integer or bool kind: integers wrap modulo 2^bits (as C and ONNX
  * casts between integers do), bool stores v != 0. */
 static inline void ev_sti(glow_dtype t, void *p, int64_t i, int64_t v)
 {
-    uint64_t u = (uint64_t)v;
-    switch (t) {
-    case GLOW_I8: case GLOW_U8: ((uint8_t *)p)[i] = (uint8_t)u; break;
-    case GLOW_I16: case GLOW_U16: ((uint16_t *)p)[i] = (uint16_t)u; break;
-    case GLOW_I32: case GLOW_U32: ((uint32_t *)p)[i] = (uint32_t)u; break;
-    case GLOW_I64: case GLOW_U64: ((uint64_t *)p)[i] = u; break;
-    case GLOW_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-    default: break;
-    }
+    gk_sti(ev_gk(t), p, i, v);
 }
 
 /* Float to integer without undefined behaviour: truncates toward zero, NaN gives 0 and
  * out-of-range values saturate to the kind's limits (ONNX leaves these cases undefined). */
-static inline int64_t ev_f2i(glow_dtype t, double v)
-{
-    if (v != v)
-        return 0;
-    if (t == GLOW_U64) {
-        if (v <= 0)
-            return 0;
-        if (v >= 18446744073709551616.0)
-            return (int64_t)UINT64_MAX;
-        return (int64_t)(uint64_t)v;
-    }
-    double lo, hi;
-    switch (t) {
-    case GLOW_I8: lo = INT8_MIN; hi = INT8_MAX; break;
-    case GLOW_U8: lo = 0; hi = UINT8_MAX; break;
-    case GLOW_I16: lo = INT16_MIN; hi = INT16_MAX; break;
-    case GLOW_U16: lo = 0; hi = UINT16_MAX; break;
-    case GLOW_I32: lo = INT32_MIN; hi = INT32_MAX; break;
-    case GLOW_U32: lo = 0; hi = UINT32_MAX; break;
-    case GLOW_BOOL: return v != 0;
-    default:
-        /* i64: 2^63 is the first double above the range. */
-        if (v >= 9223372036854775808.0)
-            return INT64_MAX;
-        if (v < -9223372036854775808.0)
-            return INT64_MIN;
-        return (int64_t)v;
-    }
-    if (v <= lo)
-        return (int64_t)lo;
-    if (v >= hi)
-        return (int64_t)hi;
-    return (int64_t)v;
-}
+static inline int64_t ev_f2i(glow_dtype t, double v) { return gk_f2i(ev_gk(t), v); }
 
 /* Writes an f64 to any non-quantized kind: float kinds round to nearest even (f16/bf16 via
  * f32), integer kinds go through ev_f2i, bool stores v != 0 (so NaN is true). */
 static inline void ev_stf(glow_dtype t, void *p, int64_t i, double v)
 {
-    switch (t) {
-    case GLOW_F32: ((float *)p)[i] = (float)v; break;
-    case GLOW_F16: ((uint16_t *)p)[i] = glow_f32_to_f16((float)v); break;
-    case GLOW_BF16: ((uint16_t *)p)[i] = glow_f32_to_bf16((float)v); break;
-    case GLOW_F64: ((double *)p)[i] = v; break;
-    case GLOW_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-    default: ev_sti(t, p, i, ev_f2i(t, v)); break;
-    }
+    gk_stf(ev_gk(t), p, i, v);
 }
 
 /* Reads an index operand (i32 or i64, checked by glow_eval_supported). */

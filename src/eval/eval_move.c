@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "eval/eval_internal.h"
+#include "index_math.h"
 
 #define KIND_NAME(n) glow_ev_kind(n), (n)->name
 
@@ -160,27 +161,6 @@ glow_status glow_ev_slice(const glow_node *n, const glow_tensor *ins, glow_tenso
     return GLOW_OK;
 }
 
-/* Maps coordinate i (possibly outside [0, size)) into the source for Pad's modes; -1 means
- * "use the constant". */
-static int64_t pad_source(int mode, int64_t i, int64_t size)
-{
-    if (i >= 0 && i < size)
-        return i;
-    switch (mode) {
-    case 1: { /* reflect: mirror without repeating the edge, periodic for large pads */
-        if (size == 1)
-            return 0;
-        int64_t period = 2 * (size - 1), r = i % period;
-        if (r < 0)
-            r += period;
-        return r < size ? r : period - r;
-    }
-    case 2: return i < 0 ? 0 : size - 1;                          /* edge */
-    case 3: { int64_t r = i % size; return r < 0 ? r + size : r; } /* wrap */
-    default: return -1;                                             /* constant */
-    }
-}
-
 glow_status glow_ev_pad(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                         glow_diag *d)
 {
@@ -188,8 +168,9 @@ glow_status glow_ev_pad(const glow_node *n, const glow_tensor *ins, glow_tensor 
     int np = 0;
     const int64_t *pads = glow_node_ints(n, GA_PADS, &np);
     const char *ms = glow_node_str(n, GA_MODE, "constant");
-    int mode = !strcmp(ms, "constant") ? 0 : !strcmp(ms, "reflect") ? 1
-             : !strcmp(ms, "edge") ? 2 : !strcmp(ms, "wrap") ? 3 : -1;
+    int mode = !strcmp(ms, "constant") ? GK_PAD_CONSTANT
+             : !strcmp(ms, "reflect") ? GK_PAD_REFLECT
+             : !strcmp(ms, "edge") ? GK_PAD_EDGE : !strcmp(ms, "wrap") ? GK_PAD_WRAP : -1;
     if (mode < 0)
         return glow_fail(d, GLOW_ERR_BAD_ATTR, "%s '%s': unknown mode '%s'", KIND_NAME(n), ms);
     if (np != 2 * x->rank)
@@ -215,7 +196,7 @@ glow_status glow_ev_pad(const glow_node *n, const glow_tensor *ins, glow_tensor 
     for (int64_t o = 0; o < count; o++) {
         int64_t off = 0;
         for (int k = 0; k < y->rank && off >= 0; k++) {
-            int64_t s = pad_source(mode, idx[k] - pads[k], x->dims[k]);
+            int64_t s = gk_pad_index(mode, idx[k] - pads[k], x->dims[k]);
             off = s < 0 ? -1 : off + s * xs[k];
         }
         if (off < 0)

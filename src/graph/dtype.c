@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "graph/graph.h"
+#include "typed_math.h"
 
 typedef struct {
     const char *name;
@@ -88,81 +89,12 @@ static float bits_f32(uint32_t u)
     return f;
 }
 
-float glow_f16_to_f32(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16;
-    uint32_t exp = (h >> 10) & 0x1f;
-    uint32_t mant = h & 0x3ff;
-    if (exp == 0x1f)   /* infinity or NaN: payload moves to the top of the f32 mantissa */
-        return bits_f32(sign | 0x7f800000u | (mant << 13));
-    if (exp == 0) {
-        if (mant == 0)
-            return bits_f32(sign);
-        /* Subnormal: normalize so the leading 1 becomes the implicit bit. */
-        int e = -14;
-        while (!(mant & 0x400)) {
-            mant <<= 1;
-            e--;
-        }
-        mant &= 0x3ff;
-        return bits_f32(sign | (uint32_t)(e + 127) << 23 | mant << 13);
-    }
-    return bits_f32(sign | (exp - 15 + 127) << 23 | mant << 13);
-}
-
-uint16_t glow_f32_to_f16(float f)
-{
-    uint32_t u = f32_bits(f);
-    uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
-    uint32_t exp = (u >> 23) & 0xff;
-    uint32_t mant = u & 0x7fffff;
-    if (exp == 0xff) {
-        if (mant == 0)
-            return sign | 0x7c00;
-        uint32_t m = mant >> 13;
-        return sign | 0x7c00 | (uint16_t)(m ? m : 0x200);
-    }
-    int e = (int)exp - 127;
-    if (e > 15)
-        return sign | 0x7c00;
-    if (e >= -14) {
-        /* Normal range; a mantissa carry from rounding correctly bumps the exponent, and
-         * from the top binade gives infinity (65520 and up). */
-        uint32_t h = (uint32_t)(e + 15) << 10 | (mant >> 13);
-        uint32_t rem = mant & 0x1fff;
-        if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
-            h++;
-        return sign | (uint16_t)h;
-    }
-    if (exp == 0)   /* f32 subnormals are far below half of f16's smallest subnormal */
-        return sign;
-    /* f16 subnormal: the value in units of 2^-24 is m24 * 2^(e+1). */
-    uint32_t m24 = mant | 0x800000;
-    int s = -(e + 1);
-    if (s > 24)
-        return sign;
-    uint32_t h = m24 >> s;
-    uint32_t rem = m24 & ((1u << s) - 1);
-    uint32_t half = 1u << (s - 1);
-    if (rem > half || (rem == half && (h & 1)))
-        h++;
-    return sign | (uint16_t)h;
-}
-
-float glow_bf16_to_f32(uint16_t h) { return bits_f32((uint32_t)h << 16); }
-
-uint16_t glow_f32_to_bf16(float f)
-{
-    uint32_t u = f32_bits(f);
-    if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffff)) {
-        uint16_t h = (uint16_t)(u >> 16);
-        return (h & 0x7f) ? h : (uint16_t)(h | 0x40);
-    }
-    /* Adding 0x7fff plus the kept LSB rounds to nearest even; a carry into the exponent is
-     * the correct result, up to infinity. */
-    u += 0x7fffu + ((u >> 16) & 1);
-    return (uint16_t)(u >> 16);
-}
+/* The conversions are kernels/typed_math.h's, which the typed kernels and the evaluator's
+ * element access share. */
+float glow_f16_to_f32(uint16_t h) { return gk_f16_to_f32(h); }
+uint16_t glow_f32_to_f16(float f) { return gk_f32_to_f16(f); }
+float glow_bf16_to_f32(uint16_t h) { return gk_bf16_to_f32(h); }
+uint16_t glow_f32_to_bf16(float f) { return gk_f32_to_bf16(f); }
 
 /* ---- element access ---- */
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/cpu/bundle.h"
 #include "conformance/node_test.h"
 #include "onnx/onnx.h"
 #include "runtime/runtime.h"
@@ -41,8 +42,147 @@ static bool non_tensor_io(const char *dir, char *why, size_t wsize)
     return found;
 }
 
-/* Loads, compiles and runs the test in `dir` on `backend`; true when every output matches.
- * Otherwise `why` gets a one-line reason starting with its category. */
+/* --- backend "bundle": the cpu backend's AOT bundle, linked to tests/bundle/node_driver.c --- */
+
+/* The driver's object file, compiled once by the runner before it forks (conf_bundle_init). */
+static char conf_driver_obj[4096];
+
+/* Compiles tests/bundle/node_driver.c (under GLOWC_SOURCE) into tmpdir with the system C
+ * compiler; false with a message when it cannot. */
+static bool conf_bundle_init(const char *tmpdir)
+{
+    const char *src = getenv("GLOWC_SOURCE");
+    char cmd[9000];
+    snprintf(conf_driver_obj, sizeof conf_driver_obj, "%s/node_driver.o", tmpdir);
+    snprintf(cmd, sizeof cmd, "cc -O1 -c '%s/tests/bundle/node_driver.c' -o '%s'",
+             src && *src ? src : ".", conf_driver_obj);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "cannot compile the bundle driver: %s\n", cmd);
+        return false;
+    }
+    return true;
+}
+
+static void conf_rmdir(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+static bool conf_write(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(data, 1, n, f) == n;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    return ok;
+}
+
+/* Emits p (compiled up to GLOW_STAGE_IR_OPTIMIZED for the cpu backend) as the bundle "model",
+ * links it with the driver, runs it on ins and reads its outputs into outs (allocated). */
+static bool conf_bundle_run(glow_program *p, const glow_tensor *ins, int nin, glow_tensor *outs,
+                            char *why, size_t wsize)
+{
+    char dir[] = "/tmp/glowc-bundle-XXXXXX";
+    if (!mkdtemp(dir)) {
+        snprintf(why, wsize, "bundle: cannot make a temporary directory");
+        return false;
+    }
+    int nio = p->ninputs + p->noutputs;
+    glow_bundle_io *ios = calloc((size_t)nio + 1, sizeof *ios);
+    for (int i = 0; i < nio; i++) {
+        bool in = i < p->ninputs;
+        const glow_node *ph = in ? p->inputs[i] : p->outputs[i - p->ninputs];
+        ios[i] = (glow_bundle_io){ ph->name, &ph->outs[0],
+                                   in ? p->input_vals[i] : p->output_vals[i - p->ninputs] };
+    }
+    glow_bundle_ios io = { ios, ios + p->ninputs, p->ninputs, p->noutputs };
+    glow_bundle_options bo = { .dir = dir, .name = "model", .weights = GLOW_WEIGHTS_FILE };
+    glow_bundle_info info;
+    glow_diag d = { 0 };
+    bool ok = false;
+    size_t cap = 16384, len = 0;
+    char *cmd = malloc(cap), path[4200];
+    if (glow_bundle_emit(p->ir, &io, &bo, &info, &d) != GLOW_OK) {
+        /* "bundle: 3 instructions (2 kinds) have no kernel, ... on: Acos on f32[3] (e.g.
+         * 'a'), ..." -> "no kernel: Acos on f32[3] (e.g. 'a'), ...": the kinds first. */
+        const char *kinds = strstr(d.msg, "fall back on: ");
+        if (kinds)
+            snprintf(why, wsize, "no kernel: %s", kinds + strlen("fall back on: "));
+        else
+            nt_shorten(why, wsize, "", d.msg);
+        goto done;
+    }
+    len = (size_t)snprintf(cmd, cap, "cc -o '%s/run' '%s' '%s/model.o' -lm && '%s/run' "
+                           "'%s/model.weights.bin' %llu %llu %llu %llu", dir, conf_driver_obj,
+                           dir, dir, dir, (unsigned long long)info.constant_bytes,
+                           (unsigned long long)info.mutable_bytes,
+                           (unsigned long long)info.activation_bytes,
+                           (unsigned long long)info.alignment);
+    for (int i = 0; i < p->ninputs && i < nin; i++) {
+        if (!p->input_vals[i])
+            continue;
+        snprintf(path, sizeof path, "%s/in%d", dir, i);
+        if (!conf_write(path, ins[i].data, glow_type_bytes(&ins[i].type))) {
+            snprintf(why, wsize, "bundle: cannot write input %d", i);
+            goto done;
+        }
+        len += (size_t)snprintf(cmd + len, cap - len, " in %llu '%s'",
+                                (unsigned long long)p->input_vals[i]->addr, path);
+    }
+    for (int k = 0; k < p->noutputs; k++) {
+        if (!p->output_vals[k]) {
+            snprintf(why, wsize, "bundle: output %d has no place in the mutable region", k);
+            goto done;
+        }
+        len += (size_t)snprintf(cmd + len, cap - len, " out %llu %llu '%s/out%d'",
+                                (unsigned long long)p->output_vals[k]->addr,
+                                (unsigned long long)glow_type_bytes(&p->outputs[k]->outs[0]),
+                                dir, k);
+    }
+    len += (size_t)snprintf(cmd + len, cap - len, " 2>'%s/err'", dir);
+    if (len >= cap) {
+        snprintf(why, wsize, "bundle: too many inputs and outputs");
+        goto done;
+    }
+    int rc = system(cmd);
+    if (rc != 0) {
+        snprintf(path, sizeof path, "%s/err", dir);
+        FILE *f = fopen(path, "r");
+        char line[256] = "";
+        if (f && !fgets(line, sizeof line, f))
+            line[0] = 0;
+        if (f)
+            fclose(f);
+        line[strcspn(line, "\n")] = 0;
+        snprintf(why, wsize, "bundle: the driver failed (status %d): %s", rc, line);
+        goto done;
+    }
+    ok = true;
+    for (int k = 0; k < p->noutputs && ok; k++) {
+        snprintf(path, sizeof path, "%s/out%d", dir, k);
+        glow_diag od = { 0 };
+        ok = glow_tensor_alloc(&outs[k], &p->outputs[k]->outs[0], &od) == GLOW_OK;
+        FILE *f = ok ? fopen(path, "rb") : NULL;
+        size_t n = glow_type_bytes(&outs[k].type);
+        ok = f && fread(outs[k].data, 1, n, f) == n;
+        if (f)
+            fclose(f);
+        if (!ok)
+            snprintf(why, wsize, "bundle: cannot read output %d", k);
+    }
+done:
+    free(cmd);
+    free(ios);
+    conf_rmdir(dir);
+    return ok;
+}
+
+/* Loads, compiles and runs the test in `dir` on `backend` ("bundle": the cpu backend's AOT
+ * bundle run by the driver); true when every output matches. Otherwise `why` gets a one-line
+ * reason starting with its category. */
 static bool conformance_run(const char *dir, const char *backend, char *why, size_t wsize)
 {
     glow_tensor ins[CONF_MAX_IO] = { 0 }, outs[CONF_MAX_IO] = { 0 };
@@ -71,7 +211,11 @@ static bool conformance_run(const char *dir, const char *backend, char *why, siz
     glow_module *m = glow_module_create();
     glow_program *p = NULL;
     bool pass = false;
-    glow_compile_options copt = { .backend = backend, .stop_after = GLOW_STAGE_COMPILED };
+    bool bundle = !strcmp(backend, "bundle");
+    glow_tensor got[CONF_MAX_IO] = { 0 };
+    glow_compile_options copt = { .backend = bundle ? "cpu" : backend,
+                                  .stop_after = bundle ? GLOW_STAGE_IR_OPTIMIZED
+                                                       : GLOW_STAGE_COMPILED };
     /* GLOWC_CONF_NO_OPTIMIZE=1 runs without the graph optimizer: the pass list must match. */
     const char *noopt = getenv("GLOWC_CONF_NO_OPTIMIZE");
     copt.no_optimize = noopt && *noopt && strcmp(noopt, "0") != 0;
@@ -82,22 +226,26 @@ static bool conformance_run(const char *dir, const char *backend, char *why, siz
     } else if (glow_program_create(m, &copt, &p, &d) != GLOW_OK) {
         nt_shorten(why, wsize, d.status == GLOW_ERR_UNSUPPORTED ? "unsupported: " : "compile: ",
                    d.msg);
-    } else if (glow_program_run(p, ins, nin, &d) != GLOW_OK) {
-        nt_shorten(why, wsize, "run: ", d.msg);
     } else if (p->noutputs != nout) {
         snprintf(why, wsize, "mismatch: %d outputs, expected %d", p->noutputs, nout);
+    } else if (bundle && !conf_bundle_run(p, ins, nin, got, why, wsize)) {
+        /* why says it */
+    } else if (!bundle && glow_program_run(p, ins, nin, &d) != GLOW_OK) {
+        nt_shorten(why, wsize, "run: ", d.msg);
     } else {
         double rtol, atol;
         nt_read_tolerances(dir, &rtol, &atol);
         pass = true;
         for (int k = 0; k < nout && pass; k++) {
-            glow_tensor a = glow_program_output(p, k);
+            glow_tensor a = bundle ? got[k] : glow_program_output(p, k);
             char what[32];
             snprintf(what, sizeof what, "output %d", k);
             pass = nt_compare(what, &a, &outs[k], rtol, atol, why, wsize);
         }
     }
     glow_program_destroy(p);
+    for (int k = 0; k < CONF_MAX_IO; k++)
+        glow_tensor_free(&got[k]);
     for (int k = 0; k < nin; k++)
         glow_tensor_free(&ins[k]);
     for (int k = 0; k < nout; k++)

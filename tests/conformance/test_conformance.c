@@ -7,7 +7,9 @@
 // listed test that passes (the list must shrink as coverage grows). Options (argv, or the
 // environment variables in brackets):
 //   FILTER              run only tests whose "suite/test" contains FILTER [GLOWC_CONF_FILTER]
-//   --backend B         [GLOWC_CONF_BACKEND], default interpreter
+//   --backend B         [GLOWC_CONF_BACKEND], default interpreter; "bundle" compiles each
+//                       test into a cpu backend AOT bundle, links it to
+//                       tests/bundle/node_driver.c with the system C compiler and runs that
 //   --jobs N            parallel children [GLOWC_CONF_JOBS], default 2
 //   --timeout S         seconds per test [GLOWC_CONF_TIMEOUT], default 120
 //   --subset | --full   every 10th node test, simple and two light models (the default of the
@@ -427,6 +429,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "no tests under %s/onnx-node-tests\n", shared);
         return 1;
     }
+    char bundle_tmp[] = "/tmp/glowc-conf-XXXXXX";
+    if (!strcmp(o.backend, "bundle") && (!mkdtemp(bundle_tmp) || !conf_bundle_init(bundle_tmp)))
+        return 1;
     char **others = NULL;
     int nothers = 0;
     if (!read_expected(o.expected_path, &others, &nothers))
@@ -485,5 +490,7 @@ int main(int argc, char **argv)
     printf("%d passed, %d failed, %d skipped\n", passed - unexpected_pass, bad,
            failed - unexpected_fail);
     free(tests);
+    if (!strcmp(o.backend, "bundle"))
+        conf_rmdir(bundle_tmp);
     return bad && !o.update ? 1 : 0;
 }

@@ -296,6 +296,34 @@ int main(void)
     CHECK_EQ(r.code, 2);
     CHECK_CONTAINS(r.err, "N");
     result_free(&r);
+    /* The model options are one parser: bench and compile take --define as run does. */
+    r = RUN("bench", sym, "--define", "N=2", "--backend", "cpu", "--iterations", "1", "--json",
+            "--stats");
+    CHECK_EQ(r.code, 0);
+    CHECK_CONTAINS(r.out, "\"batch\": 2");
+    CHECK_CONTAINS(r.out, "\"fallbacks\": 0");
+    CHECK_CONTAINS(r.err, "cpu backend: 0 of ");
+    result_free(&r);
+    r = RUN("bench", sym, "--define", "N");
+    CHECK_EQ(r.code, 1);
+    CHECK_CONTAINS(r.err, "bench: --define wants SYM=VAL");
+    result_free(&r);
+    char bundle_dir[512];
+    snprintf(bundle_dir, sizeof bundle_dir, "%s/bundle", tmpdir);
+    r = RUN("compile", sym, "--define", "N=4", "--emit-bundle", bundle_dir, "--name", "sym");
+    CHECK_EQ(r.code, 0);
+    result_free(&r);
+    r = RUN("compile", sym, "--backend", "interpreter", "--emit-bundle", bundle_dir);
+    CHECK_EQ(r.code, 1);
+    CHECK_CONTAINS(r.err, "cpu backend");
+    result_free(&r);
+    static const char *const bundle_files[] = { "sym.o", "sym.h", "sym.weights.bin" };
+    for (size_t i = 0; i < sizeof bundle_files / sizeof bundle_files[0]; i++) {
+        char f[600];
+        snprintf(f, sizeof f, "%s/%s", bundle_dir, bundle_files[i]);
+        remove(f);
+    }
+    rmdir(bundle_dir);
 
     /* A node-suite model with an op glowc lacks: info lists it, dump names it. */
     char model[4096], op[64];

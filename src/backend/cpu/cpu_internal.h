@@ -10,8 +10,10 @@
 //               instructions (ir/instrs.def, "cpu.*") with repacked weights, blocked scratch
 //               and work counters as explicit operands
 //   select.c    one instruction -> typed kernel operations (cpu_op)
-//   select_reduce.c  the same for reductions and along-axis ops of any element kind (called
-//               by select.c's switch; defines its own small argument helpers)
+//   select_move.c  data movement of any element kind (strided copies, pads, gathers)
+//   select_typed.c  elementwise instructions of every element kind -> the typed kernels
+//   select_spatial.c  the same for Conv, ConvTranspose, the pools, LRN and Resize
+//   select_reduce.c  reductions and along-axis ops of any element kind
 //   schedule.c  elementwise chains fused, barriers placed -> a cpu_plan
 //   target.c    LLVM setup, the host's ISA, target machines, attributes, O3 (cpu_llvm.h)
 //   emit.c      a cpu_plan -> LLVM calls of the kernel library (no decisions)
@@ -152,10 +154,26 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops);
 int cpu_fallbacks(const ir_function *f, const cpu_isa *isa, const ir_instr **out, int max,
                   int *nnative);
 
+/* --- select_move.c --- */
+
+/* cpu_select for Slice, Transpose, Broadcast, Tile, DepthToSpace, SpaceToDepth,
+ * InsertTensor, Pad, Trilu and (constant indices) the gathers and scatters of any element
+ * kind; false when no kernel fits. */
+bool cpu_select_move(const ir_instr *in, cpu_op *ops, int *nops);
+/* --- select_typed.c --- */
+
+/* The typed elementwise kernel (kernels/typed) computing `in`, an elementwise instruction of
+ * any element kind, Cast, Where or Splat: one operation. False when none fits. */
+bool cpu_select_typed(const ir_instr *in, cpu_op *op);
+/* --- select_spatial.c --- */
+
+/* cpu_select for Conv, ConvTranspose, MaxPool, AveragePool, LpPool, LRN and Resize (one
+ * operation). */
+bool cpu_select_spatial(const ir_instr *in, cpu_op *op);
 /* --- select_reduce.c --- */
 
-/* cpu_select for Reduce*, ArgMax/ArgMin, CumSum/CumProd, TopK, Hardmax, LRN and MatMul of a
- * kind other than f32 (any numeric kind the evaluator runs). */
+/* cpu_select for Reduce*, ArgMax/ArgMin, CumSum/CumProd, TopK and Hardmax, and for MatMul
+ * and LRN of the kinds other than f32 (any kind the evaluator runs). */
 bool cpu_select_reduce(const ir_instr *in, cpu_op *ops, int *nops);
 
 /* --- schedule.c: what runs in which order, with which barriers --- */

@@ -140,21 +140,6 @@ static bool sel_convert(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     return true;
 }
 
-static bool sel_conv(const ir_instr *in, cpu_op *op)
-{
-    cpu_conv cp;
-    if (!cpu_conv_params(in, &cp) || !cpu_no_alias(in))
-        return false;
-    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
-    cpu_arg bias = in->nops == 4 ? ptr(in->ops[3].v, 0) : null_ptr();
-    OP(op, CPU_K_conv2d_f32_scalar, ptr(in->ops[1].v, 0), ptr(in->ops[2].v, 0), bias,
-       ptr(in->ops[0].v, 0), num(x->dims[0]), num(x->dims[1]), num(x->dims[2]),
-       num(x->dims[3]), num(y->dims[1]), num(cp.k[0]), num(cp.k[1]), num(y->dims[2]),
-       num(y->dims[3]), num(cp.s[0]), num(cp.s[1]), num(cp.dl[0]), num(cp.dl[1]),
-       num(cp.p[0]), num(cp.p[1]), num(cp.g), num(cp.act), real(cp.alpha), real(cp.beta));
-    return true;
-}
-
 /* MatMul / FullyConnected, plain or (cpu.gemm_packed) with B in panels: [y, a, b, ...]. */
 static bool sel_matmul(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
 {
@@ -230,27 +215,6 @@ static bool sel_pool_nchwc(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     OP(op, FAST(isa, avgpool_nchwc), ptr(yv, 0), ptr(xv, 0), num(n), num(cb), num(h), num(w),
        num(oh), num(ow), num(pp.k[0]), num(pp.k[1]), num(pp.s[0]), num(pp.s[1]),
        num(pp.p[0]), num(pp.p[1]), num(pp.pe[0]), num(pp.pe[1]), num(pp.cip));
-    return true;
-}
-
-static bool sel_pool(const ir_instr *in, cpu_op *op)
-{
-    cpu_pool pp;
-    if (!cpu_pool_params(in, &pp) || !cpu_no_alias(in))
-        return false;
-    const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v;
-    const glow_type *y = &yv->type, *x = &xv->type;
-    int64_t planes = x->dims[0] * x->dims[1];
-    if (in->kind == IK_MAX_POOL)
-        OP(op, CPU_K_maxpool2d_f32_scalar, ptr(xv, 0), ptr(yv, 0), num(planes),
-           num(x->dims[2]), num(x->dims[3]), num(y->dims[2]), num(y->dims[3]), num(pp.k[0]),
-           num(pp.k[1]), num(pp.s[0]), num(pp.s[1]), num(pp.dl[0]), num(pp.dl[1]),
-           num(pp.p[0]), num(pp.p[1]));
-    else
-        OP(op, CPU_K_avgpool2d_f32_scalar, ptr(xv, 0), ptr(yv, 0), num(planes),
-           num(x->dims[2]), num(x->dims[3]), num(y->dims[2]), num(y->dims[3]), num(pp.k[0]),
-           num(pp.k[1]), num(pp.s[0]), num(pp.s[1]), num(pp.dl[0]), num(pp.dl[1]),
-           num(pp.p[0]), num(pp.p[1]), num(pp.pe[0]), num(pp.pe[1]), num(pp.cip));
     return true;
 }
 
@@ -376,8 +340,11 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
     switch ((int)in->kind) {
     case IK_COPY: case IK_RESHAPE:
         return sel_copy(in, ops);
-    case IK_CONV:
-        return sel_conv(in, ops);
+    case IK_CONV: case IK_CONV_TRANSPOSE: case IK_MAX_POOL: case IK_AVG_POOL: case IK_LP_POOL:
+    case IK_RESIZE:
+        return cpu_select_spatial(in, ops);
+    case IK_LRN:
+        return cpu_select_spatial(in, ops) || cpu_select_reduce(in, ops, nops);
     case IK_CPU_CONV_NCHWC: case IK_CPU_DWCONV_NCHWC:
         return sel_conv_nchwc(in, isa, ops);
     case IK_CPU_TO_NCHWC: case IK_CPU_FROM_NCHWC:
@@ -386,25 +353,29 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
         return sel_matmul(in, isa, ops) || cpu_select_reduce(in, ops, nops);
     case IK_FULLY_CONNECTED: case IK_CPU_GEMM_PACKED:
         return sel_matmul(in, isa, ops);
-    case IK_MAX_POOL: case IK_AVG_POOL:
-        return sel_pool(in, ops);
     case IK_CPU_MAXPOOL_NCHWC: case IK_CPU_AVGPOOL_NCHWC:
         return sel_pool_nchwc(in, isa, ops);
     case IK_TRANSPOSE:
-        return sel_transpose(in, ops);
+        return sel_transpose(in, ops) || cpu_select_move(in, ops, nops);
     case IK_CONCAT:
         return sel_concat(in, ops, nops);
     case IK_BROADCAST:
-        return sel_broadcast(in, ops);
+        return sel_broadcast(in, ops) || cpu_select_move(in, ops, nops);
+    case IK_SLICE: case IK_TILE: case IK_DEPTH_TO_SPACE: case IK_SPACE_TO_DEPTH:
+    case IK_INSERT_TENSOR: case IK_PAD: case IK_TRILU: case IK_GATHER: case IK_GATHER_ELEMENTS:
+    case IK_GATHER_ND: case IK_SCATTER_ELEMENTS: case IK_SCATTER_ND:
+        return cpu_select_move(in, ops, nops);
     case IK_SPLAT:
-        return sel_splat(in, ops);
+        return sel_splat(in, ops) || cpu_select_typed(in, ops);
+    case IK_CAST: case IK_WHERE:
+        return cpu_select_typed(in, ops);
     case IK_REDUCE_SUM: case IK_REDUCE_MEAN: case IK_REDUCE_MAX: case IK_REDUCE_MIN:
     case IK_REDUCE_PROD: case IK_REDUCE_L1: case IK_REDUCE_L2: case IK_REDUCE_LOG_SUM:
     case IK_REDUCE_LOG_SUM_EXP: case IK_REDUCE_SUM_SQUARE: case IK_ARG_MAX: case IK_ARG_MIN:
-    case IK_CUMSUM: case IK_CUMPROD: case IK_TOPK: case IK_HARDMAX: case IK_LRN:
+    case IK_CUMSUM: case IK_CUMPROD: case IK_TOPK: case IK_HARDMAX:
         return cpu_select_reduce(in, ops, nops);
     default:
-        return sel_elementwise(in, ops);
+        return sel_elementwise(in, ops) || cpu_select_typed(in, ops);
     }
 }
 

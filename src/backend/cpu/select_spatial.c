@@ -1,0 +1,287 @@
+// select_spatial.c - Picks the kernels of the spatial instructions: Conv, ConvTranspose,
+// MaxPool, AveragePool, LpPool (1-3 spatial dims), LRN and Resize, all f32.
+//
+// Window ops are read into one 3-D form (the spatial dims padded in front with size-1 dims of
+// kernel 1, stride 1, no pads), as the evaluator normalizes them (src/eval/eval_conv.c), and
+// are taken only when their shapes are exactly what the evaluator accepts; 2-D convolutions
+// and pools without an index result keep their 2-D kernels. Anything else returns false and
+// runs through the evaluator.
+#include <string.h>
+
+#include "backend/cpu/cpu_internal.h"
+#include "gk_ops.h"
+#include "resize_math.h"
+
+static cpu_arg ptr(const ir_value *v)
+{
+    return (cpu_arg){ .kind = CA_PTR, .region = glow_value_region(v), .offset = v->addr };
+}
+static cpu_arg opt_ptr(const ir_value *v) { return v ? ptr(v) : (cpu_arg){ .kind = CA_NULL }; }
+static cpu_arg num(int64_t i) { return (cpu_arg){ .kind = CA_INT, .i = i }; }
+static cpu_arg real(double f) { return (cpu_arg){ .kind = CA_REAL, .f = f }; }
+
+static void make(cpu_op *op, cpu_kernel k, const cpu_arg *args, int nargs)
+{
+    op->k = k;
+    memcpy(op->args, args, sizeof(*args) * (size_t)nargs);
+    op->nargs = nargs;
+}
+#define OP(op, k, ...) \
+    make(op, k, (const cpu_arg[]){ __VA_ARGS__ }, \
+         (int)(sizeof((const cpu_arg[]){ __VA_ARGS__ }) / sizeof(cpu_arg)))
+
+/* A window op over exactly three spatial dims [D][H][W]: in/out extents, kernel, strides,
+ * dilations, begin and end pads. */
+typedef struct {
+    int nsp;
+    int64_t in[3], out[3], k[3], s[3], dl[3], pb[3], pe[3];
+} win3;
+
+/* Copies the nsp values of attribute id into v[3 - nsp ..] (v[1 + nsp ..] for pads' ends). */
+static bool spatial_ints(const ir_instr *in, glow_attr_id id, int nsp, int64_t *v, int64_t lo)
+{
+    const glow_attr *a = cpu_attr(in, id);
+    int want = id == GA_PADS ? 2 * nsp : nsp;
+    if (!a || a->n != (uint32_t)want)
+        return false;
+    for (int i = 0; i < want; i++) {
+        int64_t x = a->v.ints[i];
+        if (x < lo || x > ((int64_t)1 << 30))
+            return false;
+        if (id == GA_PADS)
+            v[(i < nsp ? 0 : 3) + 3 - nsp + i % nsp] = x;
+        else
+            v[3 - nsp + i] = x;
+    }
+    return true;
+}
+
+/* The window of `in` on its f32 operand x ([N][C] + 1..3 spatial dims) and result y. */
+static bool read_win(const ir_instr *in, const glow_type *x, const glow_type *y, win3 *w)
+{
+    int r = x->rank, nsp = r - 2;
+    if (r < 3 || r > 5 || y->rank != r || y->dims[0] != x->dims[0])
+        return false;
+    int64_t pads[6] = { 0 };
+    w->nsp = nsp;
+    for (int j = 0; j < 3; j++)
+        w->in[j] = w->out[j] = w->k[j] = w->s[j] = w->dl[j] = 1, w->pb[j] = w->pe[j] = 0;
+    if (!spatial_ints(in, GA_KERNEL, nsp, w->k, 1) || !spatial_ints(in, GA_STRIDES, nsp, w->s, 1) ||
+        !spatial_ints(in, GA_DILATIONS, nsp, w->dl, 1) || !spatial_ints(in, GA_PADS, nsp, pads, 0))
+        return false;
+    for (int j = 0; j < 3; j++) {
+        w->pb[j] = pads[j];
+        w->pe[j] = pads[3 + j];
+    }
+    for (int i = 0; i < nsp; i++) {
+        w->in[3 - nsp + i] = x->dims[2 + i];
+        w->out[3 - nsp + i] = y->dims[2 + i];
+    }
+    return true;
+}
+
+/* The result extents of a forward window op agree with the evaluator's floor formula. */
+static bool forward_out_ok(const win3 *w)
+{
+    for (int j = 0; j < 3; j++) {
+        int64_t span = w->in[j] + w->pb[j] + w->pe[j] - w->dl[j] * (w->k[j] - 1);
+        if (span < 1 || w->out[j] != (span - 1) / w->s[j] + 1)
+            return false;
+    }
+    return true;
+}
+
+static bool conv2d(const ir_instr *in, cpu_op *op)
+{
+    cpu_conv cp;
+    if (!cpu_conv_params(in, &cp) || !cpu_no_alias(in))
+        return false;
+    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
+    OP(op, CPU_K_conv2d_f32_scalar, ptr(in->ops[1].v), ptr(in->ops[2].v),
+       opt_ptr(in->nops == 4 ? in->ops[3].v : NULL), ptr(in->ops[0].v), num(x->dims[0]),
+       num(x->dims[1]), num(x->dims[2]), num(x->dims[3]), num(y->dims[1]), num(cp.k[0]),
+       num(cp.k[1]), num(y->dims[2]), num(y->dims[3]), num(cp.s[0]), num(cp.s[1]),
+       num(cp.dl[0]), num(cp.dl[1]), num(cp.p[0]), num(cp.p[1]), num(cp.g), num(cp.act),
+       real(cp.alpha), real(cp.beta));
+    return true;
+}
+
+/* Conv and ConvTranspose over 1-3 spatial dims: [y, x, w, bias?]. */
+static bool conv(const ir_instr *in, cpu_op *op)
+{
+    bool tr = in->kind == IK_CONV_TRANSPOSE;
+    if (!tr && in->ops[1].v->type.rank == 4)
+        return conv2d(in, op);
+    if (in->nout != 1 || in->nops < 3 || in->nops > 4 || !cpu_all_f32(in) || !cpu_no_alias(in))
+        return false;
+    const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v, *wv = in->ops[2].v;
+    const ir_value *bv = in->nops == 4 ? in->ops[3].v : NULL;
+    const glow_type *y = &yv->type, *x = &xv->type, *wt = &wv->type;
+    win3 w;
+    const glow_attr *ga = cpu_attr(in, GA_GROUP);
+    int64_t g = ga ? ga->v.i : 1, c = x->dims[1], m = y->dims[1];
+    int act = GK_ACT_NONE;
+    double alpha = 0, beta = 0;
+    if (!read_win(in, x, y, &w) || wt->rank != x->rank || g < 1 || c % g || m % g ||
+        !cpu_fused_act(in, &act, &alpha, &beta) || (tr && act != GK_ACT_NONE))
+        return false;
+    if (wt->dims[0] != (tr ? c : m) || wt->dims[1] != (tr ? m / g : c / g) ||
+        (bv && glow_type_numel(&bv->type) != m) || (!tr && !forward_out_ok(&w)))
+        return false;
+    for (int i = 0; i < w.nsp; i++)
+        if (wt->dims[2 + i] != w.k[3 - w.nsp + i])
+            return false;
+    cpu_arg args[] = { ptr(xv), ptr(wv), opt_ptr(bv), ptr(yv), num(x->dims[0]), num(c),
+                       num(w.in[0]), num(w.in[1]), num(w.in[2]), num(m), num(w.k[0]),
+                       num(w.k[1]), num(w.k[2]), num(w.out[0]), num(w.out[1]), num(w.out[2]),
+                       num(w.s[0]), num(w.s[1]), num(w.s[2]), num(w.dl[0]), num(w.dl[1]),
+                       num(w.dl[2]), num(w.pb[0]), num(w.pb[1]), num(w.pb[2]), num(g),
+                       num(act), real(alpha), real(beta) };
+    int nargs = (int)(sizeof args / sizeof args[0]);
+    make(op, tr ? CPU_K_deconv3d_f32_scalar : CPU_K_conv3d_f32_scalar, args,
+         tr ? nargs - 3 : nargs);
+    return true;
+}
+
+/* MaxPool (with its index result), AveragePool and LpPool over 1-3 spatial dims. */
+static bool pool(const ir_instr *in, cpu_op *op)
+{
+    const ir_value *yv = in->ops[0].v, *iv = NULL, *xv = in->ops[in->nout].v;
+    const glow_type *x = &xv->type, *y = &yv->type;
+    bool max = in->kind == IK_MAX_POOL, lp = in->kind == IK_LP_POOL;
+    if (in->nout == 2 && max)
+        iv = in->ops[1].v;
+    if (in->nops != in->nout + 1 || (in->nout != 1 && !iv) || x->dtype != GLOW_F32 ||
+        y->dtype != GLOW_F32 || (iv && (iv->type.dtype != GLOW_I64 ||
+                                        !glow_type_same_shape(&iv->type, y))) ||
+        !cpu_no_alias(in) || (iv && cpu_overlap(yv, iv)))
+        return false;
+    if (x->rank == 4 && !iv && !lp) {
+        cpu_pool pp;
+        if (!cpu_pool_params(in, &pp))
+            return false;
+        int64_t planes = x->dims[0] * x->dims[1];
+        if (max)
+            OP(op, CPU_K_maxpool2d_f32_scalar, ptr(xv), ptr(yv), num(planes), num(x->dims[2]),
+               num(x->dims[3]), num(y->dims[2]), num(y->dims[3]), num(pp.k[0]), num(pp.k[1]),
+               num(pp.s[0]), num(pp.s[1]), num(pp.dl[0]), num(pp.dl[1]), num(pp.p[0]),
+               num(pp.p[1]));
+        else
+            OP(op, CPU_K_avgpool2d_f32_scalar, ptr(xv), ptr(yv), num(planes), num(x->dims[2]),
+               num(x->dims[3]), num(y->dims[2]), num(y->dims[3]), num(pp.k[0]), num(pp.k[1]),
+               num(pp.s[0]), num(pp.s[1]), num(pp.dl[0]), num(pp.dl[1]), num(pp.p[0]),
+               num(pp.p[1]), num(pp.pe[0]), num(pp.pe[1]), num(pp.cip));
+        return true;
+    }
+    win3 w;
+    if (!read_win(in, x, y, &w) || y->dims[1] != x->dims[1] || !forward_out_ok(&w))
+        return false;
+    int64_t planes = x->dims[0] * x->dims[1];
+    if (max) {
+        OP(op, CPU_K_maxpool3d_f32_scalar, ptr(xv), ptr(yv), opt_ptr(iv), num(planes),
+           num(w.in[0]), num(w.in[1]), num(w.in[2]), num(w.out[0]), num(w.out[1]),
+           num(w.out[2]), num(w.k[0]), num(w.k[1]), num(w.k[2]), num(w.s[0]), num(w.s[1]),
+           num(w.s[2]), num(w.dl[0]), num(w.dl[1]), num(w.dl[2]), num(w.pb[0]), num(w.pb[1]),
+           num(w.pb[2]));
+        return true;
+    }
+    /* count_include_pad counts the model's own end pads, without ceil_mode's extra. */
+    const glow_attr *cx = cpu_attr(in, GA_CEIL_EXTRA), *cip = cpu_attr(in, GA_COUNT_INCLUDE_PAD);
+    const glow_attr *pa = cpu_attr(in, GA_P);
+    if (cx && cx->n != (uint32_t)w.nsp)
+        return false;
+    for (int i = 0; cx && i < w.nsp; i++) {
+        int j = 3 - w.nsp + i;
+        if (cx->v.ints[i] < 0 || cx->v.ints[i] > w.pe[j])
+            return false;
+        w.pe[j] -= cx->v.ints[i];
+    }
+    int64_t p = lp ? (pa ? pa->v.i : 2) : 0;
+    if (lp && p < 1)
+        return false;
+    OP(op, CPU_K_avgpool3d_f32_scalar, ptr(xv), ptr(yv), num(planes), num(w.in[0]),
+       num(w.in[1]), num(w.in[2]), num(w.out[0]), num(w.out[1]), num(w.out[2]), num(w.k[0]),
+       num(w.k[1]), num(w.k[2]), num(w.s[0]), num(w.s[1]), num(w.s[2]), num(w.dl[0]),
+       num(w.dl[1]), num(w.dl[2]), num(w.pb[0]), num(w.pb[1]), num(w.pb[2]), num(w.pe[0]),
+       num(w.pe[1]), num(w.pe[2]), num(cip && cip->v.i != 0), num(p));
+    return true;
+}
+
+static double attr_float(const ir_instr *in, glow_attr_id id, double dflt)
+{
+    const glow_attr *a = cpu_attr(in, id);
+    return a ? a->v.f : dflt;
+}
+
+static bool lrn(const ir_instr *in, cpu_op *op)
+{
+    const glow_type *x = &in->ops[1].v->type;
+    const glow_attr *sz = cpu_attr(in, GA_SIZE);
+    int64_t size = sz ? sz->v.i : 1;
+    if (in->nout != 1 || in->nops != 2 || !cpu_all_f32(in) || x->rank < 2 || size < 1 ||
+        !glow_type_same_shape(x, &in->ops[0].v->type) || !cpu_no_alias(in))
+        return false;
+    int64_t s = glow_type_numel(x) / (x->dims[0] * x->dims[1] > 0 ? x->dims[0] * x->dims[1] : 1);
+    OP(op, CPU_K_lrn_f32_scalar, ptr(in->ops[1].v), ptr(in->ops[0].v), num(x->dims[0]),
+       num(x->dims[1]), num(s), num(size), real(attr_float(in, GA_ALPHA, 1e-4)),
+       real(attr_float(in, GA_BETA, 0.75)), real(attr_float(in, GA_BIAS, 1.0)));
+    return true;
+}
+
+static const char *attr_str(const ir_instr *in, glow_attr_id id, const char *dflt)
+{
+    const glow_attr *a = cpu_attr(in, id);
+    return a ? a->v.s : dflt;
+}
+
+/* Resize of rank 1-4, the dims padded in front to four. */
+static bool resize(const ir_instr *in, cpu_op *op)
+{
+    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
+    const glow_attr *sa = cpu_attr(in, GA_SCALES), *ra = cpu_attr(in, GA_ROI);
+    const glow_attr *ex = cpu_attr(in, GA_EXCLUDE_OUTSIDE);
+    int r = x->rank, lead = 4 - r;
+    const char *mode = attr_str(in, GA_MODE, "nearest");
+    if (in->nout != 1 || in->nops != 2 || !cpu_all_f32(in) || r < 1 || r > 4 || y->rank != r ||
+        !sa || sa->n != (uint32_t)r || !cpu_no_alias(in) ||
+        (strcmp(mode, "nearest") && strcmp(mode, "linear") && strcmp(mode, "cubic")))
+        return false;
+    int64_t id[4] = { 1, 1, 1, 1 }, od[4] = { 1, 1, 1, 1 };
+    double sc[4] = { 1, 1, 1, 1 }, rs[4] = { 0, 0, 0, 0 }, re[4] = { 1, 1, 1, 1 };
+    bool roi = ra && ra->n == 2 * (uint32_t)r;
+    for (int i = 0; i < r; i++) {
+        if (!(sa->v.floats[i] > 0) || (x->dims[i] == 0 && y->dims[i] > 0))
+            return false;
+        id[lead + i] = x->dims[i];
+        od[lead + i] = y->dims[i];
+        sc[lead + i] = sa->v.floats[i];
+        rs[lead + i] = roi ? ra->v.floats[i] : 0;
+        re[lead + i] = roi ? ra->v.floats[r + i] : 1;
+    }
+    OP(op, CPU_K_resize_f32_scalar, ptr(in->ops[1].v), ptr(in->ops[0].v), num(id[0]),
+       num(id[1]), num(id[2]), num(id[3]), num(od[0]), num(od[1]), num(od[2]), num(od[3]),
+       num(lead), real(sc[0]), real(sc[1]), real(sc[2]), real(sc[3]), real(rs[0]),
+       real(rs[1]), real(rs[2]), real(rs[3]), real(re[0]), real(re[1]), real(re[2]),
+       real(re[3]), num(gk_resize_mode_code(mode)),
+       num(gk_coord_mode_code(attr_str(in, GA_COORD_MODE, "half_pixel"))),
+       num(gk_nearest_mode_code(attr_str(in, GA_NEAREST_MODE, "round_prefer_floor"))),
+       real(attr_float(in, GA_CUBIC_COEFF_A, -0.75)), num(ex && ex->v.i != 0),
+       real(attr_float(in, GA_EXTRAPOLATION_VALUE, 0.0)));
+    return true;
+}
+
+bool cpu_select_spatial(const ir_instr *in, cpu_op *op)
+{
+    switch ((int)in->kind) {
+    case IK_CONV: case IK_CONV_TRANSPOSE:
+        return conv(in, op);
+    case IK_MAX_POOL: case IK_AVG_POOL: case IK_LP_POOL:
+        return pool(in, op);
+    case IK_LRN:
+        return lrn(in, op);
+    case IK_RESIZE:
+        return resize(in, op);
+    default:
+        return false;
+    }
+}

@@ -1,0 +1,157 @@
+// select_typed.c - Picks the typed elementwise kernels (kernels/typed, the "any" rows of
+// kernels.def) for the elementwise instructions of every element kind: unary math and
+// activations, binary arithmetic, comparisons, logic and bitwise ops, Cast, Where and Splat.
+//
+// The op codes and parameters come from the evaluator (glow_ev_unary_code,
+// glow_ev_binary_code), and the kernels compute each element with the evaluator's own
+// functions (kernels/typed_math.h), so a kernel gives the interpreter's bits. f32 ops the
+// evaluator runs with its f32 fast path (eval_fast.c: f32 arithmetic, not f64) stay with the
+// f32 kernels of select.c, which compute the same way; they are never taken here.
+#include "backend/cpu/cpu_internal.h"
+#include "eval/eval.h"
+#include "gk_ops.h"
+
+static cpu_arg ptr(const ir_value *v)
+{
+    return (cpu_arg){ .kind = CA_PTR, .region = glow_value_region(v), .offset = v->addr };
+}
+static cpu_arg num(int64_t i) { return (cpu_arg){ .kind = CA_INT, .i = i }; }
+static cpu_arg real(double f) { return (cpu_arg){ .kind = CA_REAL, .f = f }; }
+
+static void set_op(cpu_op *op, cpu_kernel k, const cpu_arg *args, int nargs)
+{
+    op->k = k;
+    for (int i = 0; i < nargs; i++)
+        op->args[i] = args[i];
+    op->nargs = nargs;
+}
+#define OP(op, k, ...) \
+    set_op(op, k, (const cpu_arg[]){ __VA_ARGS__ }, \
+           (int)(sizeof((const cpu_arg[]){ __VA_ARGS__ }) / sizeof(cpu_arg)))
+
+/* The kernels' code of a kind (gk_dtype), 0 for the quantized kinds they do not run. */
+static int dt(const ir_value *v)
+{
+    glow_dtype t = v->type.dtype;
+    return t <= GLOW_BOOL ? (int)t + 1 : 0;
+}
+
+/* One result, every operand of the result's shape and of a kind the kernels run, and no
+ * operand sharing bytes with the result unless it is the result's very buffer with elements
+ * of the same size (each element is then read before it is written, by the same thread). */
+static bool fits(const ir_instr *in, uint32_t nops)
+{
+    if (in->nout != 1 || in->nops != nops)
+        return false;
+    const ir_value *y = in->ops[0].v;
+    if (!dt(y))
+        return false;
+    for (uint32_t i = 1; i < nops; i++) {
+        const ir_value *v = in->ops[i].v;
+        if (!dt(v) || !glow_type_same_shape(&v->type, &y->type))
+            return false;
+        if (cpu_overlap(y, v) && (v->addr != y->addr ||
+                                  glow_dtype_size(v->type.dtype) !=
+                                      glow_dtype_size(y->type.dtype)))
+            return false;
+    }
+    return true;
+}
+
+/* The instruction as the stand-in node the evaluator reads kind and attributes from. */
+static glow_node as_node(const ir_instr *in)
+{
+    return (glow_node){ .kind = (glow_node_kind)in->kind, .name = in->name, .attrs = in->attrs,
+                        .nattr = in->nattr };
+}
+
+static bool all_f32(const ir_instr *in)
+{
+    for (uint32_t i = 0; i < in->nops; i++)
+        if (in->ops[i].v->type.dtype != GLOW_F32)
+            return false;
+    return true;
+}
+
+static bool sel_unary(const ir_instr *in, cpu_op *op)
+{
+    glow_node n = as_node(in);
+    double p, q;
+    int code = glow_ev_unary_code(&n, &p, &q);
+    if (!code || !fits(in, 2))
+        return false;
+    /* The evaluator's f32 fast path (glow_ev_fast) computes these in f32. */
+    if (all_f32(in) && (code == GK_TU_RELU || code == GK_TU_NEG || code == GK_TU_ABS ||
+                        code == GK_TU_SQRT || code == GK_TU_EXP || code == GK_TU_TANH ||
+                        code == GK_TU_SIGMOID || code == GK_TU_LOG))
+        return false;
+    const ir_value *y = in->ops[0].v, *x = in->ops[1].v;
+    OP(op, CPU_K_unary_any_scalar, num(code), num(dt(x)), num(dt(y)), real(p), real(q),
+       num(glow_type_numel(&y->type)), ptr(x), ptr(y));
+    return true;
+}
+
+static bool sel_binary(const ir_instr *in, cpu_op *op)
+{
+    glow_node n = as_node(in);
+    int code = glow_ev_binary_code(&n);
+    if (!code || !fits(in, 3))
+        return false;
+    if (all_f32(in) && (code == GK_TB_ADD || code == GK_TB_SUB || code == GK_TB_MUL ||
+                        code == GK_TB_DIV || code == GK_TB_MAX || code == GK_TB_MIN ||
+                        code == GK_TB_POW))
+        return false;
+    const ir_value *y = in->ops[0].v, *a = in->ops[1].v, *b = in->ops[2].v;
+    OP(op, CPU_K_binary_any_scalar, num(code), num(dt(a)), num(dt(b)), num(dt(y)),
+       num(glow_type_numel(&y->type)), ptr(a), ptr(b), ptr(y));
+    return true;
+}
+
+static bool sel_cast(const ir_instr *in, cpu_op *op)
+{
+    if (!fits(in, 2))
+        return false;
+    const ir_value *y = in->ops[0].v, *x = in->ops[1].v;
+    OP(op, CPU_K_cast_any_scalar, num(dt(x)), num(dt(y)), num(glow_type_numel(&y->type)),
+       ptr(x), ptr(y));
+    return true;
+}
+
+/* Where(c, a, b): c bool, a, b and the result of one kind. */
+static bool sel_where(const ir_instr *in, cpu_op *op)
+{
+    if (!fits(in, 4))
+        return false;
+    const ir_value *y = in->ops[0].v, *c = in->ops[1].v, *a = in->ops[2].v, *b = in->ops[3].v;
+    if (c->type.dtype != GLOW_BOOL || a->type.dtype != y->type.dtype ||
+        b->type.dtype != y->type.dtype || cpu_overlap(y, c))
+        return false;
+    OP(op, CPU_K_where_any_scalar, num((int64_t)glow_dtype_size(y->type.dtype)),
+       num(glow_type_numel(&y->type)), ptr(c), ptr(a), ptr(b), ptr(y));
+    return true;
+}
+
+static bool sel_splat(const ir_instr *in, cpu_op *op)
+{
+    if (!fits(in, 1))
+        return false;
+    const ir_value *y = in->ops[0].v;
+    glow_node n = as_node(in);
+    OP(op, CPU_K_splat_any_scalar, num(dt(y)), real(glow_node_float(&n, GA_VALUE, 0.0)),
+       num(glow_type_numel(&y->type)), ptr(y));
+    return true;
+}
+
+bool cpu_select_typed(const ir_instr *in, cpu_op *op)
+{
+    switch ((int)in->kind) {
+    case IK_CAST: return sel_cast(in, op);
+    case IK_WHERE: return sel_where(in, op);
+    case IK_SPLAT: return sel_splat(in, op);
+    default: break;
+    }
+    if (!ir_kind_is_node(in->kind) ||
+        !(glow_node_kind_flags((glow_node_kind)in->kind) & NF_ELEMWISE))
+        return false;
+    return in->nops == 2 ? sel_unary(in, op) : sel_binary(in, op);
+}

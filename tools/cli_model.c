@@ -1,0 +1,123 @@
+// cli_model.c - The options that decide how a model is compiled, parsed and described once for
+// `glowc run`, `bench` and `compile`: --backend, --threads, --define, --no-optimize, --stats,
+// --time-passes. Also the --stats line on what the backend runs natively and what falls back.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "opt/opt.h"
+#include "runtime/runtime.h"
+
+bool cli_model_init(cli_model_opts *o, int argc, const char *backend)
+{
+    *o = (cli_model_opts){ .backend = backend };
+    /* At most one --define per argument. */
+    o->defines = calloc((size_t)argc + 1, sizeof *o->defines);
+    return o->defines != NULL;
+}
+
+void cli_model_free(cli_model_opts *o)
+{
+    free(o->defines);
+    o->defines = NULL;
+}
+
+bool cli_model_match(const char *cmd, const char *arg, int *i, int argc, char **argv,
+                     cli_model_opts *o, int *rc)
+{
+    const char *val = NULL;
+    *rc = -1;
+    if (cli_match_value(arg, "--backend", i, argc, argv, &val)) {
+        if (!val || !val[0])
+            *rc = cli_usage_error(cmd, "%s: --backend needs a value", cmd);
+        else if (!glow_backend_find(val))
+            *rc = cli_usage_error(cmd, "%s: unknown backend '%s' (known: %s)", cmd, val,
+                                  glow_backend_names());
+        o->backend = val;
+    } else if (cli_match_value(arg, "--threads", i, argc, argv, &val)) {
+        char *end = NULL;
+        long n = val && val[0] ? strtol(val, &end, 10) : -1;
+        if (!val || !val[0] || *end || n < 1 || n > 1024)
+            *rc = cli_usage_error(cmd, "%s: --threads wants a number from 1 to 1024, got '%s'",
+                                  cmd, val ? val : "");
+        o->threads = (int)n;
+    } else if (cli_match_value(arg, "--define", i, argc, argv, &val)) {
+        if (!val || !cli_valid_define(val))
+            *rc = cli_usage_error(cmd, "%s: --define wants SYM=VAL with VAL a positive "
+                                  "integer, got '%s'", cmd, val ? val : "");
+        else
+            o->defines[o->ndefines++] = val;
+    } else if (!strcmp(arg, "--no-optimize")) {
+        o->no_optimize = true;
+    } else if (!strcmp(arg, "--stats")) {
+        o->stats = true;
+    } else if (!strcmp(arg, "--time-passes")) {
+        o->time_passes = true;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+void cli_model_help(const char *threads_text)
+{
+    printf("  --backend B        the backend: %s (default %s)\n"
+           "  --threads N        %s\n"
+           "  --define SYM=VAL   fix the symbolic input dim SYM (dim_param) to VAL; repeatable\n"
+           "  --no-optimize      skip the graph optimizer (before and after lowering)\n"
+           "  --stats            per optimizer pass: runs, nodes removed, rewrites, time; then\n"
+           "                     how many instructions the backend runs natively and which\n"
+           "                     fall back to the evaluator (to stderr)\n"
+           "  --time-passes      only the time of each optimizer pass (to stderr)\n",
+           glow_backend_names(), "interpreter", threads_text);
+}
+
+void cli_model_options(const cli_model_opts *o, glow_opt_options *oo,
+                       glow_compile_options *copt)
+{
+    *oo = (glow_opt_options){ .stats = o->stats, .time_passes = o->time_passes,
+                              .stats_out = stderr };
+    copt->backend = o->backend;
+    copt->threads = o->threads;
+    copt->no_optimize = o->no_optimize;
+    copt->optimize = oo;
+}
+
+/* "Slice f32" style: the instruction's kind and the element type of its first input. */
+static void kind_key(const ir_instr *in, char *buf, size_t size)
+{
+    const ir_value *v = in->ops[in->nops > in->nout ? in->nout : 0].v;
+    snprintf(buf, size, "%s %s", ir_instr_kind_name(in->kind), glow_dtype_name(v->type.dtype));
+}
+
+void cli_model_report_fallbacks(const glow_program *p, FILE *out)
+{
+    if (!p || !p->ir || !p->backend || !p->backend->fallbacks)
+        return;
+    const ir_instr *const *fb = NULL;
+    int n = glow_program_fallbacks(p, &fb), total = 0;
+    for (const ir_instr *in = p->ir->first; in; in = in->next)
+        total += in->kind != IK_ALLOC && in->kind != IK_DEALLOC && in->kind != IK_CPU_ZERO;
+    fprintf(out, "%s backend: %d of %d instructions fall back to the evaluator%s",
+            p->backend->name, n, total, n ? ":" : "");
+    /* Each kind once, with its count, in order of first appearance. */
+    bool *done = calloc((size_t)n + 1, sizeof *done);
+    for (int i = 0; done && i < n; i++) {
+        if (done[i])
+            continue;
+        char key[96], other[96];
+        kind_key(fb[i], key, sizeof key);
+        int count = 0;
+        for (int j = i; j < n; j++) {
+            kind_key(fb[j], other, sizeof other);
+            if (!done[j] && !strcmp(key, other)) {
+                done[j] = true;
+                count++;
+            }
+        }
+        fprintf(out, "%s %s (%d)", i ? "," : "", key, count);
+    }
+    fputc('\n', out);
+    free(done);
+}
