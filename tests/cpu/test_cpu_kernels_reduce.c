@@ -25,13 +25,15 @@ static void rand_dims(int r, int64_t hi, int64_t *dims)
 static glow_node_kind reduce_kind;
 
 /* Any reduce kind over a random non-empty set of axes (not necessarily contiguous) of a
- * rank-1..5 tensor of a random kind, keepdims or not. */
+ * rank-1..5 tensor of a random kind (sometimes with an extent 0), keepdims or not. */
 static void case_reduce(void)
 {
     int r = (int)rint_in(1, 5);
     int64_t dims[5], axes[5];
     int na = 0;
     rand_dims(r, 5, dims);
+    if (rnd() % 6 == 0)
+        dims[rint_in(0, r - 1)] = 0; /* empty: identities, or no result at all */
     for (int i = 0; i < r; i++)
         if (rnd() % 2)
             axes[na++] = i;
