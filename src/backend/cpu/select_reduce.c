@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
-#include "gk_dtype.h"
 #include "gk_ops.h"
+#include "typed_math.h"
 
 static cpu_arg ptr(const ir_value *v)
 {
@@ -142,8 +142,9 @@ static bool sel_reduce(const ir_instr *in, cpu_op *op)
             s[c][j] = from < nrun[c] ? str[c][from] : 0;
         }
     int code = reduce_code(in->kind);
-    if (dt == GK_DT_F32 && code <= GK_RED_MIN && nrun[1] <= 1) {
-        int64_t n = e[1][3], inner = nrun[1] ? s[1][3] : 1;
+    int64_t inner = nrun[1] ? s[1][3] : 1; /* 0 only when x is empty */
+    if (dt == GK_DT_F32 && code <= GK_RED_MIN && nrun[1] <= 1 && inner > 0) {
+        int64_t n = e[1][3];
         OP(op, CPU_K_reduce_f32_scalar, num(code), num(kept / inner), num(n), num(inner),
            ptr(xv), ptr(yv));
         return true;
