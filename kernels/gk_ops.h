@@ -70,23 +70,6 @@ typedef enum {
     GK_PAD_EDGE = 2,
     GK_PAD_WRAP = 3,
 } gk_pad_mode;
-/* Element kinds of the typed kernels (gk_*_any_*, typed_math.h): the non-quantized kinds in
- * the order of src/graph/dtypes.def, each one more than its glow_dtype. */
-typedef enum {
-    GK_DT_F32 = 1,
-    GK_DT_F16 = 2,
-    GK_DT_BF16 = 3,
-    GK_DT_F64 = 4,
-    GK_DT_I8 = 5,
-    GK_DT_U8 = 6,
-    GK_DT_I16 = 7,
-    GK_DT_U16 = 8,
-    GK_DT_I32 = 9,
-    GK_DT_U32 = 10,
-    GK_DT_I64 = 11,
-    GK_DT_U64 = 12,
-    GK_DT_BOOL = 13,
-} gk_dtype;
 
 /* gk_unary_any_*: the evaluator's unary elementwise ops of every kind, with two parameters
  * (p, q) where the op has them. */

@@ -127,6 +127,108 @@ static inline void volume_general(const float *xg, const float *wm, float *yp, i
     }
 }
 
+/* The strided form's column buffer, on the stack: kdim x positions floats (128 KiB). */
+#define COL_FLOATS 32768
+#define COL_MIN_POSITIONS 16
+
+/* col[kk][q] = the input under tap kk (ic, kz, ky, kx) of output position q0 + q (positions
+ * flattened over [OD][OH][OW]), 0 in the padding. */
+static inline void unfold(const float *xg, float *col, int64_t cg, int64_t q0, int64_t nq,
+                          const int64_t *in, const int64_t *out, const int64_t *k,
+                          const int64_t *s, const int64_t *dl, const int64_t *pd)
+{
+    int64_t kk = 0, in_vol = in[0] * in[1] * in[2];
+    for (int64_t ic = 0; ic < cg; ic++)
+        for (int64_t kz = 0; kz < k[0]; kz++)
+            for (int64_t ky = 0; ky < k[1]; ky++)
+                for (int64_t kx = 0; kx < k[2]; kx++, kk++) {
+                    float *dst = col + kk * nq;
+                    int64_t oz = q0 / (out[1] * out[2]), oy = q0 / out[2] % out[1];
+                    int64_t ox = q0 % out[2];
+                    for (int64_t q = 0; q < nq; q++) {
+                        int64_t iz = oz * s[0] - pd[0] + kz * dl[0];
+                        int64_t iy = oy * s[1] - pd[1] + ky * dl[1];
+                        int64_t ix = ox * s[2] - pd[2] + kx * dl[2];
+                        bool inside = iz >= 0 && iz < in[0] && iy >= 0 && iy < in[1] &&
+                                      ix >= 0 && ix < in[2];
+                        dst[q] = inside ? xg[ic * in_vol + (iz * in[1] + iy) * in[2] + ix] : 0;
+                        if (++ox == out[2]) {
+                            ox = 0;
+                            if (++oy == out[1])
+                                oy = 0, oz++;
+                        }
+                    }
+                }
+}
+
+/* Four output channels (weights w, rows kdim apart; results y0..y3) over nq positions of
+ * the column buffer: each output sums its bias and then the taps in kk order, as one channel
+ * at a time would, and each column row is read once for the four. */
+static inline void four_channels(const float *restrict col, int64_t nq, int64_t kdim,
+                                 const float *restrict w, const float *restrict bias,
+                                 float *restrict y0, float *restrict y1, float *restrict y2,
+                                 float *restrict y3)
+{
+    for (int64_t q = 0; q < nq; q++) {
+        y0[q] = bias ? bias[0] : 0.0f;
+        y1[q] = bias ? bias[1] : 0.0f;
+        y2[q] = bias ? bias[2] : 0.0f;
+        y3[q] = bias ? bias[3] : 0.0f;
+    }
+    for (int64_t kk = 0; kk < kdim; kk++) {
+        const float *cr = col + kk * nq;
+        float a0 = w[kk], a1 = w[kdim + kk], a2 = w[2 * kdim + kk], a3 = w[3 * kdim + kk];
+        for (int64_t q = 0; q < nq; q++) {
+            float v = cr[q];
+            y0[q] += a0 * v;
+            y1[q] += a1 * v;
+            y2[q] += a2 * v;
+            y3[q] += a3 * v;
+        }
+    }
+}
+
+/* Output channels [oc0, oc1) of one image and group through the column buffer, a band of
+ * positions at a time: y[q] = bias + sum_kk w[kk] * col[kk][q], in the evaluator's kk order.
+ * For strided convolutions (a 1-D front-end with a long kernel and a large hop), whose
+ * direct form reads the input with a stride in its innermost loop. */
+static inline void channels_unfolded(const float *xg, const float *w, const float *bias,
+                                     float *y, int64_t oc0, int64_t oc1, int64_t cg,
+                                     const int64_t *in, const int64_t *out, const int64_t *k,
+                                     const int64_t *s, const int64_t *dl, const int64_t *pd,
+                                     int act, double alpha, double beta)
+{
+    int64_t kdim = cg * k[0] * k[1] * k[2], vol = out[0] * out[1] * out[2];
+    int64_t band = COL_FLOATS / kdim;
+    float col[COL_FLOATS];
+    for (int64_t q0 = 0; q0 < vol; q0 += band) {
+        int64_t nq = vol - q0 < band ? vol - q0 : band;
+        unfold(xg, col, cg, q0, nq, in, out, k, s, dl, pd);
+        int64_t oc = oc0;
+        for (; oc + 4 <= oc1; oc += 4)
+            four_channels(col, nq, kdim, w + oc * kdim, bias ? bias + oc : NULL,
+                          y + oc * vol + q0, y + (oc + 1) * vol + q0, y + (oc + 2) * vol + q0,
+                          y + (oc + 3) * vol + q0);
+        for (; oc < oc1; oc++) {
+            const float *wm = w + oc * kdim;
+            float *yq = y + oc * vol + q0;
+            float bv = bias ? bias[oc] : 0.0f;
+            for (int64_t q = 0; q < nq; q++)
+                yq[q] = bv;
+            for (int64_t kk = 0; kk < kdim; kk++) {
+                float wv = wm[kk];
+                const float *cr = col + kk * nq;
+                for (int64_t q = 0; q < nq; q++)
+                    yq[q] += wv * cr[q];
+            }
+        }
+        if (act != GK_ACT_NONE)
+            for (int64_t oc = oc0; oc < oc1; oc++)
+                for (int64_t q = 0; q < nq; q++)
+                    y[oc * vol + q0 + q] = gk_act(act, y[oc * vol + q0 + q], alpha, beta);
+    }
+}
+
 void gk_conv3d_f32_scalar(const float *x, const float *w, const float *bias, float *y,
                           int64_t n, int64_t c, int64_t d, int64_t h, int64_t wd, int64_t m,
                           int64_t kd, int64_t kh, int64_t kw, int64_t od, int64_t oh,
@@ -142,6 +244,18 @@ void gk_conv3d_f32_scalar(const float *x, const float *w, const float *bias, flo
                      pd == 0 && ph == 0 && pw == 0 && vol == in_vol;
     int64_t lo, hi;
     gk_split(n * m, 1, tid, nthreads, &lo, &hi);
+    if (sw > 1 && cg * kd * kh * kw <= COL_FLOATS / COL_MIN_POSITIONS) {
+        /* The thread's channels in runs of one image and group, each run unfolded once. */
+        for (int64_t p = lo; p < hi;) {
+            int64_t b = p / m, g = p % m / mg, end = b * m + (g + 1) * mg;
+            end = end < hi ? end : hi;
+            channels_unfolded(x + (b * c + g * cg) * in_vol, w, bias, y + b * m * vol,
+                              p % m, end - b * m, cg, in, out, k, s, dl, pad, act, alpha,
+                              beta);
+            p = end;
+        }
+        return;
+    }
     for (int64_t p = lo; p < hi; p++) {
         int64_t b = p / m, oc = p % m, g = oc / mg;
         float *yp = y + p * vol;

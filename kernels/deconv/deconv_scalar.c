@@ -5,14 +5,9 @@
 // (n, m) and write nothing another thread writes. Sums run in double, as the evaluator's.
 #include "kernels.h"
 
-/* Output positions per accumulator chunk: a stack row of doubles, no allocation. */
-#define CHUNK 512
-
-static inline int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return q * b > a ? q - 1 : q;
-}
+/* Accumulators per output row chunk: a stack row of doubles, no allocation (the backend
+ * passes strides up to 64 along W, so a chunk holds at least 16 columns of every phase). */
+#define CHUNK 1024
 
 /* The input index of output o through tap k (o = i * s - pad + k * dil), or -1 when none. */
 static inline int64_t source_of(int64_t o, int64_t k, int64_t s, int64_t dil, int64_t pad,
@@ -24,19 +19,34 @@ static inline int64_t source_of(int64_t o, int64_t k, int64_t s, int64_t dil, in
     return t / s < in ? t / s : -1;
 }
 
-/* acc[ox - ox0] += wv * xr[ix] for the outputs ox in [ox0, ox1) that input ix reaches through
- * a tap at offset off = pad - k * dil: ox = ix * s - off. */
-static inline void row_taps(double *acc, const float *xr, double wv, int64_t ox0, int64_t ox1,
-                            int64_t s, int64_t off, int64_t in)
+/* For four output channels at once (weights wv[0..4), accumulator rows a0..a3):
+ * a[ox % s][ox / s - j0] += wv * xr[ix] for the outputs ox = ix * s - off (off = pad -
+ * k * dil) in columns j = ox / s of [j0, j0 + nj) and below ow. Each accumulator holds one
+ * row per phase ox % s, so both sides of the loop are contiguous and it vectorizes; each
+ * input element is read once for the four. */
+static inline void row_taps(double *restrict a0, double *restrict a1, double *restrict a2,
+                            double *restrict a3, int64_t nj, const float *restrict xr,
+                            const double *wv, int64_t j0, int64_t s, int64_t off, int64_t in,
+                            int64_t ow)
 {
-    int64_t ilo = floor_div(ox0 + off + s - 1, s), ihi = floor_div(ox1 - 1 + off, s) + 1;
+    int64_t q = ((-off) % s + s) % s, base = (-off - q) / s;   /* ox = (ix + base) * s + q */
+    int64_t jhi = j0 + nj, jmax = q < ow ? (ow - 1 - q) / s + 1 : 0;
+    if (jhi > jmax)
+        jhi = jmax;
+    int64_t ilo = j0 - base, ihi = jhi - base;
     if (ilo < 0)
         ilo = 0;
     if (ihi > in)
         ihi = in;
-    double *a = acc + (-off - ox0);
-    for (int64_t ix = ilo; ix < ihi; ix++)
-        a[ix * s] += wv * (double)xr[ix];
+    int64_t at = q * nj + base - j0;
+    double w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3];
+    for (int64_t ix = ilo; ix < ihi; ix++) {
+        double v = xr[ix];
+        a0[at + ix] += w0 * v;
+        a1[at + ix] += w1 * v;
+        a2[at + ix] += w2 * v;
+        a3[at + ix] += w3 * v;
+    }
 }
 
 void gk_deconv3d_f32_scalar(const float *x, const float *w, const float *bias, float *y,
@@ -49,16 +59,21 @@ void gk_deconv3d_f32_scalar(const float *x, const float *w, const float *bias, f
     int64_t cg = c / group, mg = m / group, ksz = kd * kh * kw, in_vol = d * h * wd;
     int64_t lo, hi;
     gk_split(n * m, 1, tid, nthreads, &lo, &hi);
-    for (int64_t p = lo; p < hi; p++) {
+    /* The thread's planes (b, oc) in runs of up to four channels of one image and group;
+     * a run of fewer computes the missing channels with zero weights and drops them. */
+    for (int64_t p = lo, nr; p < hi; p += nr) {
         int64_t b = p / m, oc = p % m, g = oc / mg, mm = oc % mg;
-        double bv = bias ? (double)bias[oc] : 0.0;
+        nr = mg - mm < 4 ? mg - mm : 4;
+        nr = hi - p < nr ? hi - p : nr;
+        /* Columns j of the output row per chunk: ox = j * sw + phase. */
+        int64_t nj = CHUNK / sw, ncols = (ow + sw - 1) / sw;
         for (int64_t oz = 0; oz < od; oz++)
             for (int64_t oy = 0; oy < oh; oy++)
-                for (int64_t ox0 = 0; ox0 < ow; ox0 += CHUNK) {
-                    int64_t ox1 = ox0 + CHUNK < ow ? ox0 + CHUNK : ow;
-                    double acc[CHUNK];
-                    for (int64_t i = 0; i < ox1 - ox0; i++)
-                        acc[i] = 0;
+                for (int64_t j0 = 0; j0 < ncols; j0 += nj) {
+                    double acc[4][CHUNK];
+                    for (int r = 0; r < 4; r++)
+                        for (int64_t i = 0; i < nj * sw; i++)
+                            acc[r][i] = 0;
                     for (int64_t ic = g * cg; ic < (g + 1) * cg; ic++) {
                         const float *xc = x + (b * c + ic) * in_vol;
                         const float *wc = w + (ic * mg + mm) * ksz;
@@ -71,15 +86,25 @@ void gk_deconv3d_f32_scalar(const float *x, const float *w, const float *bias, f
                                 if (iy < 0)
                                     continue;
                                 const float *xr = xc + (iz * h + iy) * wd;
-                                for (int64_t kx = 0; kx < kw; kx++)
-                                    row_taps(acc, xr, (double)wc[(kz * kh + ky) * kw + kx],
-                                             ox0, ox1, sw, pw - kx * dw, wd);
+                                for (int64_t kx = 0; kx < kw; kx++) {
+                                    int64_t t = (kz * kh + ky) * kw + kx;
+                                    double wv[4] = { 0, 0, 0, 0 };
+                                    for (int64_t r = 0; r < nr; r++)
+                                        wv[r] = wc[r * ksz + t];
+                                    row_taps(acc[0], acc[1], acc[2], acc[3], nj, xr, wv, j0,
+                                             sw, pw - kx * dw, wd, ow);
+                                }
                             }
                         }
                     }
-                    float *yr = y + ((p * od + oz) * oh + oy) * ow;
-                    for (int64_t i = 0; i < ox1 - ox0; i++)
-                        yr[ox0 + i] = (float)(acc[i] + bv);
+                    int64_t j1 = j0 + nj < ncols ? j0 + nj : ncols;
+                    for (int64_t r = 0; r < nr; r++) {
+                        float *yr = y + (((p + r) * od + oz) * oh + oy) * ow;
+                        double bv = bias ? (double)bias[oc + r] : 0.0;
+                        for (int64_t q = 0; q < sw; q++)
+                            for (int64_t j = j0; j < j1 && j * sw + q < ow; j++)
+                                yr[j * sw + q] = (float)(acc[r][q * nj + j - j0] + bv);
+                    }
                 }
     }
 }

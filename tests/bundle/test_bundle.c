@@ -302,22 +302,37 @@ int main(void)
     check_header("digits");
     check_aarch64("digits", "models/digits.onnx", digit);
 
-    /* An instruction without a kernel (Erf): refused with exit 2, naming it. */
-    char cum[512];
-    snprintf(cum, sizeof cum, "%s/onnx-node-tests/node/test_erf/model.onnx",
-             shared ? shared : "../shared");
-    if (access(cum, R_OK) == 0) {
-        char cmd[1200];
-        snprintf(cmd, sizeof cmd, "%s compile %s --emit-bundle %s/cum 2>&1", glowc_bin, cum, tmp);
+    /* An instruction without a kernel: refused with exit 2, naming it. The first of these
+     * node tests that still has one (the list shrinks as kernels come). */
+    static const char *const refused[][2] = {
+        { "test_reversesequence_batch", "ReverseSequence" },
+        { "test_scatternd_max", "ScatterND" },
+        { "test_scatter_elements_with_reduction_max", "ScatterElements" },
+        { "test_gathernd_example_int32", "GatherND" },
+        { "test_gridsample", "GatherElements" },
+    };
+    bool refusal_seen = false;
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0] && !refusal_seen; i++) {
+        char model[512], cmd[1200], msg[2048] = "";
+        snprintf(model, sizeof model, "%s/onnx-node-tests/node/%s/model.onnx",
+                 shared ? shared : "../shared", refused[i][0]);
+        if (access(model, R_OK) != 0)
+            continue;
+        snprintf(cmd, sizeof cmd, "%s compile %s --emit-bundle %s/cum 2>&1", glowc_bin, model,
+                 tmp);
         FILE *f = popen(cmd, "r");
-        char msg[2048] = "";
         size_t got = f ? fread(msg, 1, sizeof msg - 1, f) : 0;
         msg[got] = 0;
         int st = f ? pclose(f) : -1;
+        if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+            continue;
+        refusal_seen = true;
         CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
         CHECK_CONTAINS(msg, "no kernel");
-        CHECK_CONTAINS(msg, "Erf");
+        CHECK_CONTAINS(msg, refused[i][1]);
     }
+    if (!refusal_seen)
+        printf("note: every candidate bundles now; the refusal check found nothing to refuse\n");
     /* Usage errors. */
     CHECK_EQ(sh("%s compile models/lenet.onnx --emit-bundle %s/x --name 'bad name'; "
                 "test $? = 1", glowc_bin, tmp), 0);

@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "kernels/kernel_rows.h"
-#include "backend/cpu/cpu_internal.h"
+#include "backend/cpu/cpu_llvm.h"
 #include "runtime/runtime.h"
 
 static glow_module *M;
@@ -133,8 +133,8 @@ static inline void build(case_fn fn, uint64_t seed)
     fn();
 }
 
-static int chains;   /* fused elementwise loops in the last cpu module generated */
-static bool called[GK_NROWS]; /* rows whose kernel a generated cpu module called */
+static int chains;   /* fused elementwise loops in the last cpu plan */
+static bool called[GK_NROWS]; /* rows whose kernel a cpu plan called */
 
 /* Compiles and runs; returns a malloc'd copy of output 0 and its type (NULL on failure). */
 static inline void *run(case_fn fn, uint64_t seed, const char *backend, int threads,
@@ -152,17 +152,20 @@ static inline void *run(case_fn fn, uint64_t seed, const char *backend, int thre
         return NULL;
     }
     if (fallbacks && !strcmp(backend, "cpu")) {
-        cpu_module *m = NULL;
-        int nk = 0;
-        if (cpu_generate(p->ir, &m, &nk, fallbacks, &D) == GLOW_OK) {
-            char *text = cpu_module_text(m);
+        /* The plan the backend generated code from: its operations name their kernels.def
+         * rows (cpu_kernel follows the rows' order). */
+        cpu_isa isa;
+        cpu_host_isa(&isa);
+        cpu_plan plan;
+        if (cpu_schedule(p->ir, &isa, &plan, &D) == GLOW_OK) {
+            *fallbacks = plan.nfallback;
             chains = 0;
-            for (const char *t = text; (t = strstr(t, "_chain(")); t++)
-                chains++;
-            for (int r = 0; r < GK_NROWS; r++)
-                called[r] |= strstr(text, gk_rows[r].name) != NULL;
-            free(text);
-            cpu_module_destroy(m);
+            for (int i = 0; i < plan.nsteps; i++)
+                chains += plan.steps[i].kind == CPU_STEP_RUN && plan.steps[i].chain;
+            for (int i = 0; i < plan.nops; i++)
+                if ((int)plan.ops[i].k < GK_NROWS)
+                    called[plan.ops[i].k] = true;
+            cpu_plan_free(&plan);
         }
     }
     glow_tensor t = glow_program_output(p, 0);

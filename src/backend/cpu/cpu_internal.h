@@ -13,7 +13,8 @@
 //   select_move.c  data movement of any element kind (strided copies, pads, gathers)
 //   select_typed.c  elementwise instructions of every element kind -> the typed kernels
 //   select_spatial.c  the same for Conv, ConvTranspose, the pools, LRN and Resize
-//   select_reduce.c  reductions and along-axis ops of any element kind
+//   select_reduce.c  the same for reductions and along-axis ops of any element kind (called
+//               by select.c's switch; defines its own small argument helpers)
 //   schedule.c  elementwise chains fused, barriers placed -> a cpu_plan
 //   target.c    LLVM setup, the host's ISA, target machines, attributes, O3 (cpu_llvm.h)
 //   emit.c      a cpu_plan -> LLVM calls of the kernel library (no decisions)
@@ -172,8 +173,8 @@ bool cpu_select_typed(const ir_instr *in, cpu_op *op);
 bool cpu_select_spatial(const ir_instr *in, cpu_op *op);
 /* --- select_reduce.c --- */
 
-/* cpu_select for Reduce*, ArgMax/ArgMin, CumSum/CumProd, TopK and Hardmax, and for MatMul
- * and LRN of the kinds other than f32 (any kind the evaluator runs). */
+/* cpu_select for Reduce*, ArgMax/ArgMin, CumSum/CumProd, TopK, Hardmax, LRN and MatMul of a
+ * kind other than f32 (any numeric kind the evaluator runs). */
 bool cpu_select_reduce(const ir_instr *in, cpu_op *ops, int *nops);
 
 /* --- schedule.c: what runs in which order, with which barriers --- */
@@ -189,6 +190,7 @@ typedef struct cpu_step {
     cpu_step_kind kind;
     int first, nops;                 /* RUN: into cpu_plan.ops */
     bool chain;                      /* RUN: a fused elementwise chain (named apart) */
+    bool serial;                     /* RUN: thread 0 runs it alone (tid 0 of 1) */
     const ir_instr *in;              /* RUN, FALLBACK: the instruction (chain: the first) */
     int index;                       /* FALLBACK: the instruction's program index */
     int region;                      /* ZERO: glow_region */

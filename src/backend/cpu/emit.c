@@ -179,7 +179,7 @@ static char *call_key(const cpu_op *calls, int ncalls, const int *occ)
  * functions, once per shape: repeated layers (ResNet's blocks) share code, and compile time
  * stays linear in the model size. */
 static glow_status emit_instr(gen *g, const ir_instr *in, const cpu_op *calls, int ncalls,
-                              bool chain, glow_strmap *shapes, glow_diag *d)
+                              bool chain, bool serial, glow_strmap *shapes, glow_diag *d)
 {
     int *occ = glow_xmalloc(sizeof(int) * CPU_MAX_CALLS * CPU_MAX_ARGS * 2), *first =
         occ + CPU_MAX_CALLS * CPU_MAX_ARGS;
@@ -241,9 +241,23 @@ static glow_status emit_instr(gen *g, const ir_instr *in, const cpu_op *calls, i
                                           g->regions[a->region], &off, 1, "");
     }
     free(occ);
-    args[k++] = g->tid;
-    args[k++] = g->nthreads;
+    if (!serial) {
+        args[k++] = g->tid;
+        args[k++] = g->nthreads;
+        LLVMBuildCall2(g->b, fty, fn, args, (unsigned)k, "");
+        return s;
+    }
+    /* Thread 0 alone, as thread 0 of 1. */
+    args[k++] = LLVMConstInt(g->i32, 0, 0);
+    args[k++] = LLVMConstInt(g->i32, 1, 0);
+    LLVMValueRef is0 = LLVMBuildICmp(g->b, LLVMIntEQ, g->tid, LLVMConstInt(g->i32, 0, 0), "");
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(g->c, g->fn, "serial");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(g->c, g->fn, "after");
+    LLVMBuildCondBr(g->b, is0, run, next);
+    LLVMPositionBuilderAtEnd(g->b, run);
     LLVMBuildCall2(g->b, fty, fn, args, (unsigned)k, "");
+    LLVMBuildBr(g->b, next);
+    LLVMPositionBuilderAtEnd(g->b, next);
     return s;
 }
 
@@ -307,7 +321,8 @@ static glow_status emit_run(gen *g, const cpu_plan *plan, glow_diag *d)
         const cpu_step *st = &plan->steps[i];
         switch (st->kind) {
         case CPU_STEP_RUN:
-            s = emit_instr(g, st->in, &plan->ops[st->first], st->nops, st->chain, &shapes, d);
+            s = emit_instr(g, st->in, &plan->ops[st->first], st->nops, st->chain, st->serial,
+                           &shapes, d);
             break;
         case CPU_STEP_BARRIER: emit_barrier(g); break;
         case CPU_STEP_FALLBACK: emit_fallback(g, st->index); break;

@@ -34,6 +34,41 @@ static const float *const_data(const ir_value *v)
     return (const float *)v->storage->payload.data;
 }
 
+/* Repacked weights made so far, by source weight and layout: instructions that read the same
+ * weight the same way (an unrolled LSTM's 50 steps of one recurrent matrix) share one copy. */
+typedef struct repack_key {
+    const ir_value *src;
+    const char *what;
+    int64_t a, b;        /* what else decides the layout (groups, input block) */
+    ir_value *packed;
+} repack_key;
+
+typedef struct repack_cache {
+    repack_key *v;
+    size_t n, cap;
+} repack_cache;
+
+static ir_value *find_repacked(const repack_cache *c, const ir_value *src, const char *what,
+                               int64_t a, int64_t b)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        const repack_key *k = &c->v[i];
+        if (k->src == src && !strcmp(k->what, what) && k->a == a && k->b == b)
+            return k->packed;
+    }
+    return NULL;
+}
+
+static void remember_repacked(repack_cache *c, const ir_value *src, const char *what, int64_t a,
+                              int64_t b, ir_value *packed)
+{
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 16;
+        c->v = glow_xrealloc(c->v, c->cap * sizeof *c->v);
+    }
+    c->v[c->n++] = (repack_key){ src, what, a, b, packed };
+}
+
 /* A new f32 constant of n floats named cpu.<what>.<id>, filled by the caller. */
 static ir_value *new_const(ir_function *f, const char *what, uint32_t id, size_t n,
                            float **data, glow_diag *d, glow_status *s)
@@ -61,7 +96,7 @@ static int64_t input_block(int64_t c, int64_t g, int v) { return g == 1 && c < v
 /* Blocked conv when the shapes fit the kernels: group 1, depthwise, or groups whose channel
  * counts are whole blocks. Repacks the weights (and bias); true when the conv is fast. */
 static glow_status prep_conv(ir_function *f, ir_instr *in, int v, prep *pr, bool *fast,
-                             glow_diag *d)
+                             repack_cache *rc, glow_diag *d)
 {
     cpu_conv cp;
     if (!cpu_conv_params(in, &cp))
@@ -84,16 +119,21 @@ static glow_status prep_conv(ir_function *f, ir_instr *in, int v, prep *pr, bool
         return GLOW_OK;
     glow_status s = GLOW_OK;
     float *p;
-    if (!(pr->w = new_const(f, "wblk", in->id, wn, &p, d, &s)))
-        return s;
-    if (dw)
-        glow_repack_dwconv(p, wd, c, kh, kw, v);
-    else
-        glow_repack_conv(p, wd, m, c / g, g, kh, kw, v, cv);
-    if (bd) {
+    const ir_value *wv = in->ops[2].v, *bv = bd ? in->ops[3].v : NULL;
+    if ((pr->w = find_repacked(rc, wv, "wblk", g, cv)) == NULL) {
+        if (!(pr->w = new_const(f, "wblk", in->id, wn, &p, d, &s)))
+            return s;
+        if (dw)
+            glow_repack_dwconv(p, wd, c, kh, kw, v);
+        else
+            glow_repack_conv(p, wd, m, c / g, g, kh, kw, v, cv);
+        remember_repacked(rc, wv, "wblk", g, cv, pr->w);
+    }
+    if (bd && (pr->bias = find_repacked(rc, bv, "bblk", m, 0)) == NULL) {
         if (!(pr->bias = new_const(f, "bblk", in->id, glow_repack_bias_floats(m, v), &p, d, &s)))
             return s;
         glow_repack_bias(p, bd, m, v);
+        remember_repacked(rc, bv, "bblk", m, 0, pr->bias);
     }
     pr->dw = dw;
     *fast = true;
@@ -102,7 +142,7 @@ static glow_status prep_conv(ir_function *f, ir_instr *in, int v, prep *pr, bool
 
 /* FullyConnected / 2-D MatMul whose right operand is a constant: B as GEMM panels. */
 static glow_status prep_gemm(ir_function *f, ir_instr *in, int v, prep *pr, bool *fast,
-                             glow_diag *d)
+                             repack_cache *rc, glow_diag *d)
 {
     const glow_type *y = &in->ops[0].v->type, *a = &in->ops[1].v->type,
                     *b = &in->ops[2].v->type;
@@ -122,9 +162,12 @@ static glow_status prep_gemm(ir_function *f, ir_instr *in, int v, prep *pr, bool
         return GLOW_OK;
     glow_status s = GLOW_OK;
     float *p;
-    if (!(pr->w = new_const(f, "gemm", in->id, pn, &p, d, &s)))
-        return s;
-    glow_repack_gemm_b(p, bd, k, n, n, 0, 2 * v);
+    if ((pr->w = find_repacked(rc, in->ops[2].v, "gemm", 0, 0)) == NULL) {
+        if (!(pr->w = new_const(f, "gemm", in->id, pn, &p, d, &s)))
+            return s;
+        glow_repack_gemm_b(p, bd, k, n, n, 0, 2 * v);
+        remember_repacked(rc, in->ops[2].v, "gemm", 0, 0, pr->w);
+    }
     if (fc)
         pr->bias = in->ops[3].v;
     *fast = true;
@@ -261,11 +304,12 @@ glow_status cpu_prepare(ir_function *f, int v, bool plain, glow_diag *d)
     prep *pr = glow_xcalloc(n ? n : 1, sizeof *pr);
     glow_status s = GLOW_OK;
     int nfast = 0;
+    repack_cache rc = { 0 };
     for (ir_instr *in = f->first; in && s == GLOW_OK; in = in->next) {
         if (in->kind == IK_CONV)
-            s = prep_conv(f, in, v, &pr[in->id], &fast[in->id], d);
+            s = prep_conv(f, in, v, &pr[in->id], &fast[in->id], &rc, d);
         else if (in->kind == IK_FULLY_CONNECTED || in->kind == IK_MATMUL)
-            s = prep_gemm(f, in, v, &pr[in->id], &fast[in->id], d);
+            s = prep_gemm(f, in, v, &pr[in->id], &fast[in->id], &rc, d);
         nfast += s == GLOW_OK && fast[in->id];
     }
     bool *blocked = NULL;
@@ -297,5 +341,6 @@ glow_status cpu_prepare(ir_function *f, int v, bool plain, glow_diag *d)
     free(blocked);
     free(pr);
     free(fast);
+    free(rc.v);
     return s;
 }

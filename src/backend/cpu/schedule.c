@@ -6,7 +6,9 @@
 // an instruction must wait for the others only when it touches bytes that an instruction
 // since the last barrier wrote (or writes bytes one of them read): the byte ranges of the
 // operands, recorded since the last barrier, decide. That is what makes the shares of two
-// kernels with different splits safe. A fallback runs on thread 0 only.
+// kernels with different splits safe. A fallback, a zeroing and a small operation (operands
+// of at most SERIAL_BYTES in all) run on thread 0 alone: those need no barrier among
+// themselves, only against what the threads ran together since the last barrier.
 //
 // Chains. Consecutive instructions whose one operation is a same-size f32 elementwise kernel
 // (unary, binary, Clip) join a chain when every buffer a step reads or writes is either
@@ -88,6 +90,7 @@ typedef struct chain {
     const ir_instr *first;
     cpu_op single;                             /* its own operation, when it stays alone */
     size_t rd_mark, wr_mark;   /* the ranges recorded since the last barrier, before the chain */
+    bool serial;               /* thread 0 runs it alone (small steps) */
 } chain;
 
 static cpu_arg num(int64_t i) { return (cpu_arg){ .kind = CA_INT, .i = i }; }
@@ -186,6 +189,7 @@ static void flush_chain(cpu_plan *p, chain *ch)
 {
     if (ch->nsteps == 1) {
         add_run(p, ch->first, &ch->single, 1, false);
+        p->steps[p->nsteps - 1].serial = ch->serial;
     } else if (ch->nsteps > 1) {
         cpu_op op = { .k = CPU_K_chain_f32_scalar };
         op.args[op.nargs++] = num(ch->n);
@@ -197,20 +201,47 @@ static void flush_chain(cpu_plan *p, chain *ch)
                                       : i <= ST_Q    ? real(0)
                                                      : (cpu_arg){ .kind = CA_NULL };
         add_run(p, ch->first, &op, 1, true);
+        p->steps[p->nsteps - 1].serial = ch->serial;
     }
     ch->nsteps = 0;
 }
 
-static void barrier(cpu_plan *p, range_set *rd, range_set *wr)
+/* What ran since the last barrier: the ranges of the steps all threads share (rd, wr) and
+ * of the steps thread 0 runs alone (srd, swr: small operations, fallbacks, zeroing), which
+ * need no barrier among themselves, thread 0 running them in program order. */
+typedef struct since_barrier {
+    range_set rd, wr, srd, swr;
+} since_barrier;
+
+static void barrier(cpu_plan *p, since_barrier *sb)
 {
     add_step(p, CPU_STEP_BARRIER, NULL);
-    rd->n = wr->n = 0;
+    sb->rd.n = sb->wr.n = sb->srd.n = sb->swr.n = 0;
+}
+
+/* A step shared by the threads conflicts with anything since the barrier. */
+static bool conflicts_shared(const ir_instr *in, const since_barrier *sb)
+{
+    return conflicts(in, &sb->rd, sb->rd.n, &sb->wr, sb->wr.n) ||
+           conflicts(in, &sb->srd, sb->srd.n, &sb->swr, sb->swr.n);
+}
+
+/* Operations this small run on thread 0 alone: splitting them saves less than the barrier
+ * their sharing would need (an unrolled LSTM's steps on [1, 128] vectors). */
+enum { SERIAL_BYTES = 16384 };
+
+static bool small_instr(const ir_instr *in)
+{
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < in->nops; i++)
+        bytes += glow_type_bytes(&in->ops[i].v->type);
+    return bytes <= SERIAL_BYTES;
 }
 
 glow_status cpu_schedule(const ir_function *f, const cpu_isa *isa, cpu_plan *p, glow_diag *d)
 {
     memset(p, 0, sizeof *p);
-    range_set rd = { 0 }, wr = { 0 };
+    since_barrier sb = { 0 };
     cpu_op *ops = glow_xcalloc(CPU_MAX_CALLS, sizeof(*ops));
     chain ch = { 0 };
     glow_status s = GLOW_OK;
@@ -220,26 +251,37 @@ glow_status cpu_schedule(const ir_function *f, const cpu_isa *isa, cpu_plan *p, 
             continue;
         int nops = 0;
         bool sel = in->kind != IK_CPU_ZERO && cpu_select(in, isa, ops, &nops);
+        bool serial = !sel || small_instr(in);
         cpu_arg st[ST_ARGS];
         int64_t n = 0;
         bool step = sel && nops == 1 && chain_step(&ops[0], &n, st);
-        if (step && chain_fits(&ch, n, st) && !conflicts(in, &rd, ch.rd_mark, &wr, ch.wr_mark)) {
+        /* A shared chain's step may touch only its own buffers among what ran since the
+         * barrier; a serial chain's only nothing the threads shared since (thread 0 runs the
+         * serial steps in order). */
+        bool joins = step && serial == ch.serial && chain_fits(&ch, n, st) &&
+                     (serial ? !conflicts(in, &sb.rd, sb.rd.n, &sb.wr, sb.wr.n)
+                             : !conflicts(in, &sb.rd, ch.rd_mark, &sb.wr, ch.wr_mark) &&
+                                   !conflicts(in, &sb.srd, sb.srd.n, &sb.swr, sb.swr.n));
+        if (joins) {
             memcpy(ch.step[ch.nsteps++], st, sizeof st);
-            record(in, &rd, &wr);
+            record(in, serial ? &sb.srd : &sb.rd, serial ? &sb.swr : &sb.wr);
             p->nkernel++;
             continue;
         }
         flush_chain(p, &ch);
-        if (conflicts(in, &rd, rd.n, &wr, wr.n))
-            barrier(p, &rd, &wr);
-        size_t rd_mark = rd.n, wr_mark = wr.n;
-        record(in, &rd, &wr);
+        if (serial ? conflicts(in, &sb.rd, sb.rd.n, &sb.wr, sb.wr.n) : conflicts_shared(in, &sb))
+            barrier(p, &sb);
+        size_t rd_mark = sb.rd.n, wr_mark = sb.wr.n;
+        if (serial)
+            record(in, &sb.srd, &sb.swr);
+        else
+            record(in, &sb.rd, &sb.wr);
         if (step) {
             /* Starts a chain; added when an instruction that cannot join comes. Later steps
              * are checked against what ran before the chain only (the marks): they may
              * touch the chain's own buffers element for element. */
             ch = (chain){ .n = n, .nsteps = 1, .first = in, .single = ops[0],
-                          .rd_mark = rd_mark, .wr_mark = wr_mark };
+                          .rd_mark = rd_mark, .wr_mark = wr_mark, .serial = serial };
             memcpy(ch.step[0], st, sizeof st);
             p->nkernel++;
         } else if (in->kind == IK_CPU_ZERO) {
@@ -250,6 +292,7 @@ glow_status cpu_schedule(const ir_function *f, const cpu_isa *isa, cpu_plan *p, 
         } else if (sel) {
             p->nkernel++;
             add_run(p, in, ops, nops, false);
+            p->steps[p->nsteps - 1].serial = serial;
         } else if (cpu_own_kind(in->kind)) {
             s = glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: %s '%s' was prepared for a fast "
                           "kernel that this target has not", ir_instr_kind_name(in->kind),
@@ -262,8 +305,10 @@ glow_status cpu_schedule(const ir_function *f, const cpu_isa *isa, cpu_plan *p, 
     if (s == GLOW_OK)
         flush_chain(p, &ch);
     free(ops);
-    free(rd.v);
-    free(wr.v);
+    free(sb.rd.v);
+    free(sb.wr.v);
+    free(sb.srd.v);
+    free(sb.swr.v);
     if (s != GLOW_OK)
         cpu_plan_free(p);
     return s;

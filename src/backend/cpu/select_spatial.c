@@ -1,5 +1,5 @@
 // select_spatial.c - Picks the kernels of the spatial instructions: Conv, ConvTranspose,
-// MaxPool, AveragePool, LpPool (1-3 spatial dims), LRN and Resize, all f32.
+// MaxPool, AveragePool, LpPool (1-3 spatial dims) and Resize, all f32 (LRN: select_reduce.c).
 //
 // Window ops are read into one 3-D form (the spatial dims padded in front with size-1 dims of
 // kernel 1, stride 1, no pads), as the evaluator normalizes them (src/eval/eval_conv.c), and
@@ -126,7 +126,8 @@ static bool conv(const ir_instr *in, cpu_op *op)
         !cpu_fused_act(in, &act, &alpha, &beta) || (tr && act != GK_ACT_NONE))
         return false;
     if (wt->dims[0] != (tr ? c : m) || wt->dims[1] != (tr ? m / g : c / g) ||
-        (bv && glow_type_numel(&bv->type) != m) || (!tr && !forward_out_ok(&w)))
+        (bv && glow_type_numel(&bv->type) != m) || (!tr && !forward_out_ok(&w)) ||
+        (tr && w.s[2] > 64))   /* the kernel's row chunk holds 16 columns of 64 phases */
         return false;
     for (int i = 0; i < w.nsp; i++)
         if (wt->dims[2 + i] != w.k[3 - w.nsp + i])
@@ -213,21 +214,6 @@ static double attr_float(const ir_instr *in, glow_attr_id id, double dflt)
     return a ? a->v.f : dflt;
 }
 
-static bool lrn(const ir_instr *in, cpu_op *op)
-{
-    const glow_type *x = &in->ops[1].v->type;
-    const glow_attr *sz = cpu_attr(in, GA_SIZE);
-    int64_t size = sz ? sz->v.i : 1;
-    if (in->nout != 1 || in->nops != 2 || !cpu_all_f32(in) || x->rank < 2 || size < 1 ||
-        !glow_type_same_shape(x, &in->ops[0].v->type) || !cpu_no_alias(in))
-        return false;
-    int64_t s = glow_type_numel(x) / (x->dims[0] * x->dims[1] > 0 ? x->dims[0] * x->dims[1] : 1);
-    OP(op, CPU_K_lrn_f32_scalar, ptr(in->ops[1].v), ptr(in->ops[0].v), num(x->dims[0]),
-       num(x->dims[1]), num(s), num(size), real(attr_float(in, GA_ALPHA, 1e-4)),
-       real(attr_float(in, GA_BETA, 0.75)), real(attr_float(in, GA_BIAS, 1.0)));
-    return true;
-}
-
 static const char *attr_str(const ir_instr *in, glow_attr_id id, const char *dflt)
 {
     const glow_attr *a = cpu_attr(in, id);
@@ -277,8 +263,6 @@ bool cpu_select_spatial(const ir_instr *in, cpu_op *op)
         return conv(in, op);
     case IK_MAX_POOL: case IK_AVG_POOL: case IK_LP_POOL:
         return pool(in, op);
-    case IK_LRN:
-        return lrn(in, op);
     case IK_RESIZE:
         return resize(in, op);
     default:
