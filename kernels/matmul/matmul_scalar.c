@@ -4,8 +4,8 @@
 // Each row is gk_matmul_row_f32 (scalar_math.h, shared with the evaluator): i-k-j order, the
 // innermost loop streams a row of w into a row of y and vectorizes over N. A weight shared by
 // every batch (w_batch_stride 0) serves fully connected layers.
+#include "gk_dtype.h"
 #include "kernels.h"
-#include "typed_math.h"
 #include "scalar_math.h"
 
 void gk_matmul_f32_scalar(const float *a, const float *w, const float *bias, float *y,

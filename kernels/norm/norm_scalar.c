@@ -3,8 +3,8 @@
 // the window `size` channels wide and clipped at the edges, in double as the evaluator
 // computes it (src/eval/eval_norm.c), rounded once. The other normalizations are lowered to
 // elementwise ops and reductions. Split over the n*c*s results.
+#include "gk_dtype.h"
 #include "kernels.h"
-#include "typed_math.h"
 
 void gk_lrn_any_scalar(int dt, double alpha, double beta, double bias, int64_t size, int64_t n,
                        int64_t c, int64_t s, const void *x, void *y, int tid, int nthreads)

@@ -5,8 +5,8 @@
 // accumulate as the evaluator does (src/eval/eval_reduce.c) in the same order, so results are
 // the evaluator's bit for bit: float kinds (and L2, LogSum, LogSumExp of integers) in double,
 // rounded once; integer kinds in wrapping 64-bit arithmetic. Split over the results.
+#include "gk_dtype.h"
 #include "kernels.h"
-#include "typed_math.h"
 
 void gk_reduce_f32_scalar(int op, int64_t outer, int64_t n, int64_t inner, const float *x,
                           float *y, int tid, int nthreads)

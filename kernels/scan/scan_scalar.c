@@ -5,8 +5,8 @@
 //
 // Elements are ordered as the evaluator orders them (numpy's order): NaN above every number
 // and equal to another NaN, integers by their kind's signedness.
+#include "gk_dtype.h"
 #include "kernels.h"
-#include "typed_math.h"
 
 /* Three-way order of elements i and j of x. */
 static inline int scan_order(int dt, const void *x, int64_t i, int64_t j)

@@ -1,8 +1,8 @@
 // softmax_scalar.c - Reference f32 softmax over one axis of an [outer, axis, inner] view,
 // max-subtracted, accumulated in double, and Hardmax of any float kind over the same view.
 // Split over the outer*inner independent vectors.
+#include "gk_dtype.h"
 #include "kernels.h"
-#include "typed_math.h"
 
 void gk_softmax_f32_scalar(const float *x, float *y, int64_t outer, int64_t axis, int64_t inner,
                            int tid, int nthreads)

@@ -343,8 +343,6 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
     case IK_CONV: case IK_CONV_TRANSPOSE: case IK_MAX_POOL: case IK_AVG_POOL: case IK_LP_POOL:
     case IK_RESIZE:
         return cpu_select_spatial(in, ops);
-    case IK_LRN:
-        return cpu_select_spatial(in, ops) || cpu_select_reduce(in, ops, nops);
     case IK_CPU_CONV_NCHWC: case IK_CPU_DWCONV_NCHWC:
         return sel_conv_nchwc(in, isa, ops);
     case IK_CPU_TO_NCHWC: case IK_CPU_FROM_NCHWC:
@@ -374,7 +372,7 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
     case IK_REDUCE_SUM: case IK_REDUCE_MEAN: case IK_REDUCE_MAX: case IK_REDUCE_MIN:
     case IK_REDUCE_PROD: case IK_REDUCE_L1: case IK_REDUCE_L2: case IK_REDUCE_LOG_SUM:
     case IK_REDUCE_LOG_SUM_EXP: case IK_REDUCE_SUM_SQUARE: case IK_ARG_MAX: case IK_ARG_MIN:
-    case IK_CUMSUM: case IK_CUMPROD: case IK_TOPK: case IK_HARDMAX:
+    case IK_CUMSUM: case IK_CUMPROD: case IK_TOPK: case IK_HARDMAX: case IK_LRN:
         return cpu_select_reduce(in, ops, nops);
     default:
         return sel_elementwise(in, ops) || cpu_select_typed(in, ops);

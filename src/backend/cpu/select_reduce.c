@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
+#include "gk_dtype.h"
 #include "gk_ops.h"
-#include "typed_math.h"
 
 static cpu_arg ptr(const ir_value *v)
 {
