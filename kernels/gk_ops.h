@@ -56,11 +56,13 @@ typedef enum {
 } gk_reduce_op;
 
 /* gk_chain_f32_*: a run of up to GK_CHAIN_MAX same-size elementwise steps in one loop. Step k's
- * op is > 0 a gk_unary_op, < 0 the gk_binary_op -op, or GK_CHAIN_CLIP for
- * min(max(a, p), q). */
+ * op is > 0 a gk_unary_op, < 0 the gk_binary_op -op, GK_CHAIN_CLIP for min(max(a, p), q),
+ * GK_CHAIN_TYPED + a gk_typed_unary (with its p, q) or -(GK_CHAIN_TYPED + a gk_typed_binary):
+ * that op of the typed kernels on f32 (computed in f64, rounded once). */
 typedef enum {
     GK_CHAIN_MAX = 4,
     GK_CHAIN_CLIP = 100,
+    GK_CHAIN_TYPED = 200,
 } gk_chain_code;
 
 /* gk_pad_*: Pad's modes (index_math.h maps a coordinate under each). */

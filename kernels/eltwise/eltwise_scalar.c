@@ -7,6 +7,7 @@
 // Outputs may alias inputs (in-place elementwise): every element is read before it is written.
 #include "kernels.h"
 #include "scalar_math.h"
+#include "typed_math.h"
 
 /* Grain of the thread split: one 64-byte line of floats, so shares end on vector bounds. */
 #define GRAIN 16
@@ -71,11 +72,16 @@ void gk_binary_f32_scalar(int op, int64_t n, const float *a, const float *b, flo
 }
 
 /* One step of a chain: op > 0 unary of a, op < 0 binary -op of (a, b), GK_CHAIN_CLIP
- * min(max(a, p), q). */
+ * min(max(a, p), q), beyond +-GK_CHAIN_TYPED a typed op as gk_unary_any/gk_binary_any
+ * compute it on f32. */
 static inline float step1(int op, double p, double q, const float *a, const float *b, int64_t i)
 {
     if (op == GK_CHAIN_CLIP)
         return gk_act(GK_ACT_CLIP, a[i], p, q);
+    if (op > GK_CHAIN_TYPED)
+        return (float)gk_unary_f64(op - GK_CHAIN_TYPED, p, q, a[i]);
+    if (op < -GK_CHAIN_TYPED)
+        return (float)gk_binary_f64(-op - GK_CHAIN_TYPED, a[i], b[i]);
     return op > 0 ? unary1(op, a[i]) : binary1(-op, a[i], b[i]);
 }
 

@@ -103,6 +103,31 @@ static void case_unary(void)
     output(node(kind, &x, 1, at, nat));
 }
 
+/* A run of f32 steps of the typed kernels and the f32 ones, which the backend fuses into
+ * chains (kernels/eltwise's gk_chain_f32 with GK_CHAIN_TYPED steps). */
+static void case_chain(void)
+{
+    static const glow_node_kind ops[] = { NK_ERF,  NK_SOFTPLUS, NK_GELU, NK_SIN, NK_ELU,
+                                          NK_ROUND, NK_FLOOR,   NK_ADD,  NK_MUL, NK_MOD,
+                                          NK_TANH };
+    int64_t n = rint_in(1, 70), m = rint_in(1, 4);
+    glow_value v[10];
+    int nv = 0;
+    v[nv++] = input("a", 2, DIMS(m, n));
+    v[nv++] = input("b", 2, DIMS(m, n));
+    int steps = (int)rint_in(2, 7);
+    for (int i = 0; i < steps; i++) {
+        glow_node_kind k = PICK(ops);
+        glow_value x = v[nv - 1], y = v[rnd() % (unsigned)nv];
+        glow_attr fm = GLOW_AI(FMOD, 1), ap = GLOW_ASTR(APPROXIMATE, "tanh");
+        if (k == NK_ADD || k == NK_MUL || k == NK_MOD)
+            v[nv++] = node(k, (glow_value[]){ x, y }, 2, &fm, k == NK_MOD);
+        else
+            v[nv++] = node(k, &x, 1, &ap, k == NK_GELU);
+    }
+    output(v[nv - 1]);
+}
+
 /* --- the table --- */
 
 /* Unary float math and activations on every float kind (f32 ops of the f32 kernels aside). */
@@ -132,17 +157,15 @@ static void test_unary(const gk_row *row)
     uint64_t seed = 100;
     for (size_t k = 0; k < sizeof float_unary / sizeof float_unary[0]; k++) {
         kind = float_unary[k];
-        for (int t = 0; t < (trials + 1) / 2; t++, seed++) {
-            rng_state = seed;
-            kind_a = kind_b = PICK(float_kinds);
+        for (int t = 0; t < (trials + 3) / 4; t++, seed++) {
+            kind_a = kind_b = float_kinds[(k + (size_t)t) % 4];
             trial(glow_node_kind_name(kind), case_unary, seed);
         }
     }
     for (size_t k = 0; k < sizeof int_unary / sizeof int_unary[0]; k++) {
         kind = int_unary[k];
-        for (int t = 0; t < (trials + 1) / 2; t++, seed++) {
-            rng_state = seed;
-            kind_a = kind_b = PICK(int_kinds);
+        for (int t = 0; t < (trials + 3) / 4; t++, seed++) {
+            kind_a = kind_b = int_kinds[(k * 3 + (size_t)t) % 8];
             trial(glow_node_kind_name(kind), case_unary, seed);
         }
     }
@@ -165,7 +188,7 @@ static void test_binary(const gk_row *row)
                                               GLOW_U8,  GLOW_I16, GLOW_U16,  GLOW_I32,
                                               GLOW_U32, GLOW_I64, GLOW_U64 };
     uint64_t seed = 2000;
-    int n = trials > 1 ? trials - 1 : 1;
+    int n = (trials + 1) / 2;
     for (size_t k = 0; k < sizeof arith / sizeof arith[0]; k++)
         for (int t = 0; t < n; t++, seed++) {
             rng_state = seed;
@@ -180,7 +203,10 @@ static void test_binary(const gk_row *row)
         for (int t = 0; t < n; t++, seed++) {
             rng_state = seed;
             kind = cmp[k];
-            kind_a = kind_b = PICK(all_kinds);
+            /* Bool compares only for equality. */
+            do
+                kind_a = kind_b = PICK(all_kinds);
+            while (kind_a == GLOW_BOOL && kind != NK_EQUAL);
             trial(glow_node_kind_name(kind), case_binary, seed);
         }
     for (size_t k = 0; k < sizeof logic / sizeof logic[0]; k++, seed++) {
@@ -202,7 +228,7 @@ static void test_cast(const gk_row *row)
 {
     /* Every pair once over the runs of a few seeds: the pairs are walked from a random start. */
     enum { NK = sizeof all_kinds / sizeof all_kinds[0] };
-    int pairs = trials * 12;
+    int pairs = trials * 8;
     rng_state = 3000;
     int start = (int)(rnd() % (NK * NK));
     for (int p = 0; p < pairs; p++) {
@@ -244,6 +270,12 @@ int main(int argc, char **argv)
     };
     set_trials();
     CHECK_EQ(kernel_tests_run(argc, argv, tests, sizeof tests / sizeof tests[0]), 0);
+    int fused = 0;
+    for (int t = 0; t < trials; t++) {
+        diff("typed chain", case_chain, 6000 + (uint64_t)t, 0, true);
+        fused += chains > 0;
+    }
+    CHECK(fused > 0);
     free_inputs();
     return CHECK_DONE();
 }

@@ -122,6 +122,25 @@ static bool chain_step(const cpu_op *op, int64_t *n, cpu_arg st[ST_ARGS])
         memcpy(st, s, sizeof s);
         break;
     }
+    case CPU_K_unary_any_scalar: {
+        /* (op, tx, ty, p, q, n, x, y): f32 to f32 only. */
+        if (a[1].i != GK_DT_F32 || a[2].i != GK_DT_F32)
+            return false;
+        *n = a[5].i;
+        cpu_arg s[ST_ARGS] = { num(GK_CHAIN_TYPED + a[0].i), a[3], a[4], a[6], none, a[7] };
+        memcpy(st, s, sizeof s);
+        break;
+    }
+    case CPU_K_binary_any_scalar: {
+        /* (op, ta, tb, ty, n, a, b, y): all f32 only. */
+        if (a[1].i != GK_DT_F32 || a[2].i != GK_DT_F32 || a[3].i != GK_DT_F32)
+            return false;
+        *n = a[4].i;
+        cpu_arg s[ST_ARGS] = { num(-(GK_CHAIN_TYPED + a[0].i)), real(0), real(0), a[5], a[6],
+                               a[7] };
+        memcpy(st, s, sizeof s);
+        break;
+    }
     default:
         return false;
     }

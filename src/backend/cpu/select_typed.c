@@ -142,16 +142,31 @@ static bool sel_splat(const ir_instr *in, cpu_op *op)
     return true;
 }
 
+/* The evaluator runs the instruction with these types: the kernels compute what it
+ * defines, nothing it refuses. */
+static bool evaluated(const ir_instr *in)
+{
+    const glow_type *ins[4];
+    uint32_t nin = in->nops - in->nout;
+    if (in->nout != 1 || nin > 4 || !ir_kind_is_node(in->kind))
+        return false;
+    for (uint32_t i = 0; i < nin; i++)
+        ins[i] = &in->ops[1 + i].v->type;
+    return glow_eval_supported_types((glow_node_kind)in->kind, ins, (int)nin,
+                                     &in->ops[0].v->type, 1);
+}
+
 bool cpu_select_typed(const ir_instr *in, cpu_op *op)
 {
+    if (!evaluated(in))
+        return false;
     switch ((int)in->kind) {
     case IK_CAST: return sel_cast(in, op);
     case IK_WHERE: return sel_where(in, op);
     case IK_SPLAT: return sel_splat(in, op);
     default: break;
     }
-    if (!ir_kind_is_node(in->kind) ||
-        !(glow_node_kind_flags((glow_node_kind)in->kind) & NF_ELEMWISE))
+    if (!(glow_node_kind_flags((glow_node_kind)in->kind) & NF_ELEMWISE))
         return false;
     return in->nops == 2 ? sel_unary(in, op) : sel_binary(in, op);
 }
