@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
+#include "gk_dtype.h"
 #include "gk_ops.h"
 
 /* Byte ranges (region, [lo, hi)) read and written since the last barrier. */
