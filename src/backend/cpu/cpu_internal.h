@@ -27,6 +27,8 @@
 #ifndef GLOW_CPU_INTERNAL_H
 #define GLOW_CPU_INTERNAL_H
 
+#include <string.h>
+
 #include "backend/backend.h"
 
 /* Host features the selector may use (LLVMGetHostCPUFeatures). */
@@ -146,6 +148,27 @@ typedef struct cpu_op {
     cpu_arg args[CPU_MAX_ARGS];
     int nargs;
 } cpu_op;
+
+/* Arguments of the select files' operations: a buffer at its planned place plus extra
+ * bytes, an optional buffer, an absent pointer, an integer, a real; CPU_OP(op, kernel,
+ * args...) fills op. */
+static inline cpu_arg cpu_ptr(const ir_value *v, uint64_t extra)
+{
+    return (cpu_arg){ .kind = CA_PTR, .region = glow_value_region(v), .offset = v->addr + extra };
+}
+static inline cpu_arg cpu_null(void) { return (cpu_arg){ .kind = CA_NULL }; }
+static inline cpu_arg cpu_opt_ptr(const ir_value *v) { return v ? cpu_ptr(v, 0) : cpu_null(); }
+static inline cpu_arg cpu_num(int64_t i) { return (cpu_arg){ .kind = CA_INT, .i = i }; }
+static inline cpu_arg cpu_real(double f) { return (cpu_arg){ .kind = CA_REAL, .f = f }; }
+static inline void cpu_make_op(cpu_op *op, cpu_kernel k, const cpu_arg *args, int nargs)
+{
+    op->k = k;
+    memcpy(op->args, args, sizeof(*args) * (size_t)nargs);
+    op->nargs = nargs;
+}
+#define CPU_OP(op, k, ...)                                                                    \
+    cpu_make_op(op, k, (const cpu_arg[]){ __VA_ARGS__ },                                      \
+                (int)(sizeof((const cpu_arg[]){ __VA_ARGS__ }) / sizeof(cpu_arg)))
 
 /* The operations that compute `in`, in order; all of one instruction may run without a
  * barrier between them (they write disjoint bytes). False: no kernel fits, the instruction

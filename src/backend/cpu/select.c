@@ -24,25 +24,6 @@ const char *cpu_kernel_name(cpu_kernel k)
     return (unsigned)k < CPU_K_COUNT ? names[k] : "?";
 }
 
-static cpu_arg ptr(const ir_value *v, uint64_t extra)
-{
-    return (cpu_arg){ .kind = CA_PTR, .region = glow_value_region(v), .offset = v->addr + extra };
-}
-static cpu_arg opt_ptr(const ir_value *v) { return v ? ptr(v, 0) : (cpu_arg){ .kind = CA_NULL }; }
-static cpu_arg num(int64_t i) { return (cpu_arg){ .kind = CA_INT, .i = i }; }
-static cpu_arg real(double f) { return (cpu_arg){ .kind = CA_REAL, .f = f }; }
-static cpu_arg null_ptr(void) { return (cpu_arg){ .kind = CA_NULL }; }
-
-static void make(cpu_op *op, cpu_kernel k, const cpu_arg *args, int nargs)
-{
-    op->k = k;
-    memcpy(op->args, args, sizeof(*args) * (size_t)nargs);
-    op->nargs = nargs;
-}
-#define OP(op, k, ...) \
-    make(op, k, (const cpu_arg[]){ __VA_ARGS__ }, \
-         (int)(sizeof((const cpu_arg[]){ __VA_ARGS__ }) / sizeof(cpu_arg)))
-
 /* The AVX-512 or AVX2 variant of a blocked-layout kernel, by the target's ISA. */
 #define FAST(isa, op) ((isa)->avx512 ? CPU_K_##op##_f32_avx512 : CPU_K_##op##_f32_avx2)
 
@@ -60,13 +41,15 @@ static bool sel_elementwise(const ir_instr *in, cpu_op *op)
             return false;
     if (code == GK_CHAIN_CLIP) {
         const glow_attr *lo = cpu_attr(in, GA_MIN), *hi = cpu_attr(in, GA_MAX);
-        OP(op, CPU_K_act_f32_scalar, num(GK_ACT_CLIP), real(lo ? lo->v.f : -INFINITY),
-           real(hi ? hi->v.f : INFINITY), num(n), ptr(in->ops[1].v, 0), ptr(y, 0));
+        CPU_OP(op, CPU_K_act_f32_scalar, cpu_num(GK_ACT_CLIP), cpu_real(lo ? lo->v.f : -INFINITY),
+               cpu_real(hi ? hi->v.f : INFINITY), cpu_num(n), cpu_ptr(in->ops[1].v, 0),
+               cpu_ptr(y, 0));
     } else if (code > 0) {
-        OP(op, CPU_K_unary_f32_scalar, num(code), num(n), ptr(in->ops[1].v, 0), ptr(y, 0));
+        CPU_OP(op, CPU_K_unary_f32_scalar, cpu_num(code), cpu_num(n), cpu_ptr(in->ops[1].v, 0),
+               cpu_ptr(y, 0));
     } else {
-        OP(op, CPU_K_binary_f32_scalar, num(-code), num(n), ptr(in->ops[1].v, 0),
-           ptr(in->ops[2].v, 0), ptr(y, 0));
+        CPU_OP(op, CPU_K_binary_f32_scalar, cpu_num(-code), cpu_num(n), cpu_ptr(in->ops[1].v, 0),
+               cpu_ptr(in->ops[2].v, 0), cpu_ptr(y, 0));
     }
     return true;
 }
@@ -105,20 +88,22 @@ static bool sel_conv_nchwc(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     cpu_nchwc_dims(x, v, &xn, &xblocks, &ih, &iw);
     /* A first conv's input block holds its cv < v channels whole. */
     int64_t cv = x->rank == 5 ? x->dims[4] : v;
-    cpu_arg act = num(cp.act), alpha = real(cp.alpha), beta = real(cp.beta);
+    cpu_arg act = cpu_num(cp.act), alpha = cpu_real(cp.alpha), beta = cpu_real(cp.beta);
     if (in->kind == IK_CPU_DWCONV_NCHWC) {
-        OP(op, FAST(isa, dwconv2d_nchwc), ptr(yv, 0), ptr(xv, 0), ptr(in->ops[2].v, 0),
-           opt_ptr(bias), opt_ptr(res), num(n), num(xblocks), num(ih), num(iw), num(oh),
-           num(ow), num(cp.k[0]), num(cp.k[1]), num(cp.s[0]), num(cp.s[1]), num(cp.p[0]),
-           num(cp.p[1]), num(cp.dl[0]), num(cp.dl[1]), act, alpha, beta,
-           ptr(in->ops[3].v, 0));
+        CPU_OP(op, FAST(isa, dwconv2d_nchwc), cpu_ptr(yv, 0), cpu_ptr(xv, 0),
+               cpu_ptr(in->ops[2].v, 0), cpu_opt_ptr(bias), cpu_opt_ptr(res), cpu_num(n),
+               cpu_num(xblocks), cpu_num(ih), cpu_num(iw), cpu_num(oh), cpu_num(ow),
+               cpu_num(cp.k[0]), cpu_num(cp.k[1]), cpu_num(cp.s[0]), cpu_num(cp.s[1]),
+               cpu_num(cp.p[0]), cpu_num(cp.p[1]), cpu_num(cp.dl[0]), cpu_num(cp.dl[1]), act, alpha,
+               beta, cpu_ptr(in->ops[3].v, 0));
         return true;
     }
-    OP(op, FAST(isa, conv2d_nchwc), ptr(yv, 0), ptr(xv, 0), ptr(in->ops[2].v, 0),
-       opt_ptr(bias), opt_ptr(res), num(n), num(cp.g), num(xblocks / cp.g), num(cv), num(ih),
-       num(iw), num(mb), num(oh), num(ow), num(cp.k[0]), num(cp.k[1]), num(cp.s[0]),
-       num(cp.s[1]), num(cp.p[0]), num(cp.p[1]), num(cp.dl[0]), num(cp.dl[1]), act, alpha,
-       beta, ptr(in->ops[3].v, 0));
+    CPU_OP(op, FAST(isa, conv2d_nchwc), cpu_ptr(yv, 0), cpu_ptr(xv, 0), cpu_ptr(in->ops[2].v, 0),
+           cpu_opt_ptr(bias), cpu_opt_ptr(res), cpu_num(n), cpu_num(cp.g), cpu_num(xblocks / cp.g),
+           cpu_num(cv), cpu_num(ih), cpu_num(iw), cpu_num(mb), cpu_num(oh), cpu_num(ow),
+           cpu_num(cp.k[0]), cpu_num(cp.k[1]), cpu_num(cp.s[0]), cpu_num(cp.s[1]), cpu_num(cp.p[0]),
+           cpu_num(cp.p[1]), cpu_num(cp.dl[0]), cpu_num(cp.dl[1]), act, alpha, beta,
+           cpu_ptr(in->ops[3].v, 0));
     return true;
 }
 
@@ -132,11 +117,11 @@ static bool sel_convert(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
         return false;
     int64_t hw = p->dims[2] * p->dims[3];
     if (to)
-        OP(op, FAST(isa, to_nchwc), ptr(blk, 0), ptr(plain, 0), num(p->dims[0]),
-           num(p->dims[1]), num(hw), num(b->dims[4]));
+        CPU_OP(op, FAST(isa, to_nchwc), cpu_ptr(blk, 0), cpu_ptr(plain, 0), cpu_num(p->dims[0]),
+               cpu_num(p->dims[1]), cpu_num(hw), cpu_num(b->dims[4]));
     else
-        OP(op, FAST(isa, from_nchwc), ptr(plain, 0), ptr(blk, 0), num(p->dims[0]),
-           num(p->dims[1]), num(hw));
+        CPU_OP(op, FAST(isa, from_nchwc), cpu_ptr(plain, 0), cpu_ptr(blk, 0), cpu_num(p->dims[0]),
+               cpu_num(p->dims[1]), cpu_num(hw));
     return true;
 }
 
@@ -168,9 +153,10 @@ static bool sel_matmul(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
                                                                 k, n, 2 * v) ||
             (bias && glow_type_numel(&bias->type) != n))
             return false;
-        OP(op, FAST(isa, gemm_packed), ptr(in->ops[0].v, 0), ptr(in->ops[1].v, 0),
-           ptr(in->ops[2].v, 0), opt_ptr(bias), null_ptr(), num(m), num(n), num(k), num(k),
-           num(n), num(act), real(alpha), real(beta), ptr(in->ops[3].v, 0));
+        CPU_OP(op, FAST(isa, gemm_packed), cpu_ptr(in->ops[0].v, 0), cpu_ptr(in->ops[1].v, 0),
+               cpu_ptr(in->ops[2].v, 0), cpu_opt_ptr(bias), cpu_null(), cpu_num(m), cpu_num(n),
+               cpu_num(k), cpu_num(k), cpu_num(n), cpu_num(act), cpu_real(alpha), cpu_real(beta),
+               cpu_ptr(in->ops[3].v, 0));
         return true;
     }
     if (b->rank != r || b->dims[r - 2] != k || b->dims[r - 1] != n)
@@ -186,9 +172,9 @@ static bool sel_matmul(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
         return false;
     }
     int64_t batch = glow_type_numel(y) / (m * n > 0 ? m * n : 1);
-    OP(op, CPU_K_matmul_f32_scalar, ptr(in->ops[1].v, 0), ptr(in->ops[2].v, 0), opt_ptr(bias),
-       ptr(in->ops[0].v, 0), num(batch), num(m), num(k), num(n), num(k * n), num(act),
-       real(alpha), real(beta));
+    CPU_OP(op, CPU_K_matmul_f32_scalar, cpu_ptr(in->ops[1].v, 0), cpu_ptr(in->ops[2].v, 0),
+           cpu_opt_ptr(bias), cpu_ptr(in->ops[0].v, 0), cpu_num(batch), cpu_num(m), cpu_num(k),
+           cpu_num(n), cpu_num(k * n), cpu_num(act), cpu_real(alpha), cpu_real(beta));
     return true;
 }
 
@@ -205,25 +191,28 @@ static bool sel_pool_nchwc(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     cpu_nchwc_dims(&xv->type, v, &n, &cb, &h, &w);
     cpu_nchwc_dims(&yv->type, v, &yn, &yb, &oh, &ow);
     if (in->kind == IK_CPU_MAXPOOL_NCHWC) {
-        OP(op, FAST(isa, maxpool_nchwc), ptr(yv, 0), ptr(xv, 0), num(n), num(cb), num(h),
-           num(w), num(oh), num(ow), num(pp.k[0]), num(pp.k[1]), num(pp.s[0]), num(pp.s[1]),
-           num(pp.p[0]), num(pp.p[1]), num(pp.dl[0]), num(pp.dl[1]));
+        CPU_OP(op, FAST(isa, maxpool_nchwc), cpu_ptr(yv, 0), cpu_ptr(xv, 0), cpu_num(n),
+               cpu_num(cb), cpu_num(h), cpu_num(w), cpu_num(oh), cpu_num(ow), cpu_num(pp.k[0]),
+               cpu_num(pp.k[1]), cpu_num(pp.s[0]), cpu_num(pp.s[1]), cpu_num(pp.p[0]),
+               cpu_num(pp.p[1]), cpu_num(pp.dl[0]), cpu_num(pp.dl[1]));
         return true;
     }
     if (pp.dl[0] != 1 || pp.dl[1] != 1)
         return false;
-    OP(op, FAST(isa, avgpool_nchwc), ptr(yv, 0), ptr(xv, 0), num(n), num(cb), num(h), num(w),
-       num(oh), num(ow), num(pp.k[0]), num(pp.k[1]), num(pp.s[0]), num(pp.s[1]),
-       num(pp.p[0]), num(pp.p[1]), num(pp.pe[0]), num(pp.pe[1]), num(pp.cip));
+    CPU_OP(op, FAST(isa, avgpool_nchwc), cpu_ptr(yv, 0), cpu_ptr(xv, 0), cpu_num(n), cpu_num(cb),
+           cpu_num(h), cpu_num(w), cpu_num(oh), cpu_num(ow), cpu_num(pp.k[0]), cpu_num(pp.k[1]),
+           cpu_num(pp.s[0]), cpu_num(pp.s[1]), cpu_num(pp.p[0]), cpu_num(pp.p[1]),
+           cpu_num(pp.pe[0]), cpu_num(pp.pe[1]), cpu_num(pp.cip));
     return true;
 }
 
 /* The 6-D transpose kernel over 4-byte elements: d[i] extents, st[i] source strides. */
 static void transpose_op(const ir_instr *in, const int64_t *d, const int64_t *st, cpu_op *op)
 {
-    OP(op, CPU_K_transpose_b32_scalar, ptr(in->ops[1].v, 0), ptr(in->ops[0].v, 0), num(d[0]),
-       num(d[1]), num(d[2]), num(d[3]), num(d[4]), num(d[5]), num(st[0]), num(st[1]),
-       num(st[2]), num(st[3]), num(st[4]), num(st[5]));
+    CPU_OP(op, CPU_K_transpose_b32_scalar, cpu_ptr(in->ops[1].v, 0), cpu_ptr(in->ops[0].v, 0),
+           cpu_num(d[0]), cpu_num(d[1]), cpu_num(d[2]), cpu_num(d[3]), cpu_num(d[4]), cpu_num(d[5]),
+           cpu_num(st[0]), cpu_num(st[1]), cpu_num(st[2]), cpu_num(st[3]), cpu_num(st[4]),
+           cpu_num(st[5]));
 }
 
 static bool sel_transpose(const ir_instr *in, cpu_op *op)
@@ -300,8 +289,8 @@ static bool sel_concat(const ir_instr *in, cpu_op *ops, int *nops)
         if (v->type.dtype != y->dtype || v->type.rank != y->rank)
             return false;
         int64_t row = glow_type_bytes(&v->type) / (rows > 0 ? rows : 1);
-        OP(&ops[i], CPU_K_copy2d_u8_scalar, num(rows), num(row), ptr(v, 0), num(row),
-           ptr(in->ops[0].v, (uint64_t)at), num(out_row));
+        CPU_OP(&ops[i], CPU_K_copy2d_u8_scalar, cpu_num(rows), cpu_num(row), cpu_ptr(v, 0),
+               cpu_num(row), cpu_ptr(in->ops[0].v, (uint64_t)at), cpu_num(out_row));
         at += row;
     }
     if (at != out_row)
@@ -317,8 +306,8 @@ static bool sel_copy(const ir_instr *in, cpu_op *op)
     /* Overlapping copies need memmove's order, which a split over threads cannot keep. */
     if (bytes != glow_type_bytes(&src->type) || cpu_overlap(dst, src))
         return false;
-    OP(op, CPU_K_copy2d_u8_scalar, num(1), num((int64_t)bytes), ptr(src, 0), num(0),
-       ptr(dst, 0), num(0));
+    CPU_OP(op, CPU_K_copy2d_u8_scalar, cpu_num(1), cpu_num((int64_t)bytes), cpu_ptr(src, 0),
+           cpu_num(0), cpu_ptr(dst, 0), cpu_num(0));
     return true;
 }
 
@@ -329,8 +318,8 @@ static bool sel_splat(const ir_instr *in, cpu_op *op)
     const glow_attr *value = cpu_attr(in, GA_VALUE);
     if (in->nops != 1 || y->type.dtype != GLOW_F32)
         return false;
-    OP(op, CPU_K_splat_f32_scalar, real(value ? value->v.f : 0), num(glow_type_numel(&y->type)),
-       ptr(y, 0));
+    CPU_OP(op, CPU_K_splat_f32_scalar, cpu_real(value ? value->v.f : 0),
+           cpu_num(glow_type_numel(&y->type)), cpu_ptr(y, 0));
     return true;
 }
 

@@ -10,12 +10,6 @@
 
 #include "backend/cpu/cpu_internal.h"
 
-static cpu_arg ptr(const ir_value *v, uint64_t extra)
-{
-    return (cpu_arg){ .kind = CA_PTR, .region = glow_value_region(v), .offset = v->addr + extra };
-}
-static cpu_arg num(int64_t i) { return (cpu_arg){ .kind = CA_INT, .i = i }; }
-
 /* The row of family `k4` (a kernels.def quartet u8, b16, b32, b64) for elements of es bytes. */
 static bool by_size(const cpu_kernel *k4, size_t es, cpu_kernel *k)
 {
@@ -84,8 +78,8 @@ static bool const_indices(const ir_value *v, int64_t m, const int64_t *sizes)
 static void index_args(const ir_value *v, cpu_arg *a)
 {
     cpu_arg none = { .kind = CA_NULL };
-    a[0] = v->type.dtype == GLOW_I32 ? ptr(v, 0) : none;
-    a[1] = v->type.dtype == GLOW_I32 ? none : ptr(v, 0);
+    a[0] = v->type.dtype == GLOW_I32 ? cpu_ptr(v, 0) : none;
+    a[1] = v->type.dtype == GLOW_I32 ? none : cpu_ptr(v, 0);
 }
 
 static bool set_op(cpu_op *op, cpu_kernel k, const cpu_arg *a, int n)
@@ -128,10 +122,11 @@ static bool sel_gather(const ir_instr *in, cpu_op *op)
             return false;
         *(i < axis ? &outer : &inner) *= x->dims[i];
     }
-    cpu_arg a[10] = { ptr(xv, 0) };
+    cpu_arg a[10] = { cpu_ptr(xv, 0) };
     index_args(iv, &a[1]);
-    a[3] = ptr(yv, 0), a[4] = num(outer), a[5] = num(x->dims[axis]), a[6] = num(inner);
-    a[7] = num(glow_type_numel(ix));
+    a[3] = cpu_ptr(yv,
+                   0), a[4] = cpu_num(outer), a[5] = cpu_num(x->dims[axis]), a[6] = cpu_num(inner);
+    a[7] = cpu_num(glow_type_numel(ix));
     return set_op(op, k, a, 8);
 }
 
@@ -156,7 +151,7 @@ static bool sel_elements(const ir_instr *in, cpu_op *op)
     strides_of(x, xs);
     cpu_arg a[22];
     int at = 0;
-    a[at++] = ptr(xv, 0);
+    a[at++] = cpu_ptr(xv, 0);
     index_args(iv, &a[at]);
     at += 2;
     if (scatter) {
@@ -170,23 +165,23 @@ static bool sel_elements(const ir_instr *in, cpu_op *op)
         for (int i = 0; i < r; i++)
             if (uv->type.dims[i] != ix->dims[i])
                 return false;
-        a[at++] = ptr(uv, 0);
-        a[at++] = ptr(yv, 0);
-        a[at++] = num(glow_type_numel(x));
+        a[at++] = cpu_ptr(uv, 0);
+        a[at++] = cpu_ptr(yv, 0);
+        a[at++] = cpu_num(glow_type_numel(x));
     } else {
         if (!cpu_no_alias(in) || y->rank != r)
             return false;
         for (int i = 0; i < r; i++)
             if (y->dims[i] != ix->dims[i])
                 return false;
-        a[at++] = ptr(yv, 0);
+        a[at++] = cpu_ptr(yv, 0);
     }
-    a[at++] = num(axis + 6 - r);
-    a[at++] = num(x->dims[axis]);
+    a[at++] = cpu_num(axis + 6 - r);
+    a[at++] = cpu_num(x->dims[axis]);
     for (int i = 0; i < 6; i++) {
         int j = i - (6 - r);
-        a[at + i] = num(j >= 0 ? ix->dims[j] : 1);
-        a[at + 6 + i] = num(j >= 0 ? xs[j] : 0);
+        a[at + i] = cpu_num(j >= 0 ? ix->dims[j] : 1);
+        a[at + 6 + i] = cpu_num(j >= 0 ? xs[j] : 0);
     }
     return set_op(op, k, a, at + 12);
 }
@@ -236,7 +231,7 @@ static bool sel_nd(const ir_instr *in, cpu_op *op)
             return false;
     cpu_arg a[24];
     int at = 0;
-    a[at++] = ptr(xv, 0);
+    a[at++] = cpu_ptr(xv, 0);
     index_args(iv, &a[at]);
     at += 2;
     if (scatter) {
@@ -246,23 +241,23 @@ static bool sel_nd(const ir_instr *in, cpu_op *op)
         if ((red && strcmp(red->v.s, "none")) || !glow_type_equal(y, x) ||
             cpu_overlap(yv, uv) || cpu_overlap(yv, iv) || (cpu_overlap(yv, xv) && !same))
             return false;
-        a[at++] = ptr(uv, 0);
-        a[at++] = ptr(yv, 0);
-        a[at++] = num(glow_type_numel(x));
+        a[at++] = cpu_ptr(uv, 0);
+        a[at++] = cpu_ptr(yv, 0);
+        a[at++] = cpu_num(glow_type_numel(x));
     } else {
         if (!cpu_no_alias(in))
             return false;
-        a[at++] = ptr(yv, 0);
-        a[at++] = num(batches);
+        a[at++] = cpu_ptr(yv, 0);
+        a[at++] = cpu_num(batches);
     }
-    a[at++] = num(per * (scatter ? batches : 1));
-    a[at++] = num(m);
-    a[at++] = num(slice);
+    a[at++] = cpu_num(per * (scatter ? batches : 1));
+    a[at++] = cpu_num(m);
+    a[at++] = cpu_num(slice);
     if (!scatter)
-        a[at++] = num(batch_stride);
+        a[at++] = cpu_num(batch_stride);
     for (int j = 0; j < 6; j++) {
-        a[at + j] = num(j < m ? x->dims[b + j] : 1);
-        a[at + 6 + j] = num(j < m ? xs[b + j] : 0);
+        a[at + j] = cpu_num(j < m ? x->dims[b + j] : 1);
+        a[at + 6 + j] = cpu_num(j < m ? xs[b + j] : 0);
     }
     return set_op(op, k, a, at + 12);
 }
@@ -295,8 +290,8 @@ static bool sel_one_hot(const ir_instr *in, cpu_op *op)
     }
     cpu_arg a[7];
     index_args(iv, a);
-    a[2] = ptr(vv, 0), a[3] = ptr(yv, 0), a[4] = num(outer), a[5] = num(depth);
-    a[6] = num(inner);
+    a[2] = cpu_ptr(vv, 0), a[3] = cpu_ptr(yv, 0), a[4] = cpu_num(outer), a[5] = cpu_num(depth);
+    a[6] = cpu_num(inner);
     return set_op(op, k, a, 7);
 }
 

@@ -12,12 +12,6 @@
 #include "backend/cpu/cpu_internal.h"
 #include "gk_ops.h"
 
-static cpu_arg ptr(const ir_value *v, uint64_t extra)
-{
-    return (cpu_arg){ .kind = CA_PTR, .region = glow_value_region(v), .offset = v->addr + extra };
-}
-static cpu_arg num(int64_t i) { return (cpu_arg){ .kind = CA_INT, .i = i }; }
-
 /* The row of family `k4` (a kernels.def quartet u8, b16, b32, b64) for elements of es bytes. */
 static bool by_size(const cpu_kernel *k4, size_t es, cpu_kernel *k)
 {
@@ -71,13 +65,13 @@ static bool strided_op(cpu_op *op, const ir_value *x, int64_t xoff, const ir_val
     if (m > 6)
         return false;
     cpu_arg a[20];
-    a[0] = ptr(x, (uint64_t)(xoff * (int64_t)es));
-    a[1] = ptr(y, 0);
+    a[0] = cpu_ptr(x, (uint64_t)(xoff * (int64_t)es));
+    a[1] = cpu_ptr(y, 0);
     for (int i = 0; i < 6; i++) {
         int j = i - (6 - m);
-        a[2 + i] = num(j >= 0 ? D[j] : 1);
-        a[8 + i] = num(j >= 0 ? S[j] : 0);
-        a[14 + i] = num(j >= 0 ? T[j] : 0);
+        a[2 + i] = cpu_num(j >= 0 ? D[j] : 1);
+        a[8 + i] = cpu_num(j >= 0 ? S[j] : 0);
+        a[14 + i] = cpu_num(j >= 0 ? T[j] : 0);
     }
     op->k = k;
     memcpy(op->args, a, sizeof a);
@@ -245,15 +239,15 @@ static bool sel_insert(const ir_instr *in, cpu_op *op)
     if (cpu_overlap(yv, bv) && !same)
         return false;
     cpu_arg a[21];
-    a[0] = ptr(bv, 0), a[1] = ptr(sv, 0), a[2] = ptr(yv, 0);
+    a[0] = cpu_ptr(bv, 0), a[1] = cpu_ptr(sv, 0), a[2] = cpu_ptr(yv, 0);
     for (int i = 0; i < 6; i++) {
         int j = i - (6 - r);
         int64_t st = j >= 0 ? sa->v.ints[j] : 0;
         if (j >= 0 && (st < 0 || st > big->dims[j] || small->dims[j] > big->dims[j] - st))
             return false;
-        a[3 + i] = num(j >= 0 ? big->dims[j] : 1);
-        a[9 + i] = num(st);
-        a[15 + i] = num(j >= 0 ? small->dims[j] : 1);
+        a[3 + i] = cpu_num(j >= 0 ? big->dims[j] : 1);
+        a[9 + i] = cpu_num(st);
+        a[15 + i] = cpu_num(j >= 0 ? small->dims[j] : 1);
     }
     op->k = k;
     memcpy(op->args, a, sizeof a);
@@ -281,7 +275,7 @@ static bool sel_pad(const ir_instr *in, cpu_op *op)
         return false;
     bool empty_out = glow_type_numel(y) == 0;
     cpu_arg a[21];
-    a[0] = ptr(in->ops[1].v, 0), a[1] = ptr(in->ops[0].v, 0), a[2] = num(mode);
+    a[0] = cpu_ptr(in->ops[1].v, 0), a[1] = cpu_ptr(in->ops[0].v, 0), a[2] = cpu_num(mode);
     for (int i = 0; i < 6; i++) {
         int j = i - (6 - r);
         int64_t lo = j >= 0 ? pa->v.ints[j] : 0, hi = j >= 0 ? pa->v.ints[j + r] : 0;
@@ -289,9 +283,9 @@ static bool sel_pad(const ir_instr *in, cpu_op *op)
         if (lo < -n || hi < -n || lo > INT32_MAX || hi > INT32_MAX ||
             (j >= 0 && y->dims[j] != n + lo + hi) || (n == 0 && !empty_out))
             return false;
-        a[3 + i] = num(n + lo + hi);
-        a[9 + i] = num(n);
-        a[15 + i] = num(lo);
+        a[3 + i] = cpu_num(n + lo + hi);
+        a[9 + i] = cpu_num(n);
+        a[15 + i] = cpu_num(lo);
     }
     op->k = k;
     memcpy(op->args, a, sizeof a);
@@ -315,8 +309,8 @@ static bool sel_trilu(const ir_instr *in, cpu_op *op)
     int64_t rows = x->dims[x->rank - 2], cols = x->dims[x->rank - 1], mats = 1;
     for (int i = 0; i < x->rank - 2; i++)
         mats *= x->dims[i];
-    cpu_arg a[7] = { ptr(xv, 0), ptr(yv, 0), num(mats), num(rows), num(cols),
-                     num(ua ? ua->v.i != 0 : 1), num(ka ? ka->v.i : 0) };
+    cpu_arg a[7] = { cpu_ptr(xv, 0), cpu_ptr(yv, 0), cpu_num(mats), cpu_num(rows), cpu_num(cols),
+                     cpu_num(ua ? ua->v.i != 0 : 1), cpu_num(ka ? ka->v.i : 0) };
     op->k = k;
     memcpy(op->args, a, sizeof a);
     op->nargs = 7;

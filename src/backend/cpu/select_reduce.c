@@ -13,22 +13,6 @@
 #include "gk_dtype.h"
 #include "gk_ops.h"
 
-static cpu_arg ptr(const ir_value *v)
-{
-    return (cpu_arg){ .kind = CA_PTR, .region = glow_value_region(v), .offset = v->addr };
-}
-static cpu_arg num(int64_t i) { return (cpu_arg){ .kind = CA_INT, .i = i }; }
-
-static void make(cpu_op *op, cpu_kernel k, const cpu_arg *args, int nargs)
-{
-    op->k = k;
-    memcpy(op->args, args, sizeof(*args) * (size_t)nargs);
-    op->nargs = nargs;
-}
-#define OP(op, k, ...) \
-    make(op, k, (const cpu_arg[]){ __VA_ARGS__ }, \
-         (int)(sizeof((const cpu_arg[]){ __VA_ARGS__ }) / sizeof(cpu_arg)))
-
 /* The kernels' code of a numeric element kind, 0 for the others (quantized, bool). */
 static int dt_code(glow_dtype t)
 {
@@ -48,8 +32,6 @@ static int dt_code(glow_dtype t)
     default: return 0;
     }
 }
-
-static cpu_arg real(double f) { return (cpu_arg){ .kind = CA_REAL, .f = f }; }
 
 static int64_t attr_int(const ir_instr *in, glow_attr_id id, int64_t dflt)
 {
@@ -145,14 +127,15 @@ static bool sel_reduce(const ir_instr *in, cpu_op *op)
     int64_t inner = nrun[1] ? s[1][3] : 1; /* 0 only when x is empty */
     if (dt == GK_DT_F32 && code <= GK_RED_MIN && nrun[1] <= 1 && inner > 0) {
         int64_t n = e[1][3];
-        OP(op, CPU_K_reduce_f32_scalar, num(code), num(kept / inner), num(n), num(inner),
-           ptr(xv), ptr(yv));
+        CPU_OP(op, CPU_K_reduce_f32_scalar, cpu_num(code), cpu_num(kept / inner), cpu_num(n),
+               cpu_num(inner), cpu_ptr(xv, 0), cpu_ptr(yv, 0));
         return true;
     }
-    OP(op, CPU_K_reduce_any_scalar, num(code), num(dt), num(e[0][0]), num(e[0][1]),
-       num(e[0][2]), num(e[0][3]), num(s[0][0]), num(s[0][1]), num(s[0][2]), num(s[0][3]),
-       num(e[1][0]), num(e[1][1]), num(e[1][2]), num(e[1][3]), num(s[1][0]), num(s[1][1]),
-       num(s[1][2]), num(s[1][3]), ptr(xv), ptr(yv));
+    CPU_OP(op, CPU_K_reduce_any_scalar, cpu_num(code), cpu_num(dt), cpu_num(e[0][0]),
+           cpu_num(e[0][1]), cpu_num(e[0][2]), cpu_num(e[0][3]), cpu_num(s[0][0]), cpu_num(s[0][1]),
+           cpu_num(s[0][2]), cpu_num(s[0][3]), cpu_num(e[1][0]), cpu_num(e[1][1]), cpu_num(e[1][2]),
+           cpu_num(e[1][3]), cpu_num(s[1][0]), cpu_num(s[1][1]), cpu_num(s[1][2]), cpu_num(s[1][3]),
+           cpu_ptr(xv, 0), cpu_ptr(yv, 0));
     return true;
 }
 
@@ -166,9 +149,9 @@ static bool sel_arg(const ir_instr *in, cpu_op *op)
         !cpu_no_alias(in) || !axis_view(in, &xv->type, 0, &outer, &size, &inner) ||
         glow_type_numel(&yv->type) != outer * inner || (size == 0 && outer * inner > 0))
         return false;
-    OP(op, CPU_K_arg_any_scalar, num(in->kind == IK_ARG_MAX ? 1 : -1),
-       num(attr_int(in, GA_SELECT_LAST, 0) != 0), num(dt), num(outer), num(size), num(inner),
-       ptr(xv), ptr(yv));
+    CPU_OP(op, CPU_K_arg_any_scalar, cpu_num(in->kind == IK_ARG_MAX ? 1 : -1),
+           cpu_num(attr_int(in, GA_SELECT_LAST, 0) != 0), cpu_num(dt), cpu_num(outer),
+           cpu_num(size), cpu_num(inner), cpu_ptr(xv, 0), cpu_ptr(yv, 0));
     return true;
 }
 
@@ -180,9 +163,10 @@ static bool sel_cumulative(const ir_instr *in, cpu_op *op)
     if (!dt || !glow_type_equal(&yv->type, &xv->type) || in->nout != 1 || in->nops != 2 ||
         !cpu_no_alias(in) || !axis_view(in, &xv->type, 0, &outer, &size, &inner))
         return false;
-    OP(op, CPU_K_cumulative_any_scalar, num(in->kind == IK_CUMPROD),
-       num(attr_int(in, GA_EXCLUSIVE, 0) != 0), num(attr_int(in, GA_REVERSE, 0) != 0), num(dt),
-       num(outer), num(size), num(inner), ptr(xv), ptr(yv));
+    CPU_OP(op, CPU_K_cumulative_any_scalar, cpu_num(in->kind == IK_CUMPROD),
+           cpu_num(attr_int(in, GA_EXCLUSIVE, 0) != 0), cpu_num(attr_int(in, GA_REVERSE, 0) != 0),
+           cpu_num(dt), cpu_num(outer), cpu_num(size), cpu_num(inner), cpu_ptr(xv, 0),
+           cpu_ptr(yv, 0));
     return true;
 }
 
@@ -200,9 +184,9 @@ static bool sel_topk(const ir_instr *in, cpu_op *op)
         k > size || glow_type_numel(&vv->type) != outer * k * inner ||
         (iv && (glow_type_numel(&iv->type) != outer * k * inner || cpu_overlap(vv, iv))))
         return false;
-    OP(op, CPU_K_topk_any_scalar, num(attr_int(in, GA_LARGEST, 1) != 0), num(dt), num(outer),
-       num(size), num(inner), num(k), ptr(xv), ptr(vv),
-       iv ? ptr(iv) : (cpu_arg){ .kind = CA_NULL });
+    CPU_OP(op, CPU_K_topk_any_scalar, cpu_num(attr_int(in, GA_LARGEST, 1) != 0), cpu_num(dt),
+           cpu_num(outer), cpu_num(size), cpu_num(inner), cpu_num(k), cpu_ptr(xv, 0),
+           cpu_ptr(vv, 0), iv ? cpu_ptr(iv, 0) : (cpu_arg){ .kind = CA_NULL });
     return true;
 }
 
@@ -215,8 +199,8 @@ static bool sel_hardmax(const ir_instr *in, cpu_op *op)
         in->nout != 1 || in->nops != 2 || !cpu_no_alias(in) ||
         !axis_view(in, &xv->type, -1, &outer, &size, &inner))
         return false;
-    OP(op, CPU_K_hardmax_any_scalar, num(dt), num(outer), num(size), num(inner), ptr(xv),
-       ptr(yv));
+    CPU_OP(op, CPU_K_hardmax_any_scalar, cpu_num(dt), cpu_num(outer), cpu_num(size), cpu_num(inner),
+           cpu_ptr(xv, 0), cpu_ptr(yv, 0));
     return true;
 }
 
@@ -240,8 +224,8 @@ static bool sel_matmul_any(const ir_instr *in, cpu_op *op)
             return false;
         batch *= a->dims[i];
     }
-    OP(op, CPU_K_matmul_any_scalar, num(dt), ptr(av), ptr(bv), ptr(yv), num(batch), num(m),
-       num(k), num(n));
+    CPU_OP(op, CPU_K_matmul_any_scalar, cpu_num(dt), cpu_ptr(av, 0), cpu_ptr(bv, 0), cpu_ptr(yv, 0),
+           cpu_num(batch), cpu_num(m), cpu_num(k), cpu_num(n));
     return true;
 }
 
@@ -259,9 +243,9 @@ static bool sel_lrn(const ir_instr *in, cpu_op *op)
         s *= x->dims[i];
     const glow_attr *alpha = cpu_attr(in, GA_ALPHA), *beta = cpu_attr(in, GA_BETA),
                     *bias = cpu_attr(in, GA_BIAS);
-    OP(op, CPU_K_lrn_any_scalar, num(dt), real(alpha ? alpha->v.f : 1e-4),
-       real(beta ? beta->v.f : 0.75), real(bias ? bias->v.f : 1.0), num(size), num(x->dims[0]),
-       num(x->dims[1]), num(s), ptr(xv), ptr(yv));
+    CPU_OP(op, CPU_K_lrn_any_scalar, cpu_num(dt), cpu_real(alpha ? alpha->v.f : 1e-4),
+           cpu_real(beta ? beta->v.f : 0.75), cpu_real(bias ? bias->v.f : 1.0), cpu_num(size),
+           cpu_num(x->dims[0]), cpu_num(x->dims[1]), cpu_num(s), cpu_ptr(xv, 0), cpu_ptr(yv, 0));
     return true;
 }
 

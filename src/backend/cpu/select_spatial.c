@@ -12,24 +12,6 @@
 #include "gk_ops.h"
 #include "resize_math.h"
 
-static cpu_arg ptr(const ir_value *v)
-{
-    return (cpu_arg){ .kind = CA_PTR, .region = glow_value_region(v), .offset = v->addr };
-}
-static cpu_arg opt_ptr(const ir_value *v) { return v ? ptr(v) : (cpu_arg){ .kind = CA_NULL }; }
-static cpu_arg num(int64_t i) { return (cpu_arg){ .kind = CA_INT, .i = i }; }
-static cpu_arg real(double f) { return (cpu_arg){ .kind = CA_REAL, .f = f }; }
-
-static void make(cpu_op *op, cpu_kernel k, const cpu_arg *args, int nargs)
-{
-    op->k = k;
-    memcpy(op->args, args, sizeof(*args) * (size_t)nargs);
-    op->nargs = nargs;
-}
-#define OP(op, k, ...) \
-    make(op, k, (const cpu_arg[]){ __VA_ARGS__ }, \
-         (int)(sizeof((const cpu_arg[]){ __VA_ARGS__ }) / sizeof(cpu_arg)))
-
 /* A window op over exactly three spatial dims [D][H][W]: in/out extents, kernel, strides,
  * dilations, begin and end pads. */
 typedef struct {
@@ -97,12 +79,13 @@ static bool conv2d(const ir_instr *in, cpu_op *op)
     if (!cpu_conv_params(in, &cp) || !cpu_no_alias(in))
         return false;
     const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
-    OP(op, CPU_K_conv2d_f32_scalar, ptr(in->ops[1].v), ptr(in->ops[2].v),
-       opt_ptr(in->nops == 4 ? in->ops[3].v : NULL), ptr(in->ops[0].v), num(x->dims[0]),
-       num(x->dims[1]), num(x->dims[2]), num(x->dims[3]), num(y->dims[1]), num(cp.k[0]),
-       num(cp.k[1]), num(y->dims[2]), num(y->dims[3]), num(cp.s[0]), num(cp.s[1]),
-       num(cp.dl[0]), num(cp.dl[1]), num(cp.p[0]), num(cp.p[1]), num(cp.g), num(cp.act),
-       real(cp.alpha), real(cp.beta));
+    CPU_OP(op, CPU_K_conv2d_f32_scalar, cpu_ptr(in->ops[1].v, 0), cpu_ptr(in->ops[2].v, 0),
+           cpu_opt_ptr(in->nops == 4 ? in->ops[3].v : NULL), cpu_ptr(in->ops[0].v, 0),
+           cpu_num(x->dims[0]), cpu_num(x->dims[1]), cpu_num(x->dims[2]), cpu_num(x->dims[3]),
+           cpu_num(y->dims[1]), cpu_num(cp.k[0]), cpu_num(cp.k[1]), cpu_num(y->dims[2]),
+           cpu_num(y->dims[3]), cpu_num(cp.s[0]), cpu_num(cp.s[1]), cpu_num(cp.dl[0]),
+           cpu_num(cp.dl[1]), cpu_num(cp.p[0]), cpu_num(cp.p[1]), cpu_num(cp.g), cpu_num(cp.act),
+           cpu_real(cp.alpha), cpu_real(cp.beta));
     return true;
 }
 
@@ -132,15 +115,17 @@ static bool conv(const ir_instr *in, cpu_op *op)
     for (int i = 0; i < w.nsp; i++)
         if (wt->dims[2 + i] != w.k[3 - w.nsp + i])
             return false;
-    cpu_arg args[] = { ptr(xv), ptr(wv), opt_ptr(bv), ptr(yv), num(x->dims[0]), num(c),
-                       num(w.in[0]), num(w.in[1]), num(w.in[2]), num(m), num(w.k[0]),
-                       num(w.k[1]), num(w.k[2]), num(w.out[0]), num(w.out[1]), num(w.out[2]),
-                       num(w.s[0]), num(w.s[1]), num(w.s[2]), num(w.dl[0]), num(w.dl[1]),
-                       num(w.dl[2]), num(w.pb[0]), num(w.pb[1]), num(w.pb[2]), num(g),
-                       num(act), real(alpha), real(beta) };
+    cpu_arg args[] = {
+        cpu_ptr(xv, 0), cpu_ptr(wv, 0), cpu_opt_ptr(bv), cpu_ptr(yv, 0), cpu_num(x->dims[0]),
+        cpu_num(c), cpu_num(w.in[0]), cpu_num(w.in[1]), cpu_num(w.in[2]), cpu_num(m),
+        cpu_num(w.k[0]), cpu_num(w.k[1]), cpu_num(w.k[2]), cpu_num(w.out[0]), cpu_num(w.out[1]),
+        cpu_num(w.out[2]), cpu_num(w.s[0]), cpu_num(w.s[1]), cpu_num(w.s[2]), cpu_num(w.dl[0]),
+        cpu_num(w.dl[1]), cpu_num(w.dl[2]), cpu_num(w.pb[0]), cpu_num(w.pb[1]), cpu_num(w.pb[2]),
+        cpu_num(g), cpu_num(act), cpu_real(alpha), cpu_real(beta)
+    };
     int nargs = (int)(sizeof args / sizeof args[0]);
-    make(op, tr ? CPU_K_deconv3d_f32_scalar : CPU_K_conv3d_f32_scalar, args,
-         tr ? nargs - 3 : nargs);
+    cpu_make_op(op, tr ? CPU_K_deconv3d_f32_scalar : CPU_K_conv3d_f32_scalar, args,
+                tr ? nargs - 3 : nargs);
     return true;
 }
 
@@ -162,16 +147,16 @@ static bool pool(const ir_instr *in, cpu_op *op)
         if (!cpu_pool_params(in, &pp))
             return false;
         int64_t planes = x->dims[0] * x->dims[1];
-        if (max)
-            OP(op, CPU_K_maxpool2d_f32_scalar, ptr(xv), ptr(yv), num(planes), num(x->dims[2]),
-               num(x->dims[3]), num(y->dims[2]), num(y->dims[3]), num(pp.k[0]), num(pp.k[1]),
-               num(pp.s[0]), num(pp.s[1]), num(pp.dl[0]), num(pp.dl[1]), num(pp.p[0]),
-               num(pp.p[1]));
-        else
-            OP(op, CPU_K_avgpool2d_f32_scalar, ptr(xv), ptr(yv), num(planes), num(x->dims[2]),
-               num(x->dims[3]), num(y->dims[2]), num(y->dims[3]), num(pp.k[0]), num(pp.k[1]),
-               num(pp.s[0]), num(pp.s[1]), num(pp.dl[0]), num(pp.dl[1]), num(pp.p[0]),
-               num(pp.p[1]), num(pp.pe[0]), num(pp.pe[1]), num(pp.cip));
+        if (max) CPU_OP(op, CPU_K_maxpool2d_f32_scalar, cpu_ptr(xv, 0), cpu_ptr(yv, 0),
+            cpu_num(planes), cpu_num(x->dims[2]), cpu_num(x->dims[3]), cpu_num(y->dims[2]),
+            cpu_num(y->dims[3]), cpu_num(pp.k[0]), cpu_num(pp.k[1]), cpu_num(pp.s[0]),
+            cpu_num(pp.s[1]), cpu_num(pp.dl[0]), cpu_num(pp.dl[1]), cpu_num(pp.p[0]),
+            cpu_num(pp.p[1]));
+        else CPU_OP(op, CPU_K_avgpool2d_f32_scalar, cpu_ptr(xv, 0), cpu_ptr(yv, 0), cpu_num(planes),
+                    cpu_num(x->dims[2]), cpu_num(x->dims[3]), cpu_num(y->dims[2]),
+                    cpu_num(y->dims[3]), cpu_num(pp.k[0]), cpu_num(pp.k[1]), cpu_num(pp.s[0]),
+                    cpu_num(pp.s[1]), cpu_num(pp.dl[0]), cpu_num(pp.dl[1]), cpu_num(pp.p[0]),
+                    cpu_num(pp.p[1]), cpu_num(pp.pe[0]), cpu_num(pp.pe[1]), cpu_num(pp.cip));
         return true;
     }
     win3 w;
@@ -179,11 +164,12 @@ static bool pool(const ir_instr *in, cpu_op *op)
         return false;
     int64_t planes = x->dims[0] * x->dims[1];
     if (max) {
-        OP(op, CPU_K_maxpool3d_f32_scalar, ptr(xv), ptr(yv), opt_ptr(iv), num(planes),
-           num(w.in[0]), num(w.in[1]), num(w.in[2]), num(w.out[0]), num(w.out[1]),
-           num(w.out[2]), num(w.k[0]), num(w.k[1]), num(w.k[2]), num(w.s[0]), num(w.s[1]),
-           num(w.s[2]), num(w.dl[0]), num(w.dl[1]), num(w.dl[2]), num(w.pb[0]), num(w.pb[1]),
-           num(w.pb[2]));
+        CPU_OP(op, CPU_K_maxpool3d_f32_scalar, cpu_ptr(xv, 0), cpu_ptr(yv, 0), cpu_opt_ptr(iv),
+               cpu_num(planes), cpu_num(w.in[0]), cpu_num(w.in[1]), cpu_num(w.in[2]),
+               cpu_num(w.out[0]), cpu_num(w.out[1]), cpu_num(w.out[2]), cpu_num(w.k[0]),
+               cpu_num(w.k[1]), cpu_num(w.k[2]), cpu_num(w.s[0]), cpu_num(w.s[1]), cpu_num(w.s[2]),
+               cpu_num(w.dl[0]), cpu_num(w.dl[1]), cpu_num(w.dl[2]), cpu_num(w.pb[0]),
+               cpu_num(w.pb[1]), cpu_num(w.pb[2]));
         return true;
     }
     /* count_include_pad counts the model's own end pads, without ceil_mode's extra. */
@@ -200,11 +186,12 @@ static bool pool(const ir_instr *in, cpu_op *op)
     int64_t p = lp ? (pa ? pa->v.i : 2) : 0;
     if (lp && p < 1)
         return false;
-    OP(op, CPU_K_avgpool3d_f32_scalar, ptr(xv), ptr(yv), num(planes), num(w.in[0]),
-       num(w.in[1]), num(w.in[2]), num(w.out[0]), num(w.out[1]), num(w.out[2]), num(w.k[0]),
-       num(w.k[1]), num(w.k[2]), num(w.s[0]), num(w.s[1]), num(w.s[2]), num(w.dl[0]),
-       num(w.dl[1]), num(w.dl[2]), num(w.pb[0]), num(w.pb[1]), num(w.pb[2]), num(w.pe[0]),
-       num(w.pe[1]), num(w.pe[2]), num(cip && cip->v.i != 0), num(p));
+    CPU_OP(op, CPU_K_avgpool3d_f32_scalar, cpu_ptr(xv, 0), cpu_ptr(yv, 0), cpu_num(planes),
+           cpu_num(w.in[0]), cpu_num(w.in[1]), cpu_num(w.in[2]), cpu_num(w.out[0]),
+           cpu_num(w.out[1]), cpu_num(w.out[2]), cpu_num(w.k[0]), cpu_num(w.k[1]), cpu_num(w.k[2]),
+           cpu_num(w.s[0]), cpu_num(w.s[1]), cpu_num(w.s[2]), cpu_num(w.dl[0]), cpu_num(w.dl[1]),
+           cpu_num(w.dl[2]), cpu_num(w.pb[0]), cpu_num(w.pb[1]), cpu_num(w.pb[2]), cpu_num(w.pe[0]),
+           cpu_num(w.pe[1]), cpu_num(w.pe[2]), cpu_num(cip && cip->v.i != 0), cpu_num(p));
     return true;
 }
 
@@ -244,15 +231,16 @@ static bool resize(const ir_instr *in, cpu_op *op)
         rs[lead + i] = roi ? ra->v.floats[i] : 0;
         re[lead + i] = roi ? ra->v.floats[r + i] : 1;
     }
-    OP(op, CPU_K_resize_f32_scalar, ptr(in->ops[1].v), ptr(in->ops[0].v), num(id[0]),
-       num(id[1]), num(id[2]), num(id[3]), num(od[0]), num(od[1]), num(od[2]), num(od[3]),
-       num(lead), real(sc[0]), real(sc[1]), real(sc[2]), real(sc[3]), real(rs[0]),
-       real(rs[1]), real(rs[2]), real(rs[3]), real(re[0]), real(re[1]), real(re[2]),
-       real(re[3]), num(gk_resize_mode_code(mode)),
-       num(gk_coord_mode_code(attr_str(in, GA_COORD_MODE, "half_pixel"))),
-       num(gk_nearest_mode_code(attr_str(in, GA_NEAREST_MODE, "round_prefer_floor"))),
-       real(attr_float(in, GA_CUBIC_COEFF_A, -0.75)), num(ex && ex->v.i != 0),
-       real(attr_float(in, GA_EXTRAPOLATION_VALUE, 0.0)));
+    int coord = gk_coord_mode_code(attr_str(in, GA_COORD_MODE, "half_pixel"));
+    int nearest = gk_nearest_mode_code(attr_str(in, GA_NEAREST_MODE, "round_prefer_floor"));
+    CPU_OP(op, CPU_K_resize_f32_scalar, cpu_ptr(in->ops[1].v, 0), cpu_ptr(in->ops[0].v, 0),
+           cpu_num(id[0]), cpu_num(id[1]), cpu_num(id[2]), cpu_num(id[3]), cpu_num(od[0]),
+           cpu_num(od[1]), cpu_num(od[2]), cpu_num(od[3]), cpu_num(lead), cpu_real(sc[0]),
+           cpu_real(sc[1]), cpu_real(sc[2]), cpu_real(sc[3]), cpu_real(rs[0]), cpu_real(rs[1]),
+           cpu_real(rs[2]), cpu_real(rs[3]), cpu_real(re[0]), cpu_real(re[1]), cpu_real(re[2]),
+           cpu_real(re[3]), cpu_num(gk_resize_mode_code(mode)), cpu_num(coord), cpu_num(nearest),
+           cpu_real(attr_float(in, GA_CUBIC_COEFF_A, -0.75)), cpu_num(ex && ex->v.i != 0),
+           cpu_real(attr_float(in, GA_EXTRAPOLATION_VALUE, 0.0)));
     return true;
 }
 

@@ -11,24 +11,6 @@
 #include "eval/eval.h"
 #include "gk_ops.h"
 
-static cpu_arg ptr(const ir_value *v)
-{
-    return (cpu_arg){ .kind = CA_PTR, .region = glow_value_region(v), .offset = v->addr };
-}
-static cpu_arg num(int64_t i) { return (cpu_arg){ .kind = CA_INT, .i = i }; }
-static cpu_arg real(double f) { return (cpu_arg){ .kind = CA_REAL, .f = f }; }
-
-static void set_op(cpu_op *op, cpu_kernel k, const cpu_arg *args, int nargs)
-{
-    op->k = k;
-    for (int i = 0; i < nargs; i++)
-        op->args[i] = args[i];
-    op->nargs = nargs;
-}
-#define OP(op, k, ...) \
-    set_op(op, k, (const cpu_arg[]){ __VA_ARGS__ }, \
-           (int)(sizeof((const cpu_arg[]){ __VA_ARGS__ }) / sizeof(cpu_arg)))
-
 /* The kernels' code of a kind (gk_dtype), 0 for the quantized kinds they do not run. */
 static int dt(const ir_value *v)
 {
@@ -86,8 +68,8 @@ static bool sel_unary(const ir_instr *in, cpu_op *op)
                         code == GK_TU_SIGMOID || code == GK_TU_LOG))
         return false;
     const ir_value *y = in->ops[0].v, *x = in->ops[1].v;
-    OP(op, CPU_K_unary_any_scalar, num(code), num(dt(x)), num(dt(y)), real(p), real(q),
-       num(glow_type_numel(&y->type)), ptr(x), ptr(y));
+    CPU_OP(op, CPU_K_unary_any_scalar, cpu_num(code), cpu_num(dt(x)), cpu_num(dt(y)), cpu_real(p),
+           cpu_real(q), cpu_num(glow_type_numel(&y->type)), cpu_ptr(x, 0), cpu_ptr(y, 0));
     return true;
 }
 
@@ -102,8 +84,9 @@ static bool sel_binary(const ir_instr *in, cpu_op *op)
                         code == GK_TB_POW))
         return false;
     const ir_value *y = in->ops[0].v, *a = in->ops[1].v, *b = in->ops[2].v;
-    OP(op, CPU_K_binary_any_scalar, num(code), num(dt(a)), num(dt(b)), num(dt(y)),
-       num(glow_type_numel(&y->type)), ptr(a), ptr(b), ptr(y));
+    CPU_OP(op, CPU_K_binary_any_scalar, cpu_num(code), cpu_num(dt(a)), cpu_num(dt(b)),
+           cpu_num(dt(y)), cpu_num(glow_type_numel(&y->type)), cpu_ptr(a, 0), cpu_ptr(b, 0),
+           cpu_ptr(y, 0));
     return true;
 }
 
@@ -112,8 +95,8 @@ static bool sel_cast(const ir_instr *in, cpu_op *op)
     if (!fits(in, 2))
         return false;
     const ir_value *y = in->ops[0].v, *x = in->ops[1].v;
-    OP(op, CPU_K_cast_any_scalar, num(dt(x)), num(dt(y)), num(glow_type_numel(&y->type)),
-       ptr(x), ptr(y));
+    CPU_OP(op, CPU_K_cast_any_scalar, cpu_num(dt(x)), cpu_num(dt(y)),
+           cpu_num(glow_type_numel(&y->type)), cpu_ptr(x, 0), cpu_ptr(y, 0));
     return true;
 }
 
@@ -126,8 +109,9 @@ static bool sel_where(const ir_instr *in, cpu_op *op)
     if (c->type.dtype != GLOW_BOOL || a->type.dtype != y->type.dtype ||
         b->type.dtype != y->type.dtype || cpu_overlap(y, c))
         return false;
-    OP(op, CPU_K_where_any_scalar, num((int64_t)glow_dtype_size(y->type.dtype)),
-       num(glow_type_numel(&y->type)), ptr(c), ptr(a), ptr(b), ptr(y));
+    CPU_OP(op, CPU_K_where_any_scalar, cpu_num((int64_t)glow_dtype_size(y->type.dtype)),
+           cpu_num(glow_type_numel(&y->type)), cpu_ptr(c, 0), cpu_ptr(a, 0), cpu_ptr(b, 0),
+           cpu_ptr(y, 0));
     return true;
 }
 
@@ -137,8 +121,8 @@ static bool sel_splat(const ir_instr *in, cpu_op *op)
         return false;
     const ir_value *y = in->ops[0].v;
     glow_node n = as_node(in);
-    OP(op, CPU_K_splat_any_scalar, num(dt(y)), real(glow_node_float(&n, GA_VALUE, 0.0)),
-       num(glow_type_numel(&y->type)), ptr(y));
+    CPU_OP(op, CPU_K_splat_any_scalar, cpu_num(dt(y)), cpu_real(glow_node_float(&n, GA_VALUE, 0.0)),
+           cpu_num(glow_type_numel(&y->type)), cpu_ptr(y, 0));
     return true;
 }
 
