@@ -185,6 +185,9 @@ int cpu_fallbacks(const ir_function *f, const cpu_isa *isa, const ir_instr **out
 /* cpu_select for Slice, Transpose, Broadcast, Tile, DepthToSpace, SpaceToDepth,
  * InsertTensor, Pad and Trilu of any element kind; false when no kernel fits. */
 bool cpu_select_move(const ir_instr *in, cpu_op *ops, int *nops);
+/* The row of a family of four kernels.def rows by element size (u8, b16, b32, b64) for
+ * elements of es bytes; false for another size. */
+bool cpu_kernel_by_size(const cpu_kernel *k4, size_t es, cpu_kernel *k);
 
 /* --- select_typed.c --- */
 

@@ -10,28 +10,6 @@
 
 #include "backend/cpu/cpu_internal.h"
 
-/* The row of family `k4` (a kernels.def quartet u8, b16, b32, b64) for elements of es bytes. */
-static bool by_size(const cpu_kernel *k4, size_t es, cpu_kernel *k)
-{
-    switch (es) {
-    case 1: *k = k4[0]; return true;
-    case 2: *k = k4[1]; return true;
-    case 4: *k = k4[2]; return true;
-    case 8: *k = k4[3]; return true;
-    default: return false;
-    }
-}
-
-/* Row-major element strides of t. */
-static void strides_of(const glow_type *t, int64_t *st)
-{
-    int64_t s = 1;
-    for (int i = t->rank - 1; i >= 0; i--) {
-        st[i] = s;
-        s *= t->dims[i];
-    }
-}
-
 static const cpu_kernel gather_k[4] = { CPU_K_gather_u8_scalar, CPU_K_gather_b16_scalar,
                                         CPU_K_gather_b32_scalar, CPU_K_gather_b64_scalar };
 static const cpu_kernel gather_elements_k[4] = {
@@ -107,7 +85,7 @@ static bool sel_gather(const ir_instr *in, cpu_op *op)
     int axis = axis_of(in, x->rank), r = 0;
     cpu_kernel k;
     if (in->nout != 1 || in->nops != 3 || axis < 0 || y->dtype != x->dtype ||
-        !by_size(gather_k, glow_dtype_size(y->dtype), &k) || !cpu_no_alias(in) ||
+        !cpu_kernel_by_size(gather_k, glow_dtype_size(y->dtype), &k) || !cpu_no_alias(in) ||
         y->rank != x->rank + ix->rank - 1 || !const_indices(iv, 1, &x->dims[axis]))
         return false;
     int64_t outer = 1, inner = 1;
@@ -124,10 +102,22 @@ static bool sel_gather(const ir_instr *in, cpu_op *op)
     }
     cpu_arg a[10] = { cpu_ptr(xv, 0) };
     index_args(iv, &a[1]);
-    a[3] = cpu_ptr(yv,
-                   0), a[4] = cpu_num(outer), a[5] = cpu_num(x->dims[axis]), a[6] = cpu_num(inner);
+    a[3] = cpu_ptr(yv, 0), a[4] = cpu_num(outer), a[5] = cpu_num(x->dims[axis]);
+    a[6] = cpu_num(inner);
     a[7] = cpu_num(glow_type_numel(ix));
     return set_op(op, k, a, 8);
+}
+
+/* A scatter without reduction whose result is the data's type and overlaps neither its
+ * indices nor its updates, and the data only when it is the data's very buffer (updated in
+ * place). */
+static bool scatter_ok(const ir_instr *in, const ir_value *yv, const ir_value *xv,
+                       const ir_value *iv, const ir_value *uv)
+{
+    const glow_attr *red = cpu_attr(in, GA_REDUCTION);
+    bool same = glow_value_region(yv) == glow_value_region(xv) && yv->addr == xv->addr;
+    return !(red && strcmp(red->v.s, "none")) && glow_type_equal(&yv->type, &xv->type) &&
+           !cpu_overlap(yv, uv) && !cpu_overlap(yv, iv) && (!cpu_overlap(yv, xv) || same);
 }
 
 /* GatherElements [y, x, idx] and ScatterElements [y, x, idx, updates] (reduction none):
@@ -141,14 +131,15 @@ static bool sel_elements(const ir_instr *in, cpu_op *op)
     cpu_kernel k;
     if (in->nout != 1 || in->nops != (scatter ? 4u : 3u) || axis < 0 || ix->rank != r ||
         y->dtype != x->dtype ||
-        !by_size(scatter ? scatter_elements_k : gather_elements_k, glow_dtype_size(y->dtype),
-                 &k) || !const_indices(iv, 1, &x->dims[axis]))
+        !cpu_kernel_by_size(scatter ? scatter_elements_k : gather_elements_k,
+                            glow_dtype_size(y->dtype), &k) ||
+        !const_indices(iv, 1, &x->dims[axis]))
         return false;
     for (int i = 0; i < r; i++)
         if (i != axis && ix->dims[i] > x->dims[i])
             return false;
     int64_t xs[GLOW_MAX_DIMS];
-    strides_of(x, xs);
+    glow_type_strides(x, xs);
     cpu_arg a[22];
     int at = 0;
     a[at++] = cpu_ptr(xv, 0);
@@ -156,11 +147,7 @@ static bool sel_elements(const ir_instr *in, cpu_op *op)
     at += 2;
     if (scatter) {
         const ir_value *uv = in->ops[3].v;
-        const glow_attr *red = cpu_attr(in, GA_REDUCTION);
-        bool same = glow_value_region(yv) == glow_value_region(xv) && yv->addr == xv->addr;
-        if ((red && strcmp(red->v.s, "none")) || !glow_type_equal(y, x) ||
-            uv->type.dtype != y->dtype || uv->type.rank != r || cpu_overlap(yv, uv) ||
-            cpu_overlap(yv, iv) || (cpu_overlap(yv, xv) && !same))
+        if (!scatter_ok(in, yv, xv, iv, uv) || uv->type.dtype != y->dtype || uv->type.rank != r)
             return false;
         for (int i = 0; i < r; i++)
             if (uv->type.dims[i] != ix->dims[i])
@@ -198,7 +185,7 @@ static bool sel_nd(const ir_instr *in, cpu_op *op)
     cpu_kernel k;
     if (in->nout != 1 || in->nops != (scatter ? 4u : 3u) || y->dtype != x->dtype ||
         ix->rank < 1 || b < 0 || b >= ix->rank || b > x->rank ||
-        !by_size(scatter ? scatter_nd_k : gather_nd_k, glow_dtype_size(y->dtype), &k))
+        !cpu_kernel_by_size(scatter ? scatter_nd_k : gather_nd_k, glow_dtype_size(y->dtype), &k))
         return false;
     int64_t m = ix->dims[ix->rank - 1], xs[GLOW_MAX_DIMS];
     if (m < 1 || m > x->rank - b || !const_indices(iv, m, &x->dims[b]))
@@ -206,7 +193,7 @@ static bool sel_nd(const ir_instr *in, cpu_op *op)
     for (int i = 0; i < b; i++)
         if (ix->dims[i] != x->dims[i])
             return false;
-    strides_of(x, xs);
+    glow_type_strides(x, xs);
     int64_t batches = 1, per = 1, slice = 1, batch_stride = 1;
     for (int i = 0; i < x->rank; i++) {
         if (i < b)
@@ -236,10 +223,7 @@ static bool sel_nd(const ir_instr *in, cpu_op *op)
     at += 2;
     if (scatter) {
         const ir_value *uv = in->ops[3].v;
-        const glow_attr *red = cpu_attr(in, GA_REDUCTION);
-        bool same = glow_value_region(yv) == glow_value_region(xv) && yv->addr == xv->addr;
-        if ((red && strcmp(red->v.s, "none")) || !glow_type_equal(y, x) ||
-            cpu_overlap(yv, uv) || cpu_overlap(yv, iv) || (cpu_overlap(yv, xv) && !same))
+        if (!scatter_ok(in, yv, xv, iv, uv))
             return false;
         a[at++] = cpu_ptr(uv, 0);
         a[at++] = cpu_ptr(yv, 0);
@@ -278,7 +262,7 @@ static bool sel_one_hot(const ir_instr *in, cpu_op *op)
     if (in->nout != 1 || in->nops != 4 || depth < 0 || axis < 0 || axis > ix->rank ||
         (ix->dtype != GLOW_I32 && ix->dtype != GLOW_I64) || vv->type.dtype != y->dtype ||
         glow_type_numel(&vv->type) != 2 || y->rank != ix->rank + 1 ||
-        !by_size(one_hot_k, glow_dtype_size(y->dtype), &k) || !cpu_no_alias(in))
+        !cpu_kernel_by_size(one_hot_k, glow_dtype_size(y->dtype), &k) || !cpu_no_alias(in))
         return false;
     int64_t outer = 1, inner = 1;
     for (int i = 0, j = 0; i < y->rank; i++) {

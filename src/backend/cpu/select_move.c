@@ -13,7 +13,7 @@
 #include "gk_ops.h"
 
 /* The row of family `k4` (a kernels.def quartet u8, b16, b32, b64) for elements of es bytes. */
-static bool by_size(const cpu_kernel *k4, size_t es, cpu_kernel *k)
+bool cpu_kernel_by_size(const cpu_kernel *k4, size_t es, cpu_kernel *k)
 {
     switch (es) {
     case 1: *k = k4[0]; return true;
@@ -42,7 +42,7 @@ static bool strided_op(cpu_op *op, const ir_value *x, int64_t xoff, const ir_val
 {
     size_t es = glow_dtype_size(y->type.dtype);
     cpu_kernel k;
-    if (!by_size(strided_k, es, &k) || glow_dtype_size(x->type.dtype) != es)
+    if (!cpu_kernel_by_size(strided_k, es, &k) || glow_dtype_size(x->type.dtype) != es)
         return false;
     int64_t D[MAX_WALK], S[MAX_WALK], T[MAX_WALK];
     int m = 0;
@@ -79,16 +79,6 @@ static bool strided_op(cpu_op *op, const ir_value *x, int64_t xoff, const ir_val
     return true;
 }
 
-/* Row-major element strides of t. */
-static void strides_of(const glow_type *t, int64_t *st)
-{
-    int64_t s = 1;
-    for (int i = t->rank - 1; i >= 0; i--) {
-        st[i] = s;
-        s *= t->dims[i];
-    }
-}
-
 /* An instruction [y, x] of one element kind whose result overlaps no operand. */
 static bool plain_move(const ir_instr *in)
 {
@@ -105,8 +95,8 @@ static bool sel_transpose(const ir_instr *in, cpu_op *op)
         return false;
     int64_t xs[GLOW_MAX_DIMS], ys[GLOW_MAX_DIMS], s[GLOW_MAX_DIMS];
     bool seen[GLOW_MAX_DIMS] = { false };
-    strides_of(x, xs);
-    strides_of(y, ys);
+    glow_type_strides(x, xs);
+    glow_type_strides(y, ys);
     for (int i = 0; i < r; i++) {
         int64_t p = perm->v.ints[i];
         if (p < 0 || p >= r || seen[p] || y->dims[i] != x->dims[p])
@@ -125,8 +115,8 @@ static bool sel_broadcast(const ir_instr *in, cpu_op *op)
     if (!plain_move(in) || shift < 0)
         return false;
     int64_t xs[GLOW_MAX_DIMS], ys[GLOW_MAX_DIMS], s[GLOW_MAX_DIMS] = { 0 };
-    strides_of(x, xs);
-    strides_of(y, ys);
+    glow_type_strides(x, xs);
+    glow_type_strides(y, ys);
     for (int j = 0; j < x->rank; j++) {
         if (x->dims[j] != 1 && x->dims[j] != y->dims[j + shift])
             return false;
@@ -147,8 +137,8 @@ static bool sel_slice(const ir_instr *in, cpu_op *op)
         ea->n != (uint32_t)r || ta->n != (uint32_t)r)
         return false;
     int64_t xs[GLOW_MAX_DIMS], ys[GLOW_MAX_DIMS], s[GLOW_MAX_DIMS], base = 0;
-    strides_of(x, xs);
-    strides_of(y, ys);
+    glow_type_strides(x, xs);
+    glow_type_strides(y, ys);
     for (int i = 0; i < r; i++) {
         int64_t dim = x->dims[i], st = ta->v.ints[i], b = sa->v.ints[i], e = ea->v.ints[i];
         if (st > dim + 1)
@@ -177,8 +167,8 @@ static bool sel_tile(const ir_instr *in, cpu_op *op)
     if (!plain_move(in) || y->rank != r || !rep || rep->n != (uint32_t)r)
         return false;
     int64_t xs[GLOW_MAX_DIMS], ys[GLOW_MAX_DIMS], d[MAX_WALK], s[MAX_WALK], t[MAX_WALK];
-    strides_of(x, xs);
-    strides_of(y, ys);
+    glow_type_strides(x, xs);
+    glow_type_strides(y, ys);
     for (int i = 0; i < r; i++) {
         int64_t n = x->dims[i], k = rep->v.ints[i];
         if (k < 0 || y->dims[i] != n * k)
@@ -230,10 +220,10 @@ static bool sel_insert(const ir_instr *in, cpu_op *op)
     const glow_attr *sa = cpu_attr(in, GA_STARTS);
     int r = big->rank;
     cpu_kernel k;
-    if (in->nout != 1 || in->nops != 3 || !by_size(insert_k, glow_dtype_size(y->dtype), &k) ||
-        big->dtype != y->dtype || small->dtype != y->dtype || !glow_type_equal(y, big) ||
-        small->rank != r || !sa || sa->n != (uint32_t)r || cpu_overlap(yv, sv) ||
-        cpu_overlap(bv, sv))
+    if (in->nout != 1 || in->nops != 3 ||
+        !cpu_kernel_by_size(insert_k, glow_dtype_size(y->dtype), &k) || big->dtype != y->dtype ||
+        small->dtype != y->dtype || !glow_type_equal(y, big) || small->rank != r || !sa ||
+        sa->n != (uint32_t)r || cpu_overlap(yv, sv) || cpu_overlap(bv, sv))
         return false;
     bool same = glow_value_region(yv) == glow_value_region(bv) && yv->addr == bv->addr;
     if (cpu_overlap(yv, bv) && !same)
@@ -263,7 +253,7 @@ static bool sel_pad(const ir_instr *in, cpu_op *op)
     int r = x->rank, mode;
     cpu_kernel k;
     if (!plain_move(in) || y->rank != r || !pa || pa->n != 2 * (uint32_t)r || !ma ||
-        !by_size(pad_k, glow_dtype_size(y->dtype), &k))
+        !cpu_kernel_by_size(pad_k, glow_dtype_size(y->dtype), &k))
         return false;
     if (!strcmp(ma->v.s, "reflect"))
         mode = GK_PAD_REFLECT;
@@ -301,7 +291,7 @@ static bool sel_trilu(const ir_instr *in, cpu_op *op)
     const glow_attr *ua = cpu_attr(in, GA_UPPER), *ka = cpu_attr(in, GA_K);
     cpu_kernel k;
     if (in->nout != 1 || in->nops != 2 || x->rank < 2 || !glow_type_equal(x, y) ||
-        !by_size(trilu_k, glow_dtype_size(y->dtype), &k))
+        !cpu_kernel_by_size(trilu_k, glow_dtype_size(y->dtype), &k))
         return false;
     if (cpu_overlap(yv, xv) &&
         !(glow_value_region(yv) == glow_value_region(xv) && yv->addr == xv->addr))
