@@ -245,11 +245,10 @@ static glow_status choose_target(const glow_bundle_options *o, target_choice *t,
 static glow_status check_kernels(const ir_function *f, const cpu_isa *isa, int *ninstr,
                                  glow_diag *d)
 {
-    int nbad = cpu_fallbacks(f, isa, NULL, 0, ninstr);
+    const ir_instr **bad = NULL;
+    int nbad = cpu_fallbacks(f, isa, &bad, ninstr);
     if (!nbad)
         return GLOW_OK;
-    const ir_instr **bad = glow_xcalloc((size_t)nbad, sizeof(*bad));
-    cpu_fallbacks(f, isa, bad, nbad, NULL);
     char msg[1536] = "";
     size_t len = 0;
     int nkinds = 0;

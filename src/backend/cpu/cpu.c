@@ -110,9 +110,7 @@ static glow_status cpu_compile(ir_function *f, int threads, void **state, glow_d
         s->instrs[i++] = in;
     cpu_isa isa;
     cpu_host_isa(&isa);
-    s->nfallback = cpu_fallbacks(f, &isa, NULL, 0, NULL);
-    s->fallback = glow_xcalloc((size_t)s->nfallback + 1, sizeof(*s->fallback));
-    cpu_fallbacks(f, &isa, s->fallback, s->nfallback, NULL);
+    s->nfallback = cpu_fallbacks(f, &isa, &s->fallback, NULL);
     cpu_module *m = NULL;
     int nk, nf;
     glow_status st = GLOW_OK;

@@ -175,9 +175,9 @@ static inline void cpu_make_op(cpu_op *op, cpu_kernel k, const cpu_arg *args, in
  * runs through the evaluator (glowc_cpu_fallback). */
 bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops);
 /* The instructions of f no kernel computes on isa (lifetime markers and cpu.zero aside), in
- * program order: stores up to max of them in out (may be NULL) and returns how many there
- * are; *nnative (may be NULL) gets the count of those a kernel computes. */
-int cpu_fallbacks(const ir_function *f, const cpu_isa *isa, const ir_instr **out, int max,
+ * program order: returns how many and, when out is not NULL, a malloc'd array of them in *out
+ * (NULL when there are none); *nnative (may be NULL) gets the count a kernel computes. */
+int cpu_fallbacks(const ir_function *f, const cpu_isa *isa, const ir_instr ***out,
                   int *nnative);
 
 /* --- select_move.c --- */

@@ -368,25 +368,32 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
     }
 }
 
-int cpu_fallbacks(const ir_function *f, const cpu_isa *isa, const ir_instr **out, int max,
+int cpu_fallbacks(const ir_function *f, const cpu_isa *isa, const ir_instr ***out,
                   int *nnative)
 {
     cpu_op *ops = glow_xcalloc(CPU_MAX_CALLS, sizeof(*ops));
-    int n = 0, native = 0;
+    const ir_instr **list = NULL;
+    int n = 0, cap = 0, native = 0;
     for (const ir_instr *in = f->first; in; in = in->next) {
         if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC || in->kind == IK_CPU_ZERO)
             continue;
         int nops = 0;
         if (cpu_select(in, isa, ops, &nops)) {
             native++;
-        } else {
-            if (out && n < max)
-                out[n] = in;
-            n++;
+            continue;
         }
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            list = glow_xrealloc(list, (size_t)cap * sizeof(*list));
+        }
+        list[n++] = in;
     }
     free(ops);
     if (nnative)
         *nnative = native;
+    if (out)
+        *out = list;
+    else
+        free(list);
     return n;
 }
