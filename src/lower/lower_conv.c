@@ -1,9 +1,17 @@
-// lower_conv.c - Splits a grouped (not depthwise) Conv into one Conv per group: slices of the
-// input channels, weights and bias, and a Concat of the results on the channel axis.
+// lower_conv.c - Convolutions and pools over one spatial dim become their 2-D forms, and a
+// grouped (not depthwise) Conv may split into one Conv per group.
 //
-// Only backends that cannot run grouped convolutions ask for this (their keep function says
-// no for such a node); ordinary (group 1) and depthwise (group == channels) convolutions are
-// never split, because a per-channel split would only multiply nodes.
+// 1-D: [N, C, W] is reshaped to [N, C, 1, W], the node runs in 2-D with a 1-tall kernel (every
+// spatial attribute gains a leading neutral entry: kernel 1, stride 1, pads 0, dilation 1)
+// and the result is reshaped back. Backends then need only their 2-D paths (the cpu
+// backend's blocked kernels), and the optimizer cancels the reshapes between consecutive
+// layers. The bytes, the summation order and a MaxPool's flattened indices stay the same.
+//
+// Group split: slices of the input channels, weights and bias, and a Concat of the results on
+// the channel axis. Only backends that cannot run grouped convolutions ask for this (their
+// keep function says no for such a node); ordinary (group 1) and depthwise (group ==
+// channels) convolutions are never split, because a per-channel split would only multiply
+// nodes.
 #include <stdio.h>
 #include <string.h>
 
@@ -30,9 +38,82 @@ static glow_value concat_all(lower_cx *cx, glow_value *vals, int count, int leve
     return concat_all(cx, vals, chunks, level + 1);
 }
 
+/* The attribute with a neutral leading entry (`lead`) for a new first spatial dim; pads (begins
+ * then ends) gain one at the front of each half. */
+static glow_attr widen(lower_cx *cx, const glow_attr *a)
+{
+    uint32_t n = a->n, twice = a->id == GA_PADS;
+    int64_t *v = GLOW_NEW_ARRAY(&cx->f->module->arena, int64_t, (size_t)n + 1 + twice);
+    int64_t lead = a->id == GA_KERNEL || a->id == GA_STRIDES || a->id == GA_DILATIONS;
+    if (twice) {
+        uint32_t h = n / 2;
+        v[0] = 0;
+        memcpy(v + 1, a->v.ints, h * sizeof *v);
+        v[h + 1] = 0;
+        memcpy(v + h + 2, a->v.ints + h, (n - h) * sizeof *v);
+    } else {
+        v[0] = lead;
+        memcpy(v + 1, a->v.ints, n * sizeof *v);
+    }
+    glow_attr w = *a;
+    w.n = n + 1 + twice;
+    w.v.ints = v;
+    return w;
+}
+
+/* Inserts a 1 at dim 2 of a rank-3 value. */
+static glow_value tall(lower_cx *cx, const char *what, glow_value x)
+{
+    const glow_type *t = lw_type(x);
+    int64_t dims[4] = { t->dims[0], t->dims[1], 1, t->dims[2] };
+    return lw_reshape(cx, what, x, 4, dims);
+}
+
+/* A Conv, ConvTranspose or pool over [N, C, W] as its 2-D form over [N, C, 1, W]. */
+void lower_spatial_1d(lower_cx *cx, bool *applied)
+{
+    glow_node *n = cx->n;
+    if (lw_type(lw_in(cx, 0))->rank != 3 || n->nattr > MAX_CONV_ATTRS ||
+        (n->kind == NK_MAX_POOL && n->nout > 1 && n->outs[1].rank != 3))
+        return;
+    *applied = true;
+    glow_attr attrs[MAX_CONV_ATTRS];
+    for (uint32_t i = 0; i < n->nattr; i++) {
+        const glow_attr *a = &n->attrs[i];
+        bool spatial = a->id == GA_KERNEL || a->id == GA_STRIDES || a->id == GA_PADS ||
+                       a->id == GA_DILATIONS || a->id == GA_CEIL_EXTRA ||
+                       a->id == GA_OUTPUT_PADDING;
+        attrs[i] = spatial ? widen(cx, a) : *a;
+    }
+    glow_value ins[3];
+    ins[0] = tall(cx, "input_2d", lw_in(cx, 0));
+    if (n->nin > 1)
+        ins[1] = tall(cx, "weight_2d", lw_in(cx, 1));
+    if (n->nin > 2)
+        ins[2] = lw_in(cx, 2);
+    glow_type outs[2];
+    for (uint32_t i = 0; i < n->nout && i < 2; i++) {
+        const glow_type *y = &n->outs[i];
+        int64_t dims[4] = { y->dims[0], y->dims[1], 1, y->dims[2] };
+        outs[i] = glow_type_make(y->dtype, 4, dims);
+        outs[i].scale = y->scale;
+        outs[i].offset = y->offset;
+    }
+    glow_value y = lw_build_n(cx, n->kind, "2d", ins, (int)n->nin, attrs, (int)n->nattr, outs,
+                              (int)n->nout);
+    for (uint32_t i = 0; i < n->nout && lw_ok(cx); i++) {
+        glow_value r = i ? glow_val(y.node, i) : y;
+        cx->out[i] = lw_reshape(cx, i ? "indices_1d" : "result_1d", r, 3, n->outs[i].dims);
+    }
+}
+
 void lower_conv(lower_cx *cx, bool *applied)
 {
     glow_node *n = cx->n;
+    if (lw_type(lw_in(cx, 0))->rank == 3) {
+        lower_spatial_1d(cx, applied);
+        return;
+    }
     const glow_type *xt = lw_type(lw_in(cx, 0)), *wt = lw_type(lw_in(cx, 1));
     const glow_type *yt = &n->outs[0];
     int64_t g = glow_node_int(n, GA_GROUP, 1), c = xt->dims[1], m = wt->dims[0];
