@@ -18,6 +18,7 @@
 #include "lower/lower_internal.h"
 
 #define MAX_CONV_ATTRS 16
+#define DIMS4(a, b, c, d) ((const int64_t[]){ (a), (b), (c), (d) })
 #define CONCAT_MAX 64   /* CONCAT's operand limit (nodes.def) */
 
 /* Concatenates vals[0..count) on axis 1, in chunks when there are more than CONCAT allows. */
@@ -105,6 +106,66 @@ void lower_spatial_1d(lower_cx *cx, bool *applied)
         glow_value r = i ? glow_val(y.node, i) : y;
         cx->out[i] = lw_reshape(cx, i ? "indices_1d" : "result_1d", r, 3, n->outs[i].dims);
     }
+}
+
+/* True when the INTS attribute `a` of n has `count` entries, all equal to `value`. */
+static bool all_ints(const glow_node *n, glow_attr_id a, int count, int64_t value)
+{
+    int k = 0;
+    const int64_t *v = glow_node_ints(n, a, &k);
+    if (!v)
+        return value == 0 || value == 1;   /* absent: pads 0, dilations 1, no output padding */
+    for (int i = 0; i < k; i++)
+        if (v[i] != value)
+            return false;
+    return k == count;
+}
+
+/* A 2-D ConvTranspose whose kernel equals its stride (s x s, no pads, dilation 1, group 1)
+ * writes every output pixel from exactly one input pixel: y[m][s i + a][s j + b] = bias[m] +
+ * sum_c x[c][i][j] w[c][m][a][b]. That is a 1x1 Conv to s*s*M channels, channel (a s + b) M
+ * + m, followed by DepthToSpace (DCR) — the U-Net upsampler, which then runs on the backend's
+ * fast convolution instead of a scatter of taps. */
+static void deconv_as_conv(lower_cx *cx, bool *applied)
+{
+    glow_node *n = cx->n;
+    const glow_type *xt = lw_type(lw_in(cx, 0)), *wt = lw_type(lw_in(cx, 1)), *y = &n->outs[0];
+    int nk = 0;
+    const int64_t *k = glow_node_ints(n, GA_KERNEL, &nk);
+    if (xt->rank != 4 || xt->dtype != GLOW_F32 || y->dtype != GLOW_F32 || !k || nk != 2 ||
+        k[0] != k[1] || k[0] < 1 || glow_node_int(n, GA_GROUP, 1) != 1 ||
+        !all_ints(n, GA_STRIDES, 2, k[0]) || !all_ints(n, GA_PADS, 4, 0) ||
+        !all_ints(n, GA_DILATIONS, 2, 1) || !all_ints(n, GA_OUTPUT_PADDING, 2, 0) ||
+        y->dims[2] != k[0] * xt->dims[2] || y->dims[3] != k[0] * xt->dims[3])
+        return;
+    *applied = true;
+    int64_t s = k[0], c = wt->dims[0], m = wt->dims[1], ss = s * s;
+    glow_value w = lw_transpose(cx, "weight_t", lw_in(cx, 1), DIMS4(2, 3, 1, 0));
+    glow_value ins[3] = { lw_in(cx, 0),
+                          lw_reshape(cx, "weight_1x1", w, 4, DIMS4(ss * m, c, 1, 1)) };
+    if (n->nin > 2) {
+        glow_type bt = glow_type_make(GLOW_F32, 2, (int64_t[]){ ss, m });
+        glow_value b = lw_reshape(cx, "bias_row", lw_in(cx, 2), 2, (int64_t[]){ 1, m });
+        b = lw_broadcast(cx, "bias_tiled", b, &bt);
+        ins[2] = lw_reshape(cx, "bias_1x1", b, 1, (int64_t[]){ ss * m });
+    }
+    glow_attr attrs[] = { GLOW_AINTS(KERNEL, DIMS4(1, 1, 0, 0), 2),
+                          GLOW_AINTS(STRIDES, DIMS4(1, 1, 0, 0), 2),
+                          GLOW_AINTS(PADS, DIMS4(0, 0, 0, 0), 4),
+                          GLOW_AINTS(DILATIONS, DIMS4(1, 1, 0, 0), 2), GLOW_AI(GROUP, 1) };
+    glow_type ct = glow_type_make(GLOW_F32, 4, DIMS4(xt->dims[0], ss * m, xt->dims[2],
+                                                     xt->dims[3]));
+    glow_value conv = lw_build(cx, NK_CONV, "conv_1x1", ins, (int)n->nin, attrs, 5, &ct);
+    glow_attr d2s[] = { GLOW_AI(BLOCKSIZE, s), GLOW_ASTR(MODE, "DCR") };
+    cx->out[0] = lw_build(cx, NK_DEPTH_TO_SPACE, "depth_to_space", &conv, 1, d2s, 2, y);
+}
+
+void lower_conv_transpose(lower_cx *cx, bool *applied)
+{
+    if (lw_type(lw_in(cx, 0))->rank == 3)
+        lower_spatial_1d(cx, applied);
+    else
+        deconv_as_conv(cx, applied);
 }
 
 void lower_conv(lower_cx *cx, bool *applied)

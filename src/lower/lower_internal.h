@@ -40,6 +40,7 @@ void lower_hard_swish(lower_cx *cx, bool *applied);
 void lower_pad(lower_cx *cx, bool *applied);             /* lower_pad.c */
 void lower_conv(lower_cx *cx, bool *applied);            /* lower_conv.c */
 void lower_spatial_1d(lower_cx *cx, bool *applied);
+void lower_conv_transpose(lower_cx *cx, bool *applied);
 
 /* --- lower.c: builders. `what` names the new node "<n's name>/<what>". --- */
 

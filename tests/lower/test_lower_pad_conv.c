@@ -226,6 +226,40 @@ static void test_spatial_1d(void)
     end();
 }
 
+static glow_value deconv(const char *name, glow_value x, glow_value w, glow_value b,
+                         int64_t s, int64_t pad)
+{
+    glow_value ins[3] = { x, w, b };
+    const glow_type *xt = glow_value_type(x), *wt = glow_value_type(w);
+    int64_t k = wt->dims[2];
+    glow_type y = glow_type_make(GLOW_F32, 4,
+                                 DIMS(xt->dims[0], wt->dims[1], s * (xt->dims[2] - 1) + k - 2 * pad,
+                                      s * (xt->dims[3] - 1) + k - 2 * pad));
+    return build(NK_CONV_TRANSPOSE, name, ins, b.node ? 3 : 2,
+                 ATTRS(GLOW_AINTS(KERNEL, wt->dims + 2, 2), GLOW_AINTS(STRIDES, DIMS(s, s), 2),
+                       GLOW_AINTS(PADS, DIMS(pad, pad, pad, pad), 4),
+                       GLOW_AINTS(DILATIONS, DIMS(1, 1), 2), GLOW_AI(GROUP, 1),
+                       GLOW_AINTS(OUTPUT_PADDING, DIMS(0, 0), 2)), 6, &y, 1);
+}
+
+/* A ConvTranspose whose kernel is its stride becomes a 1x1 Conv and a DepthToSpace; one with
+ * overlapping taps or pads stays. */
+static void test_deconv_as_conv(void)
+{
+    begin();
+    glow_value x = rnd(GLOW_F32, 4, DIMS(2, 5, 3, 4), -1, 1);
+    save("up2", deconv("up2", x, rnd(GLOW_F32, 4, DIMS(5, 3, 2, 2), -1, 1),
+                       rnd(GLOW_F32, 1, DIMS(3), -1, 1), 2, 0));
+    save("up3", deconv("up3", x, rnd(GLOW_F32, 4, DIMS(5, 2, 3, 3), -1, 1), no_value(), 3, 0));
+    save("over", deconv("over", x, rnd(GLOW_F32, 4, DIMS(5, 2, 3, 3), -1, 1), no_value(), 2, 0));
+    save("pad", deconv("pad", x, rnd(GLOW_F32, 4, DIMS(5, 2, 2, 2), -1, 1), no_value(), 2, 1));
+    CHECK(LOWER_AND_COMPARE(NULL));
+    CHECK_EQ(count_kind(NK_DEPTH_TO_SPACE), 2);
+    CHECK_EQ(count_kind(NK_CONV), 2);
+    CHECK_EQ(count_kind(NK_CONV_TRANSPOSE), 2);
+    end();
+}
+
 int main(void)
 {
     test_pad_constant();
@@ -234,5 +268,6 @@ int main(void)
     test_conv_stays();
     test_mixed();
     test_spatial_1d();
+    test_deconv_as_conv();
     return CHECK_DONE();
 }
