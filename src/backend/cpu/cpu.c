@@ -5,7 +5,8 @@
 // The fallback runs an instruction exactly as the interpreter does (a stand-in graph node over
 // tensors borrowing region memory), so every instruction the interpreter runs, this backend
 // runs too; kernels only replace the hot ones. A fallback error is kept in the state (the
-// first one) and reported when the run returns.
+// first one) and reported when the run returns; so is a failure a kernel recorded in the
+// run's error record (an index out of range), in the evaluator's words.
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>

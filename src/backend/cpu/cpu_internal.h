@@ -8,12 +8,12 @@
 //   residual.c  residual Adds (and a Relu after them) folded into blocked convolutions
 //   prepare.c   the prepare step: fast convolutions, pools and GEMMs become the backend's own
 //               instructions (ir/instrs.def, "cpu.*") with repacked weights, blocked scratch
-//               and work counters as explicit operands
+//               and work counters as explicit operands; the run's error record
 //   select.c    one instruction -> typed kernel operations (cpu_op)
 //   select_*.c  the same per family, called from select.c's switch (each defines its own
 //               small argument helpers):
 //     select_move.c     data movement of any element kind (strided copies, insert, pad, trilu)
-//     select_index.c    gathers, scatters and OneHot of any element kind
+//     select_index.c    gathers, scatters, OneHot and ReverseSequence of any element kind
 //     select_typed.c    elementwise instructions of every element kind -> the typed kernels
 //     select_spatial.c  Conv, ConvTranspose and the pools over 1-3 dims, Resize
 //     select_reduce.c   reductions, along-axis ops, LRN and MatMul of any element kind

@@ -12,6 +12,10 @@
 // allocated right around them, so the planner reuses their memory elsewhere), pools over
 // blocked activations as cpu.maxpool_nchwc / cpu.avgpool_nchwc, GEMMs as cpu.gemm_packed;
 // fold residual Adds into the convs (residual.c).
+//
+// Apart, for every target (cpu_add_error_record): the run's error record cpu.err that the
+// index kernels write when an index is out of range. It is no operand of theirs (emit.c passes
+// its address), so schedule.c puts a barrier after its zeroing.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
