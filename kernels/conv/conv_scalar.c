@@ -4,7 +4,9 @@
 //
 // The loops run tap by tap over whole output rows, with each tap's valid column range worked
 // out in advance, so the innermost loop has no bounds checks and (stride 1) reads and writes
-// contiguous memory - the form LLVM vectorizes once the shapes are constants.
+// contiguous memory - the form LLVM vectorizes once the shapes are constants. The any-kind
+// kernel (f16, bf16, f64) has the same shape over a row of double accumulators.
+#include "gk_dtype.h"
 #include "kernels.h"
 
 /* First and one-past-last output index o with 0 <= o*stride + off < in. */
@@ -271,5 +273,60 @@ void gk_conv3d_f32_scalar(const float *x, const float *w, const float *bias, flo
         if (act != GK_ACT_NONE)
             for (int64_t i = 0; i < vol; i++)
                 yp[i] = gk_act(act, yp[i], alpha, beta);
+    }
+}
+
+/* Output columns per accumulator row of the any-kind kernel (on the stack). */
+#define ANY_COLS 512
+
+/* Any float kind dt, as the evaluator's generic loop (src/eval/eval_conv.c): each output
+ * starts from its bias and adds x * w in double for every tap inside the input, in (input
+ * channel, kz, ky, kx) order, then rounds once. A row of outputs at a time, tap by tap over
+ * the columns the tap reaches, so the inner loop has no bounds checks. */
+void gk_conv3d_any_scalar(int dt, const void *x, const void *w, const void *bias, void *y,
+                          int64_t n, int64_t c, int64_t d, int64_t h, int64_t wd, int64_t m,
+                          int64_t kd, int64_t kh, int64_t kw, int64_t od, int64_t oh,
+                          int64_t ow, int64_t sd, int64_t sh, int64_t sw, int64_t dd,
+                          int64_t dh, int64_t dw, int64_t pd, int64_t ph, int64_t pw,
+                          int64_t group, int tid, int nthreads)
+{
+    int64_t cg = c / group, mg = m / group, in_vol = d * h * wd, lo, hi;
+    gk_split(n * m, 1, tid, nthreads, &lo, &hi);
+    for (int64_t p = lo; p < hi; p++) {
+        int64_t b = p / m, oc = p % m, xg = (b * c + oc / mg * cg) * in_vol;
+        double bv = bias ? gk_ldf(dt, bias, oc) : 0.0;
+        for (int64_t oz = 0; oz < od; oz++)
+            for (int64_t oy = 0; oy < oh; oy++)
+                for (int64_t o0 = 0; o0 < ow; o0 += ANY_COLS) {
+                    int64_t o1 = ow - o0 < ANY_COLS ? ow : o0 + ANY_COLS;
+                    double acc[ANY_COLS];
+                    for (int64_t ox = o0; ox < o1; ox++)
+                        acc[ox - o0] = bv;
+                    for (int64_t ic = 0; ic < cg; ic++)
+                        for (int64_t kz = 0; kz < kd; kz++) {
+                            int64_t iz = oz * sd - pd + kz * dd;
+                            if (iz < 0 || iz >= d)
+                                continue;
+                            for (int64_t ky = 0; ky < kh; ky++) {
+                                int64_t iy = oy * sh - ph + ky * dh;
+                                if (iy < 0 || iy >= h)
+                                    continue;
+                                int64_t row = xg + ic * in_vol + (iz * h + iy) * wd;
+                                int64_t wt = ((oc * cg + ic) * kd + kz) * kh * kw + ky * kw;
+                                for (int64_t kx = 0; kx < kw; kx++) {
+                                    double wv = gk_ldf(dt, w, wt + kx);
+                                    int64_t xlo, xhi, off = kx * dw - pw;
+                                    valid_range(off, sw, wd, ow, &xlo, &xhi);
+                                    xlo = xlo > o0 ? xlo : o0;
+                                    xhi = xhi < o1 ? xhi : o1;
+                                    for (int64_t ox = xlo; ox < xhi; ox++)
+                                        acc[ox - o0] += gk_ldf(dt, x, row + ox * sw + off) * wv;
+                                }
+                            }
+                        }
+                    int64_t yr = (p * od + oz) * oh * ow + oy * ow;
+                    for (int64_t ox = o0; ox < o1; ox++)
+                        gk_stf(dt, y, yr + ox, acc[ox - o0]);
+                }
     }
 }
