@@ -2,9 +2,7 @@
 // ([D][H][W], missing ones of size 1): groups, strides, dilations, pads (output_padding is in
 // the result's shape). Gathers instead of scattering: each output row sums, per input channel
 // and kernel tap, the input elements that land on it, so threads own whole output planes
-// (n, m) and write nothing another thread writes. Sums run in double, as the evaluator's; the
-// any-kind kernel also adds each output's terms in the evaluator's order.
-#include "gk_dtype.h"
+// (n, m) and write nothing another thread writes. Sums run in double, as the evaluator's.
 #include "kernels.h"
 
 /* Accumulators per output row chunk: a stack row of doubles, no allocation (the backend
@@ -107,67 +105,6 @@ void gk_deconv3d_f32_scalar(const float *x, const float *w, const float *bias, f
                             for (int64_t j = j0; j < j1 && j * sw + q < ow; j++)
                                 yr[j * sw + q] = (float)(acc[r][q * nj + j - j0] + bv);
                     }
-                }
-    }
-}
-
-/* ceil(a / b) for b > 0. */
-static inline int64_t ceil_div(int64_t a, int64_t b)
-{
-    return a >= 0 ? (a + b - 1) / b : -(-a / b);
-}
-
-/* Output columns per accumulator row of the any-kind kernel. */
-#define ANY_COLS 512
-
-/* Any float kind dt, as the evaluator's scatter (src/eval/eval_conv.c): each output sums in
- * double, from 0, x * w over the input elements that land on it in (input channel, iz, iy,
- * ix) order - taps in descending (kz, ky, kx) order - and then adds its bias and rounds once.
- * Gathered a row of outputs at a time. */
-void gk_deconv3d_any_scalar(int dt, const void *x, const void *w, const void *bias, void *y,
-                            int64_t n, int64_t c, int64_t d, int64_t h, int64_t wd, int64_t m,
-                            int64_t kd, int64_t kh, int64_t kw, int64_t od, int64_t oh,
-                            int64_t ow, int64_t sd, int64_t sh, int64_t sw, int64_t dd,
-                            int64_t dh, int64_t dw, int64_t pd, int64_t ph, int64_t pw,
-                            int64_t group, int tid, int nthreads)
-{
-    int64_t cg = c / group, mg = m / group, ksz = kd * kh * kw, in_vol = d * h * wd, lo, hi;
-    gk_split(n * m, 1, tid, nthreads, &lo, &hi);
-    for (int64_t p = lo; p < hi; p++) {
-        int64_t b = p / m, oc = p % m, g = oc / mg, mm = oc % mg;
-        double bv = bias ? gk_ldf(dt, bias, oc) : 0.0;
-        for (int64_t oz = 0; oz < od; oz++)
-            for (int64_t oy = 0; oy < oh; oy++)
-                for (int64_t o0 = 0; o0 < ow; o0 += ANY_COLS) {
-                    int64_t o1 = ow - o0 < ANY_COLS ? ow : o0 + ANY_COLS;
-                    double acc[ANY_COLS];
-                    for (int64_t ox = o0; ox < o1; ox++)
-                        acc[ox - o0] = 0;
-                    for (int64_t ic = g * cg; ic < (g + 1) * cg; ic++)
-                        for (int64_t kz = kd - 1; kz >= 0; kz--) {
-                            int64_t iz = source_of(oz, kz, sd, dd, pd, d);
-                            for (int64_t ky = kh - 1; ky >= 0 && iz >= 0; ky--) {
-                                int64_t iy = source_of(oy, ky, sh, dh, ph, h);
-                                if (iy < 0)
-                                    continue;
-                                int64_t row = (b * c + ic) * in_vol + (iz * h + iy) * wd;
-                                int64_t wt = (ic * mg + mm) * ksz + (kz * kh + ky) * kw;
-                                for (int64_t kx = kw - 1; kx >= 0; kx--) {
-                                    /* ox = ix * sw - t for the ix inside the input and the
-                                     * row chunk. */
-                                    int64_t t = pw - kx * dw;
-                                    int64_t ilo = ceil_div(o0 + t, sw), ihi = ceil_div(o1 + t, sw);
-                                    ilo = ilo > 0 ? ilo : 0;
-                                    ihi = ihi < wd ? ihi : wd;
-                                    double wv = gk_ldf(dt, w, wt + kx);
-                                    for (int64_t ix = ilo; ix < ihi; ix++)
-                                        acc[ix * sw - t - o0] += gk_ldf(dt, x, row + ix) * wv;
-                                }
-                            }
-                        }
-                    int64_t yr = (p * od + oz) * oh * ow + oy * ow;
-                    for (int64_t ox = o0; ox < o1; ox++)
-                        gk_stf(dt, y, yr + ox, acc[ox - o0] + bv);
                 }
     }
 }
