@@ -231,7 +231,7 @@ static void case_resize(void)
         roi[i] = (float)rint_in(0, 3) / 10.0f;
         roi[r + i] = 1.0f - (float)rint_in(0, 3) / 10.0f;
     }
-    glow_value x = input("x", r, dims);
+    glow_value x = input_t("x", case_dt, r, dims);
     glow_attr a[] = {
         GLOW_AFLOATS(SCALES, scales, r), GLOW_ASTR(MODE, modes[resize_mode]),
         GLOW_ASTR(COORD_MODE, coords[rnd() % 7]), GLOW_ASTR(NEAREST_MODE, nearests[rnd() % 4]),
@@ -251,6 +251,19 @@ static void test_resize(const gk_row *row)
     check_called(row);
 }
 
+/* Every mode on the other float kinds and on integer kinds (sums truncated), bit for bit. */
+static void test_resize_any(const gk_row *row)
+{
+    for (int k = 0; k < 8; k++)
+        for (int m = 0; m < 3; m++) {
+            case_dt = k < 3 ? float_dts[k] : int_dts[k - 3];
+            resize_mode = m;
+            diff(glow_dtype_name(case_dt), case_resize, 900 + (uint64_t)(k * 10 + m), 0, true);
+        }
+    case_dt = GLOW_F32;
+    check_called(row);
+}
+
 int main(int argc, char **argv)
 {
     static const kernel_test tests[] = {
@@ -258,7 +271,7 @@ int main(int argc, char **argv)
         { "maxpool3d_f32", test_maxpool3d }, { "avgpool3d_f32", test_avgpool3d },
         { "resize_f32", test_resize },       { "conv3d_any", test_conv3d_any },
         { "deconv3d_any", test_deconv3d_any }, { "maxpool3d_any", test_maxpool3d_any },
-        { "avgpool3d_any", test_avgpool3d_any },
+        { "avgpool3d_any", test_avgpool3d_any }, { "resize_any", test_resize_any },
     };
     set_trials();
     CHECK_EQ(kernel_tests_run(argc, argv, tests, sizeof tests / sizeof tests[0]), 0);

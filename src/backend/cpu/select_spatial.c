@@ -1,6 +1,6 @@
 // select_spatial.c - Picks the kernels of the spatial instructions: Conv, ConvTranspose,
-// MaxPool, AveragePool, LpPool (1-3 spatial dims; f32, or any kind the evaluator runs them
-// on, through the "any" rows) and Resize (f32) (LRN: select_reduce.c).
+// MaxPool, AveragePool, LpPool (1-3 spatial dims) and Resize: f32, or any kind the evaluator
+// runs them on through the "any" rows (LRN: select_reduce.c).
 //
 // Window ops are read into one 3-D form (the spatial dims padded in front with size-1 dims of
 // kernel 1, stride 1, no pads), as the evaluator normalizes them (src/eval/eval_conv.c), and
@@ -233,15 +233,18 @@ static const char *attr_str(const ir_instr *in, glow_attr_id id, const char *dfl
     return a ? a->v.s : dflt;
 }
 
-/* Resize of rank 1-4, the dims padded in front to four. */
+/* Resize of rank 1-4 of any numeric kind, the dims padded in front to four. */
 static bool resize(const ir_instr *in, cpu_op *op)
 {
     const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
+    bool f32 = x->dtype == GLOW_F32;
+    int dt = dt_code(x->dtype);
     const glow_attr *sa = cpu_attr(in, GA_SCALES), *ra = cpu_attr(in, GA_ROI);
     const glow_attr *ex = cpu_attr(in, GA_EXCLUDE_OUTSIDE);
     int r = x->rank, lead = 4 - r;
     const char *mode = attr_str(in, GA_MODE, "nearest");
-    if (in->nout != 1 || in->nops != 2 || !cpu_all_f32(in) || r < 1 || r > 4 || y->rank != r ||
+    if (in->nout != 1 || in->nops != 2 || !dt || y->dtype != x->dtype || r < 1 || r > 4 ||
+        y->rank != r ||
         !sa || sa->n != (uint32_t)r || !cpu_no_alias(in) ||
         (strcmp(mode, "nearest") && strcmp(mode, "linear") && strcmp(mode, "cubic")))
         return false;
@@ -259,14 +262,20 @@ static bool resize(const ir_instr *in, cpu_op *op)
     }
     int coord = gk_coord_mode_code(attr_str(in, GA_COORD_MODE, "half_pixel"));
     int nearest = gk_nearest_mode_code(attr_str(in, GA_NEAREST_MODE, "round_prefer_floor"));
-    CPU_OP(op, CPU_K_resize_f32_scalar, cpu_ptr(in->ops[1].v, 0), cpu_ptr(in->ops[0].v, 0),
-           cpu_num(id[0]), cpu_num(id[1]), cpu_num(id[2]), cpu_num(id[3]), cpu_num(od[0]),
-           cpu_num(od[1]), cpu_num(od[2]), cpu_num(od[3]), cpu_num(lead), cpu_real(sc[0]),
-           cpu_real(sc[1]), cpu_real(sc[2]), cpu_real(sc[3]), cpu_real(rs[0]), cpu_real(rs[1]),
-           cpu_real(rs[2]), cpu_real(rs[3]), cpu_real(re[0]), cpu_real(re[1]), cpu_real(re[2]),
-           cpu_real(re[3]), cpu_num(gk_resize_mode_code(mode)), cpu_num(coord), cpu_num(nearest),
-           cpu_real(attr_float(in, GA_CUBIC_COEFF_A, -0.75)), cpu_num(ex && ex->v.i != 0),
-           cpu_real(attr_float(in, GA_EXTRAPOLATION_VALUE, 0.0)));
+    /* The any row's arguments: dt, then the f32 row's. */
+    cpu_arg a[] = {
+        cpu_num(dt), cpu_ptr(in->ops[1].v, 0), cpu_ptr(in->ops[0].v, 0), cpu_num(id[0]),
+        cpu_num(id[1]), cpu_num(id[2]), cpu_num(id[3]), cpu_num(od[0]), cpu_num(od[1]),
+        cpu_num(od[2]), cpu_num(od[3]), cpu_num(lead), cpu_real(sc[0]), cpu_real(sc[1]),
+        cpu_real(sc[2]), cpu_real(sc[3]), cpu_real(rs[0]), cpu_real(rs[1]), cpu_real(rs[2]),
+        cpu_real(rs[3]), cpu_real(re[0]), cpu_real(re[1]), cpu_real(re[2]), cpu_real(re[3]),
+        cpu_num(gk_resize_mode_code(mode)), cpu_num(coord), cpu_num(nearest),
+        cpu_real(attr_float(in, GA_CUBIC_COEFF_A, -0.75)), cpu_num(ex && ex->v.i != 0),
+        cpu_real(attr_float(in, GA_EXTRAPOLATION_VALUE, 0.0))
+    };
+    int nargs = (int)(sizeof a / sizeof a[0]);
+    cpu_make_op(op, f32 ? CPU_K_resize_f32_scalar : CPU_K_resize_any_scalar, a + f32,
+                nargs - f32);
     return true;
 }
 
