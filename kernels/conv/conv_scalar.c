@@ -4,7 +4,10 @@
 //
 // The loops run tap by tap over whole output rows, with each tap's valid column range worked
 // out in advance, so the innermost loop has no bounds checks and (stride 1) reads and writes
-// contiguous memory - the form LLVM vectorizes once the shapes are constants.
+// contiguous memory - the form LLVM vectorizes once the shapes are constants. The any-kind
+// kernels (Conv and ConvTranspose of f16, bf16, f64) have the same shape over a row of double
+// accumulators.
+#include "gk_dtype.h"
 #include "kernels.h"
 
 /* First and one-past-last output index o with 0 <= o*stride + off < in. */
@@ -272,4 +275,149 @@ void gk_conv3d_f32_scalar(const float *x, const float *w, const float *bias, flo
             for (int64_t i = 0; i < vol; i++)
                 yp[i] = gk_act(act, yp[i], alpha, beta);
     }
+}
+
+/* Output columns per accumulator row of the any-kind kernels (on the stack). */
+#define ANY_COLS 512
+
+/* Convolution terms of output row (oz, oy), columns [o0, o1), into acc: x * w in double for
+ * every tap inside the input, in (input channel, kz, ky, kx) order, as the evaluator's generic
+ * loop adds them; tap by tap over the columns the tap reaches (no bounds checks inside). x
+ * starts at the group's first input channel, w at the output channel's weights. */
+static inline void conv_row_any(int dt, const void *x, int64_t x0, const void *w, int64_t w0,
+                                double *acc, int64_t oz, int64_t oy, int64_t o0, int64_t o1,
+                                int64_t cg, const int64_t *in, const int64_t *out,
+                                const int64_t *k, const int64_t *s, const int64_t *dl,
+                                const int64_t *pd)
+{
+    int64_t in_vol = in[0] * in[1] * in[2];
+    for (int64_t ic = 0; ic < cg; ic++)
+        for (int64_t kz = 0; kz < k[0]; kz++) {
+            int64_t iz = oz * s[0] - pd[0] + kz * dl[0];
+            for (int64_t ky = 0; ky < k[1] && iz >= 0 && iz < in[0]; ky++) {
+                int64_t iy = oy * s[1] - pd[1] + ky * dl[1];
+                if (iy < 0 || iy >= in[1])
+                    continue;
+                int64_t row = x0 + ic * in_vol + (iz * in[1] + iy) * in[2];
+                int64_t wt = w0 + ((ic * k[0] + kz) * k[1] + ky) * k[2];
+                for (int64_t kx = 0; kx < k[2]; kx++) {
+                    double wv = gk_ldf(dt, w, wt + kx);
+                    int64_t lo, hi, off = kx * dl[2] - pd[2];
+                    valid_range(off, s[2], in[2], out[2], &lo, &hi);
+                    lo = lo > o0 ? lo : o0;
+                    hi = hi < o1 ? hi : o1;
+                    for (int64_t ox = lo; ox < hi; ox++)
+                        acc[ox - o0] += gk_ldf(dt, x, row + ox * s[2] + off) * wv;
+                }
+            }
+        }
+}
+
+/* The input index of output o through tap k (o = i * s - pad + k * dil), or -1 when none. */
+static inline int64_t source_any(int64_t o, int64_t k, int64_t s, int64_t dil, int64_t pad,
+                                 int64_t in)
+{
+    int64_t t = o + pad - k * dil;
+    return t >= 0 && t % s == 0 && t / s < in ? t / s : -1;
+}
+
+/* ceil(a / b) for b > 0. */
+static inline int64_t ceil_div(int64_t a, int64_t b)
+{
+    return a >= 0 ? (a + b - 1) / b : -(-a / b);
+}
+
+/* ConvTranspose terms of output row (oz, oy), columns [o0, o1), into acc: x * w in double
+ * over the input elements that land on each output, in (input channel, iz, iy, ix) order as
+ * the evaluator's scatter adds them - taps in descending (kz, ky, kx) order. x starts at the
+ * group's first input channel, w at its weights for the output channel. */
+static inline void deconv_row_any(int dt, const void *x, int64_t x0, const void *w,
+                                  int64_t w0, double *acc, int64_t oz, int64_t oy, int64_t o0,
+                                  int64_t o1, int64_t cg, int64_t mg, const int64_t *in,
+                                  const int64_t *k, const int64_t *s, const int64_t *dl,
+                                  const int64_t *pd)
+{
+    int64_t in_vol = in[0] * in[1] * in[2], ksz = k[0] * k[1] * k[2];
+    for (int64_t ic = 0; ic < cg; ic++)
+        for (int64_t kz = k[0] - 1; kz >= 0; kz--) {
+            int64_t iz = source_any(oz, kz, s[0], dl[0], pd[0], in[0]);
+            for (int64_t ky = k[1] - 1; ky >= 0 && iz >= 0; ky--) {
+                int64_t iy = source_any(oy, ky, s[1], dl[1], pd[1], in[1]);
+                if (iy < 0)
+                    continue;
+                int64_t row = x0 + ic * in_vol + (iz * in[1] + iy) * in[2];
+                int64_t wt = w0 + ic * mg * ksz + (kz * k[1] + ky) * k[2];
+                for (int64_t kx = k[2] - 1; kx >= 0; kx--) {
+                    /* ox = ix * s - t for the ix inside the input and the columns. */
+                    int64_t t = pd[2] - kx * dl[2];
+                    int64_t lo = ceil_div(o0 + t, s[2]), hi = ceil_div(o1 + t, s[2]);
+                    lo = lo > 0 ? lo : 0;
+                    hi = hi < in[2] ? hi : in[2];
+                    double wv = gk_ldf(dt, w, wt + kx);
+                    for (int64_t ix = lo; ix < hi; ix++)
+                        acc[ix * s[2] - t - o0] += gk_ldf(dt, x, row + ix) * wv;
+                }
+            }
+        }
+}
+
+/* Conv (tr false) or ConvTranspose (tr true) of any float kind dt, a row of double
+ * accumulators at a time: a convolution's outputs start from the bias, as the evaluator's
+ * generic loop; a transposed one's from 0, the bias added after its terms, as its scatter.
+ * Rounded once. Split over output planes (n, m). */
+static inline void window_any(bool tr, int dt, const void *x, const void *w, const void *bias,
+                              void *y, int64_t n, int64_t c, int64_t m, const int64_t *in,
+                              const int64_t *out, const int64_t *k, const int64_t *s,
+                              const int64_t *dl, const int64_t *pd, int64_t group, int tid,
+                              int nthreads)
+{
+    int64_t cg = c / group, mg = m / group, ksz = k[0] * k[1] * k[2];
+    int64_t in_vol = in[0] * in[1] * in[2], lo, hi;
+    gk_split(n * m, 1, tid, nthreads, &lo, &hi);
+    for (int64_t p = lo; p < hi; p++) {
+        int64_t b = p / m, oc = p % m, x0 = (b * c + oc / mg * cg) * in_vol;
+        int64_t w0 = tr ? (oc / mg * cg * mg + oc % mg) * ksz : oc * cg * ksz;
+        double bv = bias ? gk_ldf(dt, bias, oc) : 0.0;
+        for (int64_t oz = 0; oz < out[0]; oz++)
+            for (int64_t oy = 0; oy < out[1]; oy++)
+                for (int64_t o0 = 0; o0 < out[2]; o0 += ANY_COLS) {
+                    int64_t o1 = out[2] - o0 < ANY_COLS ? out[2] : o0 + ANY_COLS;
+                    double acc[ANY_COLS];
+                    for (int64_t ox = o0; ox < o1; ox++)
+                        acc[ox - o0] = tr ? 0.0 : bv;
+                    if (tr)
+                        deconv_row_any(dt, x, x0, w, w0, acc, oz, oy, o0, o1, cg, mg, in, k, s,
+                                       dl, pd);
+                    else
+                        conv_row_any(dt, x, x0, w, w0, acc, oz, oy, o0, o1, cg, in, out, k, s,
+                                     dl, pd);
+                    int64_t yr = ((p * out[0] + oz) * out[1] + oy) * out[2];
+                    for (int64_t ox = o0; ox < o1; ox++)
+                        gk_stf(dt, y, yr + ox, tr ? acc[ox - o0] + bv : acc[ox - o0]);
+                }
+    }
+}
+
+void gk_conv3d_any_scalar(int dt, const void *x, const void *w, const void *bias, void *y,
+                          int64_t n, int64_t c, int64_t d, int64_t h, int64_t wd, int64_t m,
+                          int64_t kd, int64_t kh, int64_t kw, int64_t od, int64_t oh,
+                          int64_t ow, int64_t sd, int64_t sh, int64_t sw, int64_t dd,
+                          int64_t dh, int64_t dw, int64_t pd, int64_t ph, int64_t pw,
+                          int64_t group, int tid, int nthreads)
+{
+    const int64_t in[3] = { d, h, wd }, out[3] = { od, oh, ow }, k[3] = { kd, kh, kw };
+    const int64_t s[3] = { sd, sh, sw }, dl[3] = { dd, dh, dw }, pad[3] = { pd, ph, pw };
+    window_any(false, dt, x, w, bias, y, n, c, m, in, out, k, s, dl, pad, group, tid, nthreads);
+}
+
+void gk_deconv3d_any_scalar(int dt, const void *x, const void *w, const void *bias, void *y,
+                            int64_t n, int64_t c, int64_t d, int64_t h, int64_t wd, int64_t m,
+                            int64_t kd, int64_t kh, int64_t kw, int64_t od, int64_t oh,
+                            int64_t ow, int64_t sd, int64_t sh, int64_t sw, int64_t dd,
+                            int64_t dh, int64_t dw, int64_t pd, int64_t ph, int64_t pw,
+                            int64_t group, int tid, int nthreads)
+{
+    const int64_t in[3] = { d, h, wd }, out[3] = { od, oh, ow }, k[3] = { kd, kh, kw };
+    const int64_t s[3] = { sd, sh, sw }, dl[3] = { dd, dh, dw }, pad[3] = { pd, ph, pw };
+    window_any(true, dt, x, w, bias, y, n, c, m, in, out, k, s, dl, pad, group, tid, nthreads);
 }

@@ -1,6 +1,8 @@
-// pool_scalar.c - Reference f32 max, average and Lp pooling, NCHW, with strides, dilations
-// and pads, computed as the evaluator does (average and Lp in double): 2-D, and 1-D to 3-D
-// with the spatial dims padded to three. Split over planes (n, c).
+// pool_scalar.c - Reference max, average and Lp pooling, NCHW, with strides, dilations and
+// pads, computed as the evaluator does (average and Lp in double): f32 2-D, and 1-D to 3-D
+// with the spatial dims padded to three, f32 or any kind (one body, the kind a constant once
+// inlined). Split over planes (n, c).
+#include "gk_dtype.h"
 #include "kernels.h"
 
 /* Taps [*lo, *hi) of a window starting at `start` that fall inside [0, in). */
@@ -86,7 +88,7 @@ void gk_avgpool2d_f32_scalar(const float *x, float *y, int64_t planes, int64_t h
 /* MaxPool over [D][H][W] (missing dims of size 1). idx (may be NULL) gets the flattened
  * input index of each maximum, the first in window order on ties, as the evaluator's; a
  * window with no tap inside the input gives -inf and index 0. */
-void gk_maxpool3d_f32_scalar(const float *x, float *y, int64_t *idx, int64_t planes,
+static inline void maxpool3d(int dt, const void *x, void *y, int64_t *idx, int64_t planes,
                              int64_t d, int64_t h, int64_t w, int64_t od, int64_t oh,
                              int64_t ow, int64_t kd, int64_t kh, int64_t kw, int64_t sd,
                              int64_t sh, int64_t sw, int64_t dd, int64_t dh, int64_t dw,
@@ -105,23 +107,51 @@ void gk_maxpool3d_f32_scalar(const float *x, float *y, int64_t *idx, int64_t pla
                 for (int64_t ox = 0; ox < ow; ox++, yi++) {
                     int64_t xlo, xhi, xs = ox * sw - pw, arg = -1;
                     taps(xs, kw, dw, w, &xlo, &xhi);
-                    float best = -INFINITY;
+                    double best = -INFINITY;
                     for (int64_t kz = zlo; kz < zhi; kz++)
                         for (int64_t ky = ylo; ky < yhi; ky++) {
                             int64_t row = p * in_vol + ((zs + kz * dd) * h + ys + ky * dh) * w;
                             for (int64_t kx = xlo; kx < xhi; kx++) {
                                 int64_t at = row + xs + kx * dw;
-                                if (arg < 0 || x[at] > best)
-                                    best = x[at], arg = at;
+                                double v = gk_ldf(dt, x, at);
+                                if (arg < 0 || v > best)
+                                    best = v, arg = at;
                             }
                         }
-                    y[yi] = best;
+                    arg = arg < 0 ? 0 : arg;
+                    if (gk_dt_is_float(dt))
+                        gk_stf(dt, y, yi, best);
+                    else   /* integers: the maximum's own bits */
+                        memcpy((char *)y + yi * gk_dt_size(dt),
+                               (const char *)x + arg * gk_dt_size(dt), (size_t)gk_dt_size(dt));
                     if (idx)
-                        idx[yi] = arg < 0 ? 0 : arg;
+                        idx[yi] = arg;
                 }
             }
         }
     }
+}
+
+void gk_maxpool3d_f32_scalar(const float *x, float *y, int64_t *idx, int64_t planes,
+                             int64_t d, int64_t h, int64_t w, int64_t od, int64_t oh,
+                             int64_t ow, int64_t kd, int64_t kh, int64_t kw, int64_t sd,
+                             int64_t sh, int64_t sw, int64_t dd, int64_t dh, int64_t dw,
+                             int64_t pd, int64_t ph, int64_t pw, int tid, int nthreads)
+{
+    maxpool3d(GK_DT_F32, x, y, idx, planes, d, h, w, od, oh, ow, kd, kh, kw, sd, sh, sw, dd, dh,
+              dw, pd, ph, pw, tid, nthreads);
+}
+
+/* Any numeric kind dt: compared as the evaluator compares them (as double); floats store the
+ * maximum's value, integers copy its element. */
+void gk_maxpool3d_any_scalar(int dt, const void *x, void *y, int64_t *idx, int64_t planes,
+                             int64_t d, int64_t h, int64_t w, int64_t od, int64_t oh,
+                             int64_t ow, int64_t kd, int64_t kh, int64_t kw, int64_t sd,
+                             int64_t sh, int64_t sw, int64_t dd, int64_t dh, int64_t dw,
+                             int64_t pd, int64_t ph, int64_t pw, int tid, int nthreads)
+{
+    maxpool3d(dt, x, y, idx, planes, d, h, w, od, oh, ow, kd, kh, kw, sd, sh, sw, dd, dh, dw, pd,
+              ph, pw, tid, nthreads);
 }
 
 /* Taps of a window starting at `start` inside [-pad_begin, in + pad_end): the divisor of
@@ -138,11 +168,11 @@ static inline int64_t padded_taps(int64_t start, int64_t k, int64_t dil, int64_t
 /* AveragePool (p = 0) or LpPool (p >= 1) over [D][H][W]: the sum of the taps inside the input
  * (of |x|^p for Lp) in double, divided by their count (or with count_include_pad by the taps
  * inside the input plus the model's pads: begin pd/ph/pw, end pde/phe/pwe), or its p-th root. */
-void gk_avgpool3d_f32_scalar(const float *x, float *y, int64_t planes, int64_t d, int64_t h,
-                             int64_t w, int64_t od, int64_t oh, int64_t ow, int64_t kd,
-                             int64_t kh, int64_t kw, int64_t sd, int64_t sh, int64_t sw,
-                             int64_t dd, int64_t dh, int64_t dw, int64_t pd, int64_t ph,
-                             int64_t pw, int64_t pde, int64_t phe, int64_t pwe,
+static inline void avgpool3d(int dt, const void *x, void *y, int64_t planes, int64_t d,
+                             int64_t h, int64_t w, int64_t od, int64_t oh, int64_t ow,
+                             int64_t kd, int64_t kh, int64_t kw, int64_t sd, int64_t sh,
+                             int64_t sw, int64_t dd, int64_t dh, int64_t dw, int64_t pd,
+                             int64_t ph, int64_t pw, int64_t pde, int64_t phe, int64_t pwe,
                              int count_include_pad, int64_t p, int tid, int nthreads)
 {
     int64_t in_vol = d * h * w, vol = od * oh * ow, lo, hi;
@@ -164,20 +194,42 @@ void gk_avgpool3d_f32_scalar(const float *x, float *y, int64_t planes, int64_t d
                     double acc = 0;
                     for (int64_t kz = zlo; kz < zhi; kz++)
                         for (int64_t ky = ylo; ky < yhi; ky++) {
-                            const float *row =
-                                x + q * in_vol + ((zs + kz * dd) * h + ys + ky * dh) * w + xs;
+                            int64_t row = q * in_vol + ((zs + kz * dd) * h + ys + ky * dh) * w + xs;
                             if (p > 0)
                                 for (int64_t kx = xlo; kx < xhi; kx++)
-                                    acc += pow(fabs((double)row[kx * dw]), (double)p);
+                                    acc += pow(fabs(gk_ldf(dt, x, row + kx * dw)), (double)p);
                             else
                                 for (int64_t kx = xlo; kx < xhi; kx++)
-                                    acc += row[kx * dw];
+                                    acc += gk_ldf(dt, x, row + kx * dw);
                         }
                     int64_t count = count_include_pad ? zcnt * ycnt * xcnt
                                                       : (zhi - zlo) * (yhi - ylo) * (xhi - xlo);
-                    y[yi] = (float)(p > 0 ? pow(acc, 1.0 / (double)p) : acc / (double)count);
+                    gk_stf(dt, y, yi, p > 0 ? pow(acc, 1.0 / (double)p) : acc / (double)count);
                 }
             }
         }
     }
+}
+
+void gk_avgpool3d_f32_scalar(const float *x, float *y, int64_t planes, int64_t d, int64_t h,
+                             int64_t w, int64_t od, int64_t oh, int64_t ow, int64_t kd,
+                             int64_t kh, int64_t kw, int64_t sd, int64_t sh, int64_t sw,
+                             int64_t dd, int64_t dh, int64_t dw, int64_t pd, int64_t ph,
+                             int64_t pw, int64_t pde, int64_t phe, int64_t pwe,
+                             int count_include_pad, int64_t p, int tid, int nthreads)
+{
+    avgpool3d(GK_DT_F32, x, y, planes, d, h, w, od, oh, ow, kd, kh, kw, sd, sh, sw, dd, dh, dw,
+              pd, ph, pw, pde, phe, pwe, count_include_pad, p, tid, nthreads);
+}
+
+/* Any float kind dt, summed and rounded as the evaluator does. */
+void gk_avgpool3d_any_scalar(int dt, const void *x, void *y, int64_t planes, int64_t d,
+                             int64_t h, int64_t w, int64_t od, int64_t oh, int64_t ow,
+                             int64_t kd, int64_t kh, int64_t kw, int64_t sd, int64_t sh,
+                             int64_t sw, int64_t dd, int64_t dh, int64_t dw, int64_t pd,
+                             int64_t ph, int64_t pw, int64_t pde, int64_t phe, int64_t pwe,
+                             int count_include_pad, int64_t p, int tid, int nthreads)
+{
+    avgpool3d(dt, x, y, planes, d, h, w, od, oh, ow, kd, kh, kw, sd, sh, sw, dd, dh, dw, pd, ph,
+              pw, pde, phe, pwe, count_include_pad, p, tid, nthreads);
 }

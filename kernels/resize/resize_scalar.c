@@ -1,7 +1,9 @@
-// resize_scalar.c - Reference f32 Resize (nearest, linear, cubic; every coordinate mode) over up
-// to four dims, sampled exactly as the evaluator samples (kernels/resize_math.h): the same taps
-// and weights, the weighted sum over every combination of taps in the same order, in double.
-// Split over result rows (all dims but the last).
+// resize_scalar.c - Reference Resize (nearest, linear, cubic; every coordinate mode) of f32 or
+// any numeric kind (one body, the kind a constant once inlined) over up to four dims, sampled
+// exactly as the evaluator samples (kernels/resize_math.h): the same taps and weights, the
+// weighted sum over every combination of taps in the same order, in double. Split over result
+// rows (all dims but the last).
+#include "gk_dtype.h"
 #include "kernels.h"
 #include "resize_math.h"
 
@@ -44,7 +46,7 @@ static int row_terms(const gk_taps *tp, int lead, const int64_t *xs, row_term *t
  * start and end per dim; mode, coord and nearest are gk_resize_mode, gk_coord_mode and
  * gk_nearest_mode; results whose tf_crop_and_resize coordinate falls outside the source get
  * extrap. Each product of weights is formed as the evaluator forms it (last dim first). */
-void gk_resize_f32_scalar(const float *x, float *y, int64_t i0, int64_t i1, int64_t i2,
+static inline void resize(int dt, const void *x, void *y, int64_t i0, int64_t i1, int64_t i2,
                           int64_t i3, int64_t o0, int64_t o1, int64_t o2, int64_t o3,
                           int64_t lead, double s0, double s1, double s2, double s3,
                           double rs0, double rs1, double rs2, double rs3, double re0,
@@ -95,17 +97,42 @@ void gk_resize_f32_scalar(const float *x, float *y, int64_t i0, int64_t i1, int6
                 acc[i] = 0;
             for (int r = 0; r < nt && !row_outside; r++)
                 for (int k = 0; k < n3; k++) {
-                    const float *xr = x + terms[r].off;
+                    int64_t xr = terms[r].off;
                     for (int64_t i = 0; i < nx; i++) {
                         double w = w3[k][i];
                         for (int j = 0; j < nw; j++)
                             w *= terms[r].w[j];
-                        acc[i] += w != 0 ? w * xr[idx3[k][i]] : 0.0;
+                        acc[i] += w != 0 ? w * gk_ldf(dt, x, xr + idx3[k][i]) : 0.0;
                     }
                 }
-            float *yr = y + row * o3 + ox0;
             for (int64_t i = 0; i < nx; i++)
-                yr[i] = (float)(row_outside || out3[i] ? extrap : acc[i]);
+                gk_stf(dt, y, row * o3 + ox0 + i, row_outside || out3[i] ? extrap : acc[i]);
         }
     }
+}
+
+void gk_resize_f32_scalar(const float *x, float *y, int64_t i0, int64_t i1, int64_t i2,
+                          int64_t i3, int64_t o0, int64_t o1, int64_t o2, int64_t o3,
+                          int64_t lead, double s0, double s1, double s2, double s3,
+                          double rs0, double rs1, double rs2, double rs3, double re0,
+                          double re1, double re2, double re3, int mode, int coord,
+                          int nearest, double a, int exclude, double extrap, int tid,
+                          int nthreads)
+{
+    resize(GK_DT_F32, x, y, i0, i1, i2, i3, o0, o1, o2, o3, lead, s0, s1, s2, s3, rs0, rs1, rs2,
+           rs3, re0, re1, re2, re3, mode, coord, nearest, a, exclude, extrap, tid, nthreads);
+}
+
+/* Any numeric kind dt: read as double, the sum stored as the evaluator stores it (integers
+ * truncated and saturated). */
+void gk_resize_any_scalar(int dt, const void *x, void *y, int64_t i0, int64_t i1, int64_t i2,
+                          int64_t i3, int64_t o0, int64_t o1, int64_t o2, int64_t o3,
+                          int64_t lead, double s0, double s1, double s2, double s3,
+                          double rs0, double rs1, double rs2, double rs3, double re0,
+                          double re1, double re2, double re3, int mode, int coord,
+                          int nearest, double a, int exclude, double extrap, int tid,
+                          int nthreads)
+{
+    resize(dt, x, y, i0, i1, i2, i3, o0, o1, o2, o3, lead, s0, s1, s2, s3, rs0, rs1, rs2, rs3,
+           re0, re1, re2, re3, mode, coord, nearest, a, exclude, extrap, tid, nthreads);
 }

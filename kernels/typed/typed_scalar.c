@@ -39,10 +39,14 @@ void gk_cast_any_scalar(int tx, int ty, int64_t n, const void *x, void *y, int t
         gk_cast_elem(tx, ty, x, y, i);
 }
 
-/* Elements move as integers of their size: the bits are copied, never converted. */
+/* Elements move as integers of their size: the bits are copied, never converted. Both
+ * operands are read and blended through a mask (not `c ? a : b`, which LLVM turns into a
+ * load through a selected pointer and leaves scalar), so the loop vectorizes. */
 #define WHERE_LOOP(T)                                                                        \
-    for (int64_t i = lo; i < hi; i++)                                                        \
-        ((T *)y)[i] = c[i] ? ((const T *)a)[i] : ((const T *)b)[i];
+    for (int64_t i = lo; i < hi; i++) {                                                      \
+        T m = (T)((T)0 - (T)(c[i] != 0));                                                    \
+        ((T *)y)[i] = (T)((((const T *)a)[i] & m) | (((const T *)b)[i] & (T)~m));           \
+    }
 
 void gk_where_any_scalar(int esize, int64_t n, const uint8_t *c, const void *a, const void *b,
                          void *y, int tid, int nthreads)

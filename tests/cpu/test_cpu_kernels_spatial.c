@@ -2,7 +2,8 @@
 // "Spatial ops" section of kernels.def): Conv and ConvTranspose over 1-3 spatial dims, the 3-D
 // pools (MaxPool with its index result, AveragePool, LpPool) and Resize, on random shapes
 // with odd and 1-sized dims, against the interpreter, 1 and 2 threads bit-identical, requiring
-// that no instruction fell back and that the row's kernel ran.
+// that no instruction fell back and that the row's kernel ran. The "any" rows run the other
+// element kinds and must give the interpreter's bits.
 #include "cpu/cpu_diff.h"
 
 /* Random window attributes over nsp spatial dims: kernel, strides, dilations, pads (begin and
@@ -29,13 +30,16 @@ static window rand_window(int nsp, int64_t kmax, int64_t smax, bool pads_below_k
     return w;
 }
 
+/* The element kind of the next case's operands. */
+static glow_dtype case_dt = GLOW_F32;
+
 /* [N][C] + the window's extents. */
 static glow_value window_input(const window *w, int64_t n, int64_t c)
 {
     int64_t dims[5] = { n, c };
     for (int i = 0; i < w->nsp; i++)
         dims[2 + i] = w->in[i];
-    return input("x", 2 + w->nsp, dims);
+    return input_t("x", case_dt, 2 + w->nsp, dims);
 }
 
 /* --- Conv and ConvTranspose --- */
@@ -63,7 +67,7 @@ static void case_conv(void)
         if (transposed)   /* keep every result dim >= 1 */
             w.p[i] = w.p[nsp + i] = 0;
     }
-    glow_value ins[3] = { x, cst(2 + nsp, wd), cst(1, DIMS(g * mg)) };
+    glow_value ins[3] = { x, cst_t(case_dt, 2 + nsp, wd), cst_t(case_dt, 1, DIMS(g * mg)) };
     glow_attr a[] = { GLOW_AINTS(KERNEL, w.k, nsp), GLOW_AINTS(STRIDES, w.s, nsp),
                       GLOW_AINTS(PADS, w.p, 2 * nsp), GLOW_AINTS(DILATIONS, w.dl, nsp),
                       GLOW_AI(GROUP, g), GLOW_AINTS(OUTPUT_PADDING, op, nsp) };
@@ -72,7 +76,7 @@ static void case_conv(void)
         return;
     }
     glow_value y = node(NK_CONV, ins, rnd() % 2 ? 3 : 2, a, 5);
-    if (rnd() % 3 == 0)
+    if (case_dt == GLOW_F32 && rnd() % 3 == 0)
         y = node(NK_RELU, &y, 1, NULL, 0);   /* fused into the conv */
     output(y);
 }
@@ -97,6 +101,29 @@ static void test_deconv3d(const gk_row *row)
     transposed = false;
     check_called(row);
 }
+
+/* The float kinds of the any rows (f32 has its own), and the integer kinds MaxPool takes. */
+static const glow_dtype float_dts[] = { GLOW_F16, GLOW_BF16, GLOW_F64 };
+static const glow_dtype int_dts[] = { GLOW_U8, GLOW_I8, GLOW_I16, GLOW_U32, GLOW_I64 };
+
+/* Conv or ConvTranspose of every other float kind over 1-3 dims (2-D too: only f32 has a 2-D
+ * kernel), bit for bit. */
+static void conv_any(const gk_row *row, bool tr)
+{
+    transposed = tr;
+    for (int k = 0; k < 3; k++)
+        for (int t = 0; t < trials; t++) {
+            case_dt = float_dts[k];
+            conv_nsp = 1 + (k + t) % 3;
+            diff(glow_dtype_name(case_dt), case_conv, 700 + (uint64_t)(k * 50 + t), 0, true);
+        }
+    case_dt = GLOW_F32;
+    transposed = false;
+    check_called(row);
+}
+
+static void test_conv3d_any(const gk_row *row) { conv_any(row, false); }
+static void test_deconv3d_any(const gk_row *row) { conv_any(row, true); }
 
 /* --- pools --- */
 
@@ -141,6 +168,34 @@ static void pool_trials(const gk_row *row, glow_node_kind kind, int first_nsp)
     check_called(row);
 }
 
+/* A pool kind over the element kinds dts (1-3 dims each), bit for bit. */
+static void pool_any(glow_node_kind kind, const glow_dtype *dts, int ndt)
+{
+    pool_kind = kind;
+    for (int k = 0; k < ndt; k++)
+        for (int t = 0; t < trials; t++) {
+            case_dt = dts[k];
+            pool_nsp = 1 + (k + t) % 3;
+            diff(glow_dtype_name(case_dt), case_pool, 800 + kind * 10 + (uint64_t)(k * 50 + t),
+                 0, true);
+        }
+    case_dt = GLOW_F32;
+}
+
+static void test_maxpool3d_any(const gk_row *row)
+{
+    pool_any(NK_MAX_POOL, float_dts, 3);
+    pool_any(NK_MAX_POOL, int_dts, 5);
+    check_called(row);
+}
+
+static void test_avgpool3d_any(const gk_row *row)
+{
+    pool_any(NK_AVG_POOL, float_dts, 3);
+    pool_any(NK_LP_POOL, float_dts, 3);
+    check_called(row);
+}
+
 static void test_maxpool3d(const gk_row *row) { pool_trials(row, NK_MAX_POOL, 1); }
 
 static void test_avgpool3d(const gk_row *row)
@@ -176,7 +231,7 @@ static void case_resize(void)
         roi[i] = (float)rint_in(0, 3) / 10.0f;
         roi[r + i] = 1.0f - (float)rint_in(0, 3) / 10.0f;
     }
-    glow_value x = input("x", r, dims);
+    glow_value x = input_t("x", case_dt, r, dims);
     glow_attr a[] = {
         GLOW_AFLOATS(SCALES, scales, r), GLOW_ASTR(MODE, modes[resize_mode]),
         GLOW_ASTR(COORD_MODE, coords[rnd() % 7]), GLOW_ASTR(NEAREST_MODE, nearests[rnd() % 4]),
@@ -196,12 +251,27 @@ static void test_resize(const gk_row *row)
     check_called(row);
 }
 
+/* Every mode on the other float kinds and on integer kinds (sums truncated), bit for bit. */
+static void test_resize_any(const gk_row *row)
+{
+    for (int k = 0; k < 8; k++)
+        for (int m = 0; m < 3; m++) {
+            case_dt = k < 3 ? float_dts[k] : int_dts[k - 3];
+            resize_mode = m;
+            diff(glow_dtype_name(case_dt), case_resize, 900 + (uint64_t)(k * 10 + m), 0, true);
+        }
+    case_dt = GLOW_F32;
+    check_called(row);
+}
+
 int main(int argc, char **argv)
 {
     static const kernel_test tests[] = {
         { "conv3d_f32", test_conv3d },       { "deconv3d_f32", test_deconv3d },
         { "maxpool3d_f32", test_maxpool3d }, { "avgpool3d_f32", test_avgpool3d },
-        { "resize_f32", test_resize },
+        { "resize_f32", test_resize },       { "conv3d_any", test_conv3d_any },
+        { "deconv3d_any", test_deconv3d_any }, { "maxpool3d_any", test_maxpool3d_any },
+        { "avgpool3d_any", test_avgpool3d_any }, { "resize_any", test_resize_any },
     };
     set_trials();
     CHECK_EQ(kernel_tests_run(argc, argv, tests, sizeof tests / sizeof tests[0]), 0);

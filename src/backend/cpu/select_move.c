@@ -35,10 +35,12 @@ static const cpu_kernel trilu_k[4] = { CPU_K_trilu_u8_scalar, CPU_K_trilu_b16_sc
 
 #define MAX_WALK (2 * GLOW_MAX_DIMS)
 
-/* y[... t ...] = x[... s ...] over extents d[0..r): one strided-copy call with x starting
- * xoff elements into its value. False when the walk needs more than 6 dims. */
-static bool strided_op(cpu_op *op, const ir_value *x, int64_t xoff, const ir_value *y, int r,
-                       const int64_t *d, const int64_t *s, const int64_t *t)
+/* y[... t ...] = x[... s ...] over extents d[0..r) with x starting xoff elements into its
+ * value: strided-copy calls into ops (at most max; *nops gets how many), one per index of the
+ * outer dims a walk of more than 6 dims leaves over. False when more would be needed. */
+static bool strided_ops(cpu_op *ops, int max, int *nops, const ir_value *x, int64_t xoff,
+                        const ir_value *y, int r, const int64_t *d, const int64_t *s,
+                        const int64_t *t)
 {
     size_t es = glow_dtype_size(y->type.dtype);
     cpu_kernel k;
@@ -62,21 +64,41 @@ static bool strided_op(cpu_op *op, const ir_value *x, int64_t xoff, const ir_val
     }
     if (empty)
         m = 1, D[0] = 0, S[0] = T[0] = 1, xoff = 0;
-    if (m > 6)
+    int outer = m > 6 ? m - 6 : 0;
+    int64_t calls = 1;
+    for (int j = 0; j < outer; j++)
+        calls *= D[j];
+    if (calls > max)
         return false;
-    cpu_arg a[20];
-    a[0] = cpu_ptr(x, (uint64_t)(xoff * (int64_t)es));
-    a[1] = cpu_ptr(y, 0);
-    for (int i = 0; i < 6; i++) {
-        int j = i - (6 - m);
-        a[2 + i] = cpu_num(j >= 0 ? D[j] : 1);
-        a[8 + i] = cpu_num(j >= 0 ? S[j] : 0);
-        a[14 + i] = cpu_num(j >= 0 ? T[j] : 0);
+    for (int64_t c = 0; c < calls; c++) {
+        int64_t xo = xoff, yo = 0;
+        for (int64_t j = outer - 1, rest = c; j >= 0; j--) {
+            xo += rest % D[j] * S[j];
+            yo += rest % D[j] * T[j];
+            rest /= D[j];
+        }
+        cpu_arg *a = ops[c].args;
+        a[0] = cpu_ptr(x, (uint64_t)(xo * (int64_t)es));
+        a[1] = cpu_ptr(y, (uint64_t)(yo * (int64_t)es));
+        for (int i = 0; i < 6; i++) {
+            int j = outer + i - (6 - (m - outer));
+            a[2 + i] = cpu_num(j >= outer ? D[j] : 1);
+            a[8 + i] = cpu_num(j >= outer ? S[j] : 0);
+            a[14 + i] = cpu_num(j >= outer ? T[j] : 0);
+        }
+        ops[c].k = k;
+        ops[c].nargs = 20;
     }
-    op->k = k;
-    memcpy(op->args, a, sizeof a);
-    op->nargs = 20;
+    *nops = (int)calls;
     return true;
+}
+
+/* The same as one call: false when the walk needs more than 6 dims. */
+static bool strided_op(cpu_op *op, const ir_value *x, int64_t xoff, const ir_value *y, int r,
+                       const int64_t *d, const int64_t *s, const int64_t *t)
+{
+    int n;
+    return strided_ops(op, 1, &n, x, xoff, y, r, d, s, t);
 }
 
 /* An instruction [y, x] of one element kind whose result overlaps no operand. */
@@ -158,8 +180,8 @@ static bool sel_slice(const ir_instr *in, cpu_op *op)
 }
 
 /* Tile: each tiled dim of the result splits into (repeat, source dim), the repeat walking
- * the source with stride 0. */
-static bool sel_tile(const ir_instr *in, cpu_op *op)
+ * the source with stride 0; past 6 such dims, one call per index of the outer ones. */
+static bool sel_tile(const ir_instr *in, cpu_op *ops, int *nops)
 {
     const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
     const glow_attr *rep = cpu_attr(in, GA_REPEATS);
@@ -176,7 +198,7 @@ static bool sel_tile(const ir_instr *in, cpu_op *op)
         d[m] = k, s[m] = 0, t[m] = n * ys[i], m++;
         d[m] = n, s[m] = xs[i], t[m] = ys[i], m++;
     }
-    return strided_op(op, in->ops[1].v, 0, in->ops[0].v, m, d, s, t);
+    return strided_ops(ops, CPU_MAX_CALLS, nops, in->ops[1].v, 0, in->ops[0].v, m, d, s, t);
 }
 
 /* DepthToSpace (DCR or CRD) and SpaceToDepth (DCR) on NCHW, walked over the space-side
@@ -314,7 +336,7 @@ bool cpu_select_move(const ir_instr *in, cpu_op *ops, int *nops)
     case IK_TRANSPOSE: return sel_transpose(in, ops);
     case IK_BROADCAST: return sel_broadcast(in, ops);
     case IK_SLICE: return sel_slice(in, ops);
-    case IK_TILE: return sel_tile(in, ops);
+    case IK_TILE: return sel_tile(in, ops, nops);
     case IK_DEPTH_TO_SPACE: case IK_SPACE_TO_DEPTH: return sel_depth_space(in, ops);
     case IK_INSERT_TENSOR: return sel_insert(in, ops);
     case IK_PAD: return sel_pad(in, ops);

@@ -1,5 +1,6 @@
 // select_spatial.c - Picks the kernels of the spatial instructions: Conv, ConvTranspose,
-// MaxPool, AveragePool, LpPool (1-3 spatial dims) and Resize, all f32 (LRN: select_reduce.c).
+// MaxPool, AveragePool, LpPool (1-3 spatial dims) and Resize: f32, or any kind the evaluator
+// runs them on through the "any" rows (LRN: select_reduce.c).
 //
 // Window ops are read into one 3-D form (the spatial dims padded in front with size-1 dims of
 // kernel 1, stride 1, no pads), as the evaluator normalizes them (src/eval/eval_conv.c), and
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
+#include "gk_dtype.h"
 #include "gk_ops.h"
 #include "resize_math.h"
 
@@ -89,13 +91,23 @@ static bool conv2d(const ir_instr *in, cpu_op *op)
     return true;
 }
 
-/* Conv and ConvTranspose over 1-3 spatial dims: [y, x, w, bias?]. */
+/* The kernels' code of a numeric kind (gk_dtype follows dtypes.def), 0 for bool and the
+ * quantized kinds. */
+static int dt_code(glow_dtype t) { return t < GLOW_BOOL ? (int)t + 1 : 0; }
+
+/* Conv and ConvTranspose over 1-3 spatial dims: [y, x, w, bias?], f32 or every operand of
+ * one other float kind (without a fused activation). */
 static bool conv(const ir_instr *in, cpu_op *op)
 {
-    bool tr = in->kind == IK_CONV_TRANSPOSE;
-    if (!tr && in->ops[1].v->type.rank == 4)
+    bool tr = in->kind == IK_CONV_TRANSPOSE, f32 = cpu_all_f32(in);
+    if (!tr && f32 && in->ops[1].v->type.rank == 4)
         return conv2d(in, op);
-    if (in->nout != 1 || in->nops < 3 || in->nops > 4 || !cpu_all_f32(in) || !cpu_no_alias(in))
+    int dt = dt_code(in->ops[0].v->type.dtype);
+    for (uint32_t i = 1; i < in->nops; i++)
+        if (in->ops[i].v->type.dtype != in->ops[0].v->type.dtype)
+            dt = 0;
+    if (in->nout != 1 || in->nops < 3 || in->nops > 4 || !gk_dt_is_float(dt) ||
+        !cpu_no_alias(in))
         return false;
     const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v, *wv = in->ops[2].v;
     const ir_value *bv = in->nops == 4 ? in->ops[3].v : NULL;
@@ -106,43 +118,52 @@ static bool conv(const ir_instr *in, cpu_op *op)
     int act = GK_ACT_NONE;
     double alpha = 0, beta = 0;
     if (!read_win(in, x, y, &w) || wt->rank != x->rank || g < 1 || c % g || m % g ||
-        !cpu_fused_act(in, &act, &alpha, &beta) || (tr && act != GK_ACT_NONE))
+        !cpu_fused_act(in, &act, &alpha, &beta) || ((tr || !f32) && act != GK_ACT_NONE))
         return false;
     if (wt->dims[0] != (tr ? c : m) || wt->dims[1] != (tr ? m / g : c / g) ||
-        (bv && glow_type_numel(&bv->type) != m) || (!tr && !forward_out_ok(&w)) ||
-        (tr && w.s[2] > 64))   /* the kernel's row chunk holds 16 columns of 64 phases */
+        (bv && glow_type_numel(&bv->type) != m) || (!tr && !forward_out_ok(&w)))
         return false;
+    /* The f32 ConvTranspose's row chunk holds 16 columns of up to 64 phases. */
+    bool any = !f32 || (tr && w.s[2] > 64);
     for (int i = 0; i < w.nsp; i++)
         if (wt->dims[2 + i] != w.k[3 - w.nsp + i])
             return false;
+    /* The f32 rows' arguments; the any rows' lead with dt and end at the group. */
     cpu_arg args[] = {
-        cpu_ptr(xv, 0), cpu_ptr(wv, 0), cpu_opt_ptr(bv), cpu_ptr(yv, 0), cpu_num(x->dims[0]),
-        cpu_num(c), cpu_num(w.in[0]), cpu_num(w.in[1]), cpu_num(w.in[2]), cpu_num(m),
-        cpu_num(w.k[0]), cpu_num(w.k[1]), cpu_num(w.k[2]), cpu_num(w.out[0]), cpu_num(w.out[1]),
-        cpu_num(w.out[2]), cpu_num(w.s[0]), cpu_num(w.s[1]), cpu_num(w.s[2]), cpu_num(w.dl[0]),
-        cpu_num(w.dl[1]), cpu_num(w.dl[2]), cpu_num(w.pb[0]), cpu_num(w.pb[1]), cpu_num(w.pb[2]),
-        cpu_num(g), cpu_num(act), cpu_real(alpha), cpu_real(beta)
+        cpu_num(dt), cpu_ptr(xv, 0), cpu_ptr(wv, 0), cpu_opt_ptr(bv), cpu_ptr(yv, 0),
+        cpu_num(x->dims[0]), cpu_num(c), cpu_num(w.in[0]), cpu_num(w.in[1]), cpu_num(w.in[2]),
+        cpu_num(m), cpu_num(w.k[0]), cpu_num(w.k[1]), cpu_num(w.k[2]), cpu_num(w.out[0]),
+        cpu_num(w.out[1]), cpu_num(w.out[2]), cpu_num(w.s[0]), cpu_num(w.s[1]), cpu_num(w.s[2]),
+        cpu_num(w.dl[0]), cpu_num(w.dl[1]), cpu_num(w.dl[2]), cpu_num(w.pb[0]), cpu_num(w.pb[1]),
+        cpu_num(w.pb[2]), cpu_num(g), cpu_num(act), cpu_real(alpha), cpu_real(beta)
     };
     int nargs = (int)(sizeof args / sizeof args[0]);
-    cpu_make_op(op, tr ? CPU_K_deconv3d_f32_scalar : CPU_K_conv3d_f32_scalar, args,
-                tr ? nargs - 3 : nargs);
+    if (any)
+        cpu_make_op(op, tr ? CPU_K_deconv3d_any_scalar : CPU_K_conv3d_any_scalar, args,
+                    nargs - 3);
+    else
+        cpu_make_op(op, tr ? CPU_K_deconv3d_f32_scalar : CPU_K_conv3d_f32_scalar, args + 1,
+                    tr ? nargs - 4 : nargs - 1);
     return true;
 }
 
-/* MaxPool (with its index result), AveragePool and LpPool over 1-3 spatial dims. */
+/* MaxPool (with its index result) of any numeric kind, AveragePool and LpPool of any float
+ * kind, over 1-3 spatial dims. */
 static bool pool(const ir_instr *in, cpu_op *op)
 {
     const ir_value *yv = in->ops[0].v, *iv = NULL, *xv = in->ops[in->nout].v;
     const glow_type *x = &xv->type, *y = &yv->type;
     bool max = in->kind == IK_MAX_POOL, lp = in->kind == IK_LP_POOL;
+    bool f32 = x->dtype == GLOW_F32;
+    int dt = dt_code(x->dtype);
     if (in->nout == 2 && max)
         iv = in->ops[1].v;
-    if (in->nops != in->nout + 1 || (in->nout != 1 && !iv) || x->dtype != GLOW_F32 ||
-        y->dtype != GLOW_F32 || (iv && (iv->type.dtype != GLOW_I64 ||
-                                        !glow_type_same_shape(&iv->type, y))) ||
+    if (in->nops != in->nout + 1 || (in->nout != 1 && !iv) || !dt || y->dtype != x->dtype ||
+        (!max && !gk_dt_is_float(dt)) || (iv && (iv->type.dtype != GLOW_I64 ||
+                                                 !glow_type_same_shape(&iv->type, y))) ||
         !cpu_no_alias(in) || (iv && cpu_overlap(yv, iv)))
         return false;
-    if (x->rank == 4 && !iv && !lp) {
+    if (f32 && x->rank == 4 && !iv && !lp) {
         cpu_pool pp;
         if (!cpu_pool_params(in, &pp))
             return false;
@@ -163,13 +184,18 @@ static bool pool(const ir_instr *in, cpu_op *op)
     if (!read_win(in, x, y, &w) || y->dims[1] != x->dims[1] || !forward_out_ok(&w))
         return false;
     int64_t planes = x->dims[0] * x->dims[1];
+    /* The any rows' arguments: dt, then the f32 rows'. */
+    cpu_arg a[27] = { cpu_num(dt), cpu_ptr(xv, 0), cpu_ptr(yv, 0) }, *at = a + 3;
+    if (max)
+        *at++ = cpu_opt_ptr(iv);
+    *at++ = cpu_num(planes);
+    const int64_t *win[6] = { w.in, w.out, w.k, w.s, w.dl, w.pb };
+    for (int j = 0; j < 6; j++)
+        for (int i = 0; i < 3; i++)
+            *at++ = cpu_num(win[j][i]);
     if (max) {
-        CPU_OP(op, CPU_K_maxpool3d_f32_scalar, cpu_ptr(xv, 0), cpu_ptr(yv, 0), cpu_opt_ptr(iv),
-               cpu_num(planes), cpu_num(w.in[0]), cpu_num(w.in[1]), cpu_num(w.in[2]),
-               cpu_num(w.out[0]), cpu_num(w.out[1]), cpu_num(w.out[2]), cpu_num(w.k[0]),
-               cpu_num(w.k[1]), cpu_num(w.k[2]), cpu_num(w.s[0]), cpu_num(w.s[1]), cpu_num(w.s[2]),
-               cpu_num(w.dl[0]), cpu_num(w.dl[1]), cpu_num(w.dl[2]), cpu_num(w.pb[0]),
-               cpu_num(w.pb[1]), cpu_num(w.pb[2]));
+        cpu_make_op(op, f32 ? CPU_K_maxpool3d_f32_scalar : CPU_K_maxpool3d_any_scalar,
+                    a + f32, (int)(at - a) - f32);
         return true;
     }
     /* count_include_pad counts the model's own end pads, without ceil_mode's extra. */
@@ -186,12 +212,12 @@ static bool pool(const ir_instr *in, cpu_op *op)
     int64_t p = lp ? (pa ? pa->v.i : 2) : 0;
     if (lp && p < 1)
         return false;
-    CPU_OP(op, CPU_K_avgpool3d_f32_scalar, cpu_ptr(xv, 0), cpu_ptr(yv, 0), cpu_num(planes),
-           cpu_num(w.in[0]), cpu_num(w.in[1]), cpu_num(w.in[2]), cpu_num(w.out[0]),
-           cpu_num(w.out[1]), cpu_num(w.out[2]), cpu_num(w.k[0]), cpu_num(w.k[1]), cpu_num(w.k[2]),
-           cpu_num(w.s[0]), cpu_num(w.s[1]), cpu_num(w.s[2]), cpu_num(w.dl[0]), cpu_num(w.dl[1]),
-           cpu_num(w.dl[2]), cpu_num(w.pb[0]), cpu_num(w.pb[1]), cpu_num(w.pb[2]), cpu_num(w.pe[0]),
-           cpu_num(w.pe[1]), cpu_num(w.pe[2]), cpu_num(cip && cip->v.i != 0), cpu_num(p));
+    for (int i = 0; i < 3; i++)
+        *at++ = cpu_num(w.pe[i]);
+    *at++ = cpu_num(cip && cip->v.i != 0);
+    *at++ = cpu_num(p);
+    cpu_make_op(op, f32 ? CPU_K_avgpool3d_f32_scalar : CPU_K_avgpool3d_any_scalar, a + f32,
+                (int)(at - a) - f32);
     return true;
 }
 
@@ -207,15 +233,18 @@ static const char *attr_str(const ir_instr *in, glow_attr_id id, const char *dfl
     return a ? a->v.s : dflt;
 }
 
-/* Resize of rank 1-4, the dims padded in front to four. */
+/* Resize of rank 1-4 of any numeric kind, the dims padded in front to four. */
 static bool resize(const ir_instr *in, cpu_op *op)
 {
     const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
+    bool f32 = x->dtype == GLOW_F32;
+    int dt = dt_code(x->dtype);
     const glow_attr *sa = cpu_attr(in, GA_SCALES), *ra = cpu_attr(in, GA_ROI);
     const glow_attr *ex = cpu_attr(in, GA_EXCLUDE_OUTSIDE);
     int r = x->rank, lead = 4 - r;
     const char *mode = attr_str(in, GA_MODE, "nearest");
-    if (in->nout != 1 || in->nops != 2 || !cpu_all_f32(in) || r < 1 || r > 4 || y->rank != r ||
+    if (in->nout != 1 || in->nops != 2 || !dt || y->dtype != x->dtype || r < 1 || r > 4 ||
+        y->rank != r ||
         !sa || sa->n != (uint32_t)r || !cpu_no_alias(in) ||
         (strcmp(mode, "nearest") && strcmp(mode, "linear") && strcmp(mode, "cubic")))
         return false;
@@ -233,14 +262,20 @@ static bool resize(const ir_instr *in, cpu_op *op)
     }
     int coord = gk_coord_mode_code(attr_str(in, GA_COORD_MODE, "half_pixel"));
     int nearest = gk_nearest_mode_code(attr_str(in, GA_NEAREST_MODE, "round_prefer_floor"));
-    CPU_OP(op, CPU_K_resize_f32_scalar, cpu_ptr(in->ops[1].v, 0), cpu_ptr(in->ops[0].v, 0),
-           cpu_num(id[0]), cpu_num(id[1]), cpu_num(id[2]), cpu_num(id[3]), cpu_num(od[0]),
-           cpu_num(od[1]), cpu_num(od[2]), cpu_num(od[3]), cpu_num(lead), cpu_real(sc[0]),
-           cpu_real(sc[1]), cpu_real(sc[2]), cpu_real(sc[3]), cpu_real(rs[0]), cpu_real(rs[1]),
-           cpu_real(rs[2]), cpu_real(rs[3]), cpu_real(re[0]), cpu_real(re[1]), cpu_real(re[2]),
-           cpu_real(re[3]), cpu_num(gk_resize_mode_code(mode)), cpu_num(coord), cpu_num(nearest),
-           cpu_real(attr_float(in, GA_CUBIC_COEFF_A, -0.75)), cpu_num(ex && ex->v.i != 0),
-           cpu_real(attr_float(in, GA_EXTRAPOLATION_VALUE, 0.0)));
+    /* The any row's arguments: dt, then the f32 row's. */
+    cpu_arg a[] = {
+        cpu_num(dt), cpu_ptr(in->ops[1].v, 0), cpu_ptr(in->ops[0].v, 0), cpu_num(id[0]),
+        cpu_num(id[1]), cpu_num(id[2]), cpu_num(id[3]), cpu_num(od[0]), cpu_num(od[1]),
+        cpu_num(od[2]), cpu_num(od[3]), cpu_num(lead), cpu_real(sc[0]), cpu_real(sc[1]),
+        cpu_real(sc[2]), cpu_real(sc[3]), cpu_real(rs[0]), cpu_real(rs[1]), cpu_real(rs[2]),
+        cpu_real(rs[3]), cpu_real(re[0]), cpu_real(re[1]), cpu_real(re[2]), cpu_real(re[3]),
+        cpu_num(gk_resize_mode_code(mode)), cpu_num(coord), cpu_num(nearest),
+        cpu_real(attr_float(in, GA_CUBIC_COEFF_A, -0.75)), cpu_num(ex && ex->v.i != 0),
+        cpu_real(attr_float(in, GA_EXTRAPOLATION_VALUE, 0.0))
+    };
+    int nargs = (int)(sizeof a / sizeof a[0]);
+    cpu_make_op(op, f32 ? CPU_K_resize_f32_scalar : CPU_K_resize_any_scalar, a + f32,
+                nargs - f32);
     return true;
 }
 
