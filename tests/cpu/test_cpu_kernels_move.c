@@ -6,8 +6,12 @@
 // (indices of several kinds) and ReverseSequence on random shapes of rank 1 to 6 with 1-sized
 // and odd dims, each on an element type of the row's size, against the interpreter, with 1
 // and 2 threads bit-identical and no fallback. Then an index out of range at run time: the
-// cpu run fails naming the instruction, as the interpreter's does.
+// cpu run fails naming the instruction, as the interpreter's does. Last, the last resort: a
+// move too wide for the strided kernel's calls falls back, and a bundle refuses it.
+#include <unistd.h>
+
 #include "cpu/cpu_diff.h"
+#include "backend/cpu/bundle.h"
 
 /* The element type of the cases: one of the kinds of the row's element size. */
 static glow_dtype dt;
@@ -440,6 +444,46 @@ static void test_bad_indices(void)
                     "ReverseSequence 'bad_lens': sequence length 4 of batch 1 outside [0, 3]");
 }
 
+/* A Tile of rank 6 with every dim tiled walks 12 dims: 3^6 strided calls, more than
+ * CPU_MAX_CALLS, so it is the last resort: the evaluator runs it (same results), --stats
+ * counts it, and a bundle, which has no evaluator, refuses the program naming it and writes
+ * nothing. */
+static void case_tile_many(void)
+{
+    glow_value x = input_t("x", GLOW_F32, 6, DIMS(3, 3, 3, 3, 3, 3));
+    glow_attr a[] = { GLOW_AINTS(REPEATS, DIMS(3, 3, 3, 3, 3, 3), 6) };
+    output(node(NK_TILE, &x, 1, a, 1));
+}
+
+static void test_last_resort(void)
+{
+    diff("Tile beyond CPU_MAX_CALLS", case_tile_many, 1, 0, false);
+    build(case_tile_many, 1);
+    glow_program *p = NULL;
+    glow_compile_options o = { .backend = "cpu", .threads = 1,
+                               .stop_after = GLOW_STAGE_COMPILED };
+    glow_diag_clear(&D);
+    CHECK(glow_program_create(M, &o, &p, &D) == GLOW_OK);
+    const ir_instr *const *fb = NULL;
+    CHECK_EQ(p ? glow_program_fallbacks(p, &fb) : -1, 1);
+    if (fb)
+        CHECK_EQ((int)fb[0]->kind, (int)NK_TILE);
+    char dir[] = "/tmp/glowc_refuse_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    glow_bundle_options bo = { .dir = dir, .name = "refused", .threads = 1 };
+    glow_bundle_ios io = { 0 };
+    glow_bundle_info info;
+    glow_diag_clear(&D);
+    CHECK(p && glow_bundle_emit(p->ir, &io, &bo, &info, &D) == GLOW_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(D.msg, "no kernel");
+    CHECK_CONTAINS(D.msg, "Tile");
+    char obj[64];
+    snprintf(obj, sizeof obj, "%s/refused.o", dir);
+    CHECK(access(obj, F_OK) != 0);
+    rmdir(dir);
+    glow_program_destroy(p);
+}
+
 int main(int argc, char **argv)
 {
     static const kernel_test tests[] = {
@@ -475,6 +519,7 @@ int main(int argc, char **argv)
     set_trials();
     CHECK_EQ(kernel_tests_run(argc, argv, tests, sizeof tests / sizeof tests[0]), 0);
     test_bad_indices();
+    test_last_resort();
     free_inputs();
     return CHECK_DONE();
 }
