@@ -172,4 +172,18 @@ typedef enum {
     GK_NEAREST_CEIL = 4,
 } gk_nearest_mode;
 
+/* The run's error record, four int64 in the activations (the program's cpu.err, zeroed at
+ * the start of every run) that the kernels able to fail write: the first failure's code
+ * (1 + the failing instruction's id; later failures on any thread keep the first), the bad
+ * value (an index, a sequence length), its position in its tensor and the bound it broke. */
+enum { GK_ERR_CODE, GK_ERR_VALUE, GK_ERR_POS, GK_ERR_BOUND, GK_ERR_WORDS };
+
+/* gk_scatter_*_any: how an update combines with the element it lands on. */
+typedef enum {
+    GK_SCATTER_ADD = 1,
+    GK_SCATTER_MUL = 2,
+    GK_SCATTER_MAX = 3,
+    GK_SCATTER_MIN = 4,
+} gk_scatter_op;
+
 #endif

@@ -34,12 +34,19 @@ static const lower_rule rules[NK_COUNT] = {
     [NK_HARD_SWISH] = lower_hard_swish,
     [NK_PAD] = lower_pad,
     [NK_CONV] = lower_conv,
+    [NK_CONV_TRANSPOSE] = lower_conv_transpose,
+    [NK_MAX_POOL] = lower_spatial_1d,
+    [NK_AVG_POOL] = lower_spatial_1d,
+    [NK_LP_POOL] = lower_spatial_1d,
 };
 
 /* Rules that run only when asked for (glow_lower with a keep function that lets the node
  * through), never by default: splitting a grouped Conv per group multiplies nodes, and every
- * backend runs grouped convolutions whole. */
-static bool on_request(glow_node_kind k) { return k == NK_CONV; }
+ * backend runs grouped convolutions whole. A 1-D Conv becomes 2-D by default. */
+static bool on_request(const glow_node *n)
+{
+    return n->kind == NK_CONV && glow_value_type(n->ins[0])->rank != 3;
+}
 
 bool glow_lower_has_rule(glow_node_kind k)
 {
@@ -105,7 +112,7 @@ static glow_status lower_all(glow_function *f, glow_keep_fn keep, bool by_defaul
         bool changed = false;
         GLOW_FOR_EACH_NODE(f, n) {
             lower_rule rule = glow_lower_has_rule(n->kind) ? rules[n->kind] : NULL;
-            if (!rule || (keep && keep(n)) || (by_default && on_request(n->kind)))
+            if (!rule || (keep && keep(n)) || (by_default && on_request(n)))
                 continue;
             bool applied;
             GLOW_TRY(apply(f, n, rule, d, &applied));
@@ -145,6 +152,13 @@ static void node_name(const lower_cx *cx, const char *what, char *buf, size_t si
 glow_value lw_build(lower_cx *cx, glow_node_kind k, const char *what, const glow_value *ins,
                     int nin, const glow_attr *attrs, int nattr, const glow_type *declared)
 {
+    return lw_build_n(cx, k, what, ins, nin, attrs, nattr, declared, declared ? 1 : 0);
+}
+
+glow_value lw_build_n(lower_cx *cx, glow_node_kind k, const char *what, const glow_value *ins,
+                      int nin, const glow_attr *attrs, int nattr, const glow_type *declared,
+                      int ndeclared)
+{
     if (!lw_ok(cx))
         return lw_none();
     for (int i = 0; i < nin; i++)
@@ -152,8 +166,8 @@ glow_value lw_build(lower_cx *cx, glow_node_kind k, const char *what, const glow
             return lw_none();
     char name[512];
     node_name(cx, what, name, sizeof name);
-    glow_node *r = glow_build(cx->f, k, name, ins, nin, attrs, nattr, declared,
-                              declared ? 1 : 0, cx->d);
+    glow_node *r = glow_build(cx->f, k, name, ins, nin, attrs, nattr, declared, ndeclared,
+                              cx->d);
     if (!r) {
         cx->status = cx->d && cx->d->status != GLOW_OK ? cx->d->status : GLOW_ERR_INTERNAL;
         return lw_none();

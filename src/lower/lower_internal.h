@@ -39,6 +39,8 @@ void lower_hard_sigmoid(lower_cx *cx, bool *applied);
 void lower_hard_swish(lower_cx *cx, bool *applied);
 void lower_pad(lower_cx *cx, bool *applied);             /* lower_pad.c */
 void lower_conv(lower_cx *cx, bool *applied);            /* lower_conv.c */
+void lower_spatial_1d(lower_cx *cx, bool *applied);
+void lower_conv_transpose(lower_cx *cx, bool *applied);
 
 /* --- lower.c: builders. `what` names the new node "<n's name>/<what>". --- */
 
@@ -50,6 +52,10 @@ static inline const glow_type *lw_type(glow_value v) { return glow_value_type(v)
 /* The general builder: glow_build with the sticky error. */
 glow_value lw_build(lower_cx *cx, glow_node_kind k, const char *what, const glow_value *ins,
                     int nin, const glow_attr *attrs, int nattr, const glow_type *declared);
+/* The same with ndeclared result types (the node gets that many results). */
+glow_value lw_build_n(lower_cx *cx, glow_node_kind k, const char *what, const glow_value *ins,
+                      int nin, const glow_attr *attrs, int nattr, const glow_type *declared,
+                      int ndeclared);
 glow_value lw_un(lower_cx *cx, glow_node_kind k, const char *what, glow_value x);
 glow_value lw_bin(lower_cx *cx, glow_node_kind k, const char *what, glow_value a, glow_value b);
 /* SPLAT of type t (or of v's type) filled with `value`. */

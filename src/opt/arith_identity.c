@@ -1,7 +1,8 @@
 // arith_identity.c - Arithmetic identities: x*1, 1*x, x+0, 0+x, x-0, x/1, x^1, --x, !!x,
-// max(x,x), min(x,x), max(x,-inf), min(x,inf), x&x, x|x and relu(relu(x)) become x.
-// Requires: verified graph. Keeps: topological order, dtypes and shapes; results exact
-// except that x+0 keeps the sign of a negative zero, as Glow does.
+// max(x,x), min(x,x), max(x,-inf), min(x,inf), x&x, x|x and relu(relu(x)) become x; x^2
+// becomes x*x. Requires: verified graph. Keeps: topological order, dtypes and shapes; results
+// exact except that x+0 keeps the sign of a negative zero, as Glow does. x^2 is x*x only
+// for the floats narrower than f64: their square is exact in double, where pow computes.
 //
 // Elementwise operands have identical shapes and dtypes, so a constant operand that is all
 // ones (or zeros) is exactly the neutral element of the same shape: the identity can never
@@ -62,10 +63,24 @@ static glow_value simplify(const glow_node *n)
     }
 }
 
+/* x^2 as x*x (an audio front-end's power spectrum): a multiply instead of a call to pow. */
+static bool square(opt_cx *cx, glow_node *n)
+{
+    glow_dtype dt = n->outs[0].dtype;
+    if (n->kind != NK_POW || (dt != GLOW_F32 && dt != GLOW_F16 && dt != GLOW_BF16) ||
+        !neutral(n->ins[1], 2) || !glow_type_equal(glow_value_type(n->ins[0]), &n->outs[0]))
+        return false;
+    glow_value ins[2] = { n->ins[0], n->ins[0] };
+    glow_node *m = opt_build(cx, n, n, "square", NK_MUL, ins, 2, NULL, 0, NULL);
+    if (m)
+        opt_replace(cx, n, glow_val(m, 0));
+    return true;
+}
+
 void glow_pass_arith_identity(opt_cx *cx)
 {
     GLOW_FOR_EACH_NODE(cx->f, n) {
-        if (n->nout != 1 || n->nin == 0)
+        if (n->nout != 1 || n->nin == 0 || square(cx, n))
             continue;
         glow_value v = simplify(n);
         if (v.node && glow_type_equal(glow_value_type(v), &n->outs[0]))

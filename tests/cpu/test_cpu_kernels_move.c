@@ -1,10 +1,12 @@
 // test_cpu_kernels_move.c - Differential tests of the data-movement kernels of any element kind
-// (kernels.def's strided, insert, pad, trilu, gather*, scatter* and one_hot rows, one per
-// element size): Slice with negative and large steps, Transpose, Broadcast, Tile,
-// DepthToSpace, SpaceToDepth, InsertTensor, Pad (reflect, edge, wrap), Trilu, the gathers and
-// scatters (constant indices) and OneHot on random shapes of rank 1 to 6 with 1-sized and odd
-// dims, each on an element type of the row's size, against the interpreter, with 1 and 2
-// threads bit-identical and no fallback.
+// (kernels.def's strided, insert, pad, trilu, gather*, scatter*, one_hot and reverse_sequence
+// rows, one per element size): Slice with negative and large steps, Transpose, Broadcast,
+// Tile, DepthToSpace, SpaceToDepth, InsertTensor, Pad (reflect, edge, wrap), Trilu, the
+// gathers and scatters (constant or run-time indices, the scatters' reductions), OneHot
+// (indices of several kinds) and ReverseSequence on random shapes of rank 1 to 6 with 1-sized
+// and odd dims, each on an element type of the row's size, against the interpreter, with 1
+// and 2 threads bit-identical and no fallback. Then an index out of range at run time: the
+// cpu run fails naming the instruction, as the interpreter's does.
 #include "cpu/cpu_diff.h"
 
 /* The element type of the cases: one of the kinds of the row's element size. */
@@ -168,22 +170,40 @@ static void case_trilu(void)
     output(node(NK_TRILU, &x, 1, a, 2));
 }
 
-/* A constant index tensor (i32 or i64 at random) whose element e lies in
- * [-sizes[e % m], sizes[e % m]): negative indices count from the end. */
-static glow_value const_index(int rank, const int64_t *dims, int64_t m, const int64_t *sizes)
+/* An index tensor (i32 or i64 at random) whose element e lies in [-sizes[e % m],
+ * sizes[e % m]) (negative indices count from the end, `lo` 0: none): a constant or, half the
+ * time, an input whose values only the run sees. */
+static glow_value index_tensor(int rank, const int64_t *dims, int64_t m, const int64_t *sizes,
+                               int64_t lo)
 {
     static int count;
     glow_dtype t = rnd() % 2 ? GLOW_I32 : GLOW_I64;
     glow_type ty = glow_type_make(t, rank, dims);
     int64_t n = glow_type_numel(&ty);
-    void *data = calloc((size_t)(n > 0 ? n : 1), 8);
+    bool runtime = rnd() % 2 && ninputs < MAX_IN;
+    glow_value v = runtime ? input_t("idx", t, rank, dims) : (glow_value){ 0 };
+    void *data = runtime ? inputs[ninputs - 1].data : calloc((size_t)(n > 0 ? n : 1), 8);
     for (int64_t e = 0; e < n; e++)
-        glow_store_i64(t, data, (size_t)e, rint_in(-sizes[e % m], sizes[e % m] - 1));
+        glow_store_i64(t, data, (size_t)e, rint_in(lo * sizes[e % m], sizes[e % m] - 1));
+    if (runtime)
+        return v;
     char name[32];
     snprintf(name, sizeof name, "idx%d", count++);
-    glow_value v = glow_val(glow_constant_create(M, name, &ty, data), 0);
+    v = glow_val(glow_constant_create(M, name, &ty, data), 0);
     free(data);
     return v;
+}
+
+static glow_value const_index(int rank, const int64_t *dims, int64_t m, const int64_t *sizes)
+{
+    return index_tensor(rank, dims, m, sizes, -1);
+}
+
+/* The scatters' reduction, none half the time. */
+static const char *reduction(void)
+{
+    static const char *const names[] = { "add", "mul", "max", "min" };
+    return rnd() % 2 ? "none" : names[rnd() % 4];
 }
 
 static void case_gather(void)
@@ -207,7 +227,7 @@ static void elements(bool scatter)
         idims[i] = i == axis && !scatter ? rint_in(1, 6) : rint_in(1, dims[i]);
     glow_value ins[3] = { input_t("x", dt, r, dims), const_index(r, idims, 1, &dims[axis]),
                           input_t("u", dt, r, idims) };
-    glow_attr a[] = { GLOW_AI(AXIS, axis), GLOW_ASTR(REDUCTION, "none") };
+    glow_attr a[] = { GLOW_AI(AXIS, axis), GLOW_ASTR(REDUCTION, reduction()) };
     output(node(scatter ? NK_SCATTER_ELEMENTS : NK_GATHER_ELEMENTS, ins, scatter ? 3 : 2, a,
                 scatter ? 2 : 1));
 }
@@ -233,7 +253,7 @@ static void nd(bool scatter)
         udims[ur++] = dims[i];
     glow_value ins[3] = { input_t("x", dt, r, dims), const_index(ir, idims, m, &dims[b]),
                           input_t("u", dt, ur, udims) };
-    glow_attr a[] = { GLOW_AI(BATCH_DIMS, b), GLOW_ASTR(REDUCTION, "none") };
+    glow_attr a[] = { GLOW_AI(BATCH_DIMS, b), GLOW_ASTR(REDUCTION, reduction()) };
     if (scatter)
         output(node(NK_SCATTER_ND, ins, 3, &a[1], 1));
     else
@@ -243,18 +263,40 @@ static void nd(bool scatter)
 static void case_gather_nd(void) { nd(false); }
 static void case_scatter_nd(void) { nd(true); }
 
-/* OneHot of run-time i32/i64 indices in [-50, 50]: some negative (counting from the end),
- * some beyond the depth (all-off rows). */
+/* OneHot of run-time indices of several kinds, integers in [-50, 50] (floats in [-2, 2]):
+ * some negative (counting from the end), some beyond the depth (all-off rows). */
 static void case_one_hot(void)
 {
+    static const glow_dtype kinds[] = { GLOW_I32, GLOW_I64, GLOW_F32, GLOW_F64, GLOW_I8,
+                                        GLOW_U8, GLOW_F16 };
     int64_t dims[6], depth = rint_in(1, 60);
     int r = rand_dims(3, 5, dims);
     int64_t axis = rint_in(0, r);
-    glow_dtype it = rnd() % 2 ? GLOW_I32 : GLOW_I64;
+    glow_dtype it = kinds[rnd() % (sizeof kinds / sizeof kinds[0])];
     glow_value ins[3] = { input_t("i", it, r, dims), cst_t(GLOW_I64, 1, DIMS(1)),
                           input_t("v", dt, 1, DIMS(2)) };
     glow_attr a[] = { GLOW_AI(AXIS, axis), GLOW_AI(DEPTH, depth) };
     output(node(NK_ONE_HOT, ins, 3, a, 2));
+}
+
+/* ReverseSequence over time and batch dims 0 and 1 in either order, run-time lengths in
+ * [0, steps]. */
+static void case_reverse_sequence(void)
+{
+    int64_t dims[6];
+    int r = rand_dims(4, 6, dims);
+    if (r < 2)
+        dims[1] = rint_in(1, 6), r = 2;
+    int64_t t = rnd() % 2, b = 1 - t, steps = dims[t];
+    glow_value ins[2] = { input_t("x", dt, r, dims),
+                          index_tensor(1, &dims[b], 1, &steps, 0) };
+    /* index_tensor draws below the bound: lengths up to steps need a bound one more. */
+    if (ninputs == 2)
+        for (int64_t i = 0; i < dims[b]; i++)
+            if (rnd() % 3 == 0)
+                glow_store_i64(inputs[1].type.dtype, inputs[1].data, (size_t)i, steps);
+    glow_attr a[] = { GLOW_AI(TIME_AXIS, t), GLOW_AI(BATCH_AXIS, b) };
+    output(node(NK_REVERSE_SEQUENCE, ins, 2, a, 2));
 }
 
 /* --- tests, one per kernel family --- */
@@ -336,6 +378,63 @@ static void test_one_hot(const gk_row *row)
     check_called(row);
 }
 
+static void test_reverse_sequence(const gk_row *row)
+{
+    trials_of(row, "ReverseSequence", case_reverse_sequence, 1500, half());
+    check_called(row);
+}
+
+/* --- a bad index at run time --- */
+
+/* Gather of x [5][3] by run-time indices {1, -5, 7, 0}. */
+static void case_bad_gather(void)
+{
+    glow_value ins[2] = { input_t("x", GLOW_F32, 2, DIMS(5, 3)),
+                          input_t("idx", GLOW_I64, 1, DIMS(4)) };
+    memcpy(inputs[1].data, (const int64_t[]){ 1, -5, 7, 0 }, 4 * sizeof(int64_t));
+    glow_attr a[] = { GLOW_AI(AXIS, 0) };
+    glow_node *n = glow_build(F, NK_GATHER, "bad_gather", ins, 2, a, 1, NULL, 0, &D);
+    output(glow_val(n, 0));
+}
+
+/* ReverseSequence of x [3][2] (time first), lengths {1, 4}. */
+static void case_bad_lengths(void)
+{
+    glow_value ins[2] = { input_t("x", GLOW_F32, 2, DIMS(3, 2)),
+                          input_t("lens", GLOW_I32, 1, DIMS(2)) };
+    memcpy(inputs[1].data, (const int32_t[]){ 1, 4 }, 2 * sizeof(int32_t));
+    glow_attr a[] = { GLOW_AI(TIME_AXIS, 0), GLOW_AI(BATCH_AXIS, 1) };
+    glow_node *n = glow_build(F, NK_REVERSE_SEQUENCE, "bad_lens", ins, 2, a, 2, NULL, 0, &D);
+    output(glow_val(n, 0));
+}
+
+/* The run fails on every backend and thread count with the interpreter's words, `want`:
+ * on the cpu backend in a kernel (no fallback). */
+static void check_run_fails(case_fn fn, const char *want)
+{
+    const char *backends[] = { "interpreter", "cpu", "cpu" };
+    for (int i = 0; i < 3; i++) {
+        glow_type t;
+        int fb = 0;
+        void *out = run(fn, 1, backends[i], i == 2 ? 2 : 1, &t, &fb);
+        CHECK(out == NULL);
+        CHECK_EQ(fb, 0);
+        free(out);
+        if (!strstr(D.msg, want)) {
+            fprintf(stderr, "%s: expected a message with \"%s\"\n", backends[i], want);
+            CHECK(false);
+        }
+    }
+}
+
+static void test_bad_indices(void)
+{
+    check_run_fails(case_bad_gather,
+                    "Gather 'bad_gather': index 7 at position 2 is out of range [-5, 5)");
+    check_run_fails(case_bad_lengths,
+                    "ReverseSequence 'bad_lens': sequence length 4 of batch 1 outside [0, 3]");
+}
+
 int main(int argc, char **argv)
 {
     static const kernel_test tests[] = {
@@ -363,9 +462,14 @@ int main(int argc, char **argv)
         { "scatter_nd_b32", test_scatter_nd },  { "scatter_nd_b64", test_scatter_nd },
         { "one_hot_u8", test_one_hot },   { "one_hot_b16", test_one_hot },
         { "one_hot_b32", test_one_hot },  { "one_hot_b64", test_one_hot },
+        { "reverse_sequence_u8", test_reverse_sequence },
+        { "reverse_sequence_b16", test_reverse_sequence },
+        { "reverse_sequence_b32", test_reverse_sequence },
+        { "reverse_sequence_b64", test_reverse_sequence },
     };
     set_trials();
     CHECK_EQ(kernel_tests_run(argc, argv, tests, sizeof tests / sizeof tests[0]), 0);
+    test_bad_indices();
     free_inputs();
     return CHECK_DONE();
 }

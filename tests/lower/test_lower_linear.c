@@ -135,13 +135,14 @@ static void test_has_rule(void)
         NK_GEMM, NK_FULLY_CONNECTED, NK_BATCH_NORM, NK_INSTANCE_NORM, NK_LAYER_NORM,
         NK_GROUP_NORM, NK_RMS_NORM, NK_LP_NORM, NK_SOFTMAX, NK_LOG_SOFTMAX, NK_PAD, NK_CLIP,
         NK_LEAKY_RELU, NK_PRELU, NK_HARD_SIGMOID, NK_HARD_SWISH, NK_CONV,
+        NK_CONV_TRANSPOSE, NK_MAX_POOL, NK_AVG_POOL, NK_LP_POOL,
     };
     for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
         CHECK(glow_lower_has_rule(yes[i]));
     CHECK(!glow_lower_has_rule(NK_MATMUL));
     CHECK(!glow_lower_has_rule(NK_ADD));
     CHECK(!glow_lower_has_rule(NK_SPLAT));
-    CHECK(!glow_lower_has_rule(NK_MAX_POOL));
+    CHECK(!glow_lower_has_rule(NK_RESIZE));
     CHECK(!glow_lower_has_rule((glow_node_kind)NK_COUNT));
 }
 

@@ -166,6 +166,100 @@ static void test_mixed(void)
     end();
 }
 
+static bool keep_2d_conv(const glow_node *n)
+{
+    return n->kind == NK_CONV && glow_value_type(n->ins[0])->rank == 4;
+}
+
+/* Convolutions and pools over one spatial dim run as their 2-D forms over [N, C, 1, W],
+ * with exactly the same results (indices of a MaxPool included). */
+static void test_spatial_1d(void)
+{
+    begin();
+    glow_value x = rnd(GLOW_F32, 3, DIMS(2, 4, 11), -1, 1);
+    glow_value w = rnd(GLOW_F32, 3, DIMS(6, 2, 3), -1, 1);
+    glow_value b = rnd(GLOW_F32, 1, DIMS(6), -1, 1);
+    glow_value cin[3] = { x, w, b };
+    save("conv", build(NK_CONV, "c", cin, 3,
+                       ATTRS(GLOW_AINTS(KERNEL, DIMS(3), 1), GLOW_AINTS(STRIDES, DIMS(2), 1),
+                             GLOW_AINTS(PADS, DIMS(2, 1), 2), GLOW_AINTS(DILATIONS, DIMS(2), 1),
+                             GLOW_AI(GROUP, 2)), 5, NULL, 0));
+    CHECK(lower_and_compare(keep_2d_conv, 0, __LINE__));
+    CHECK_TEXT("function main {\n"
+               "  %c/input_2d = Reshape(%in0) : f32[2, 4, 1, 11]\n"
+               "  %c/weight_2d = Reshape(%in1) : f32[6, 2, 1, 3]\n"
+               "  %c/2d = Conv(%c/input_2d, %c/weight_2d, %in2) {kernel=[1, 3], "
+               "strides=[1, 2], pads=[0, 2, 0, 1], dilations=[1, 2], group=2} "
+               ": f32[2, 6, 1, 5]\n"
+               "  %c/result_1d = Reshape(%c/2d) : f32[2, 6, 5]\n"
+               "  Save(%c/result_1d, %conv)\n"
+               "}\n");
+    end();
+
+    begin();
+    x = rnd(GLOW_F32, 3, DIMS(1, 3, 10), -1, 1);
+    glow_attr pool[] = { GLOW_AINTS(KERNEL, DIMS(3), 1), GLOW_AINTS(STRIDES, DIMS(2), 1),
+                         GLOW_AINTS(PADS, DIMS(1, 1), 2), GLOW_AINTS(DILATIONS, DIMS(1), 1),
+                         GLOW_AI(COUNT_INCLUDE_PAD, 1) };
+    glow_type mp[2] = { glow_type_make(GLOW_F32, 3, DIMS(1, 3, 5)),
+                        glow_type_make(GLOW_I64, 3, DIMS(1, 3, 5)) };
+    glow_value m = build(NK_MAX_POOL, "mp", &x, 1, pool, 4, mp, 2);
+    save("max", m);
+    save("idx", glow_val(m.node, 1));
+    save("avg", build(NK_AVG_POOL, "ap", &x, 1, pool, 5, NULL, 0));
+    glow_attr lp[] = { pool[0], pool[1], pool[2], pool[3], GLOW_AI(P, 2) };
+    save("lp", build(NK_LP_POOL, "lp", &x, 1, lp, 5, NULL, 0));
+    glow_value dw = rnd(GLOW_F32, 3, DIMS(3, 2, 4), -1, 1);
+    glow_value din[2] = { x, dw };
+    glow_type dt = glow_type_make(GLOW_F32, 3, DIMS(1, 2, 22));
+    save("deconv", build(NK_CONV_TRANSPOSE, "dc", din, 2,
+                         ATTRS(GLOW_AINTS(KERNEL, DIMS(4), 1), GLOW_AINTS(STRIDES, DIMS(2), 1),
+                               GLOW_AINTS(PADS, DIMS(0, 0), 2),
+                               GLOW_AINTS(DILATIONS, DIMS(1), 1), GLOW_AI(GROUP, 1),
+                               GLOW_AINTS(OUTPUT_PADDING, DIMS(0), 1)), 6, &dt, 1));
+    CHECK(lower_and_compare(NULL, 0, __LINE__));
+    CHECK_EQ(count_kind(NK_MAX_POOL) + count_kind(NK_AVG_POOL) + count_kind(NK_LP_POOL) +
+                 count_kind(NK_CONV_TRANSPOSE), 4);
+    for (glow_node *n = F->nodes.first; n; n = n->next)
+        if (n->kind != NK_RESHAPE && n->kind != NK_SAVE)
+            CHECK_EQ(glow_value_type(n->ins[0])->rank, 4);
+    end();
+}
+
+static glow_value deconv(const char *name, glow_value x, glow_value w, glow_value b,
+                         int64_t s, int64_t pad)
+{
+    glow_value ins[3] = { x, w, b };
+    const glow_type *xt = glow_value_type(x), *wt = glow_value_type(w);
+    int64_t k = wt->dims[2];
+    glow_type y = glow_type_make(GLOW_F32, 4,
+                                 DIMS(xt->dims[0], wt->dims[1], s * (xt->dims[2] - 1) + k - 2 * pad,
+                                      s * (xt->dims[3] - 1) + k - 2 * pad));
+    return build(NK_CONV_TRANSPOSE, name, ins, b.node ? 3 : 2,
+                 ATTRS(GLOW_AINTS(KERNEL, wt->dims + 2, 2), GLOW_AINTS(STRIDES, DIMS(s, s), 2),
+                       GLOW_AINTS(PADS, DIMS(pad, pad, pad, pad), 4),
+                       GLOW_AINTS(DILATIONS, DIMS(1, 1), 2), GLOW_AI(GROUP, 1),
+                       GLOW_AINTS(OUTPUT_PADDING, DIMS(0, 0), 2)), 6, &y, 1);
+}
+
+/* A ConvTranspose whose kernel is its stride becomes a 1x1 Conv and a DepthToSpace; one with
+ * overlapping taps or pads stays. */
+static void test_deconv_as_conv(void)
+{
+    begin();
+    glow_value x = rnd(GLOW_F32, 4, DIMS(2, 5, 3, 4), -1, 1);
+    save("up2", deconv("up2", x, rnd(GLOW_F32, 4, DIMS(5, 3, 2, 2), -1, 1),
+                       rnd(GLOW_F32, 1, DIMS(3), -1, 1), 2, 0));
+    save("up3", deconv("up3", x, rnd(GLOW_F32, 4, DIMS(5, 2, 3, 3), -1, 1), no_value(), 3, 0));
+    save("over", deconv("over", x, rnd(GLOW_F32, 4, DIMS(5, 2, 3, 3), -1, 1), no_value(), 2, 0));
+    save("pad", deconv("pad", x, rnd(GLOW_F32, 4, DIMS(5, 2, 2, 2), -1, 1), no_value(), 2, 1));
+    CHECK(LOWER_AND_COMPARE(NULL));
+    CHECK_EQ(count_kind(NK_DEPTH_TO_SPACE), 2);
+    CHECK_EQ(count_kind(NK_CONV), 2);
+    CHECK_EQ(count_kind(NK_CONV_TRANSPOSE), 2);
+    end();
+}
+
 int main(void)
 {
     test_pad_constant();
@@ -173,5 +267,7 @@ int main(void)
     test_grouped_conv();
     test_conv_stays();
     test_mixed();
+    test_spatial_1d();
+    test_deconv_as_conv();
     return CHECK_DONE();
 }

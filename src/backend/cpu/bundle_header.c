@@ -160,7 +160,10 @@ glow_status glow_bundle_write_header(const ir_function *f, const glow_bundle_ios
     free(ns.v);
 
     fprintf(out, "\n/* Runs the model once on the inputs in mutable_weights and writes the outputs\n"
-                 " * there. Returns 0. */\n");
+                 " * there. Returns 0, or nonzero when the run failed a check of its data (an\n"
+                 " * index out of range in a gather or scatter, a sequence length beyond the\n"
+                 " * time steps): the outputs are then not valid, and the value is 1 + the\n"
+                 " * internal number of the failing instruction. */\n");
     if (o->weights == GLOW_WEIGHTS_EMBEDDED)
         fprintf(out, "/* The weights are inside the object: pass NULL as constant_weights (or\n"
                      " * %s_weights). */\n#define %s_WEIGHTS_EMBEDDED 1\n"
@@ -177,12 +180,14 @@ glow_status glow_bundle_write_header(const ir_function *f, const glow_bundle_ios
                 " * at once with the same regions and tid = 0 .. %s_THREADS - 1; barrier(arg)\n"
                 " * must return only when all %s_THREADS threads have called it. Each call\n"
                 " * returns 0 (1 for a tid out of range) when its share is done; the outputs\n"
-                " * are complete when every thread has returned. */\n"
+                " * are complete when every thread has returned, and valid when every call\n"
+                " * returned 0 (a call whose share failed a check returns the code %s does).\n"
+                " */\n"
                 "#define %s_THREADS %d\n"
                 "int %s_thread(uint8_t *constant_weights, uint8_t *mutable_weights,\n"
                 "              uint8_t *activations, int tid, void (*barrier)(void *arg),\n"
                 "              void *barrier_arg);\n",
-                o->threads, n, P, P, P, P, o->threads, n);
+                o->threads, n, P, P, P, n, P, o->threads, n);
     fprintf(out, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
     if (fclose(out) != 0) {
         free(text);

@@ -5,12 +5,14 @@
 // The fallback runs an instruction exactly as the interpreter does (a stand-in graph node over
 // tensors borrowing region memory), so every instruction the interpreter runs, this backend
 // runs too; kernels only replace the hot ones. A fallback error is kept in the state (the
-// first one) and reported when the run returns.
+// first one) and reported when the run returns; so is a failure a kernel recorded in the
+// run's error record (an index out of range), in the evaluator's words.
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/cpu/cpu_llvm.h"
+#include "gk_ops.h"
 #include "runtime/threadpool.h"
 
 typedef struct cpu_state {
@@ -24,6 +26,7 @@ typedef struct cpu_state {
     glow_threadpool *pool;
     int nthreads;
     bool serial;                 /* the code runs on thread 0 alone: the pool stays asleep */
+    const ir_value *err;         /* the run's error record, or NULL */
     /* The current run. */
     uint8_t *constant, *mutable_, *act;
     atomic_int failed;
@@ -45,10 +48,12 @@ static bool cpu_supports(const ir_instr *in, char *why, size_t whylen)
     return cpu_own_kind(in->kind) || glow_backend_eval_supports(in, why, whylen);
 }
 
-/* The prepare step for the host's vector ISA; nothing for another CPU. */
+/* The run's error record for every target, then the prepare step for the host's vector ISA
+ * (nothing more for another CPU). */
 static glow_status cpu_prepare_hook(ir_function *f, const glow_prepare_options *o,
                                     glow_diag *d)
 {
+    cpu_add_error_record(f);
     if (!o->host)
         return GLOW_OK;
     cpu_isa isa;
@@ -112,6 +117,7 @@ static glow_status cpu_compile(ir_function *f, int threads, void **state, glow_d
     cpu_isa isa;
     cpu_host_isa(&isa);
     s->nfallback = cpu_fallbacks(f, &isa, &s->fallback, NULL);
+    s->err = cpu_error_record(f);
     cpu_module *m = NULL;
     int nk, nf;
     glow_status st = GLOW_OK;
@@ -143,6 +149,23 @@ static void run_thread(void *arg, int tid)
     s->run(s->constant, s->mutable_, s->act, tid, s->nthreads, s);
 }
 
+/* The failure a kernel recorded in the run's error record (gk_ops.h GK_ERR_*), in the
+ * evaluator's words. */
+static glow_status kernel_failure(const cpu_state *s, const int64_t *rec, glow_diag *d)
+{
+    const ir_instr *in = NULL;
+    for (int i = 0; i < s->ninstr && !in; i++)
+        if ((int64_t)s->instrs[i]->id + 1 == rec[GK_ERR_CODE])
+            in = s->instrs[i];
+    const char *kind = in ? ir_instr_kind_name(in->kind) : "?", *name = in ? in->name : "?";
+    long long v = rec[GK_ERR_VALUE], pos = rec[GK_ERR_POS], bound = rec[GK_ERR_BOUND];
+    if (in && in->kind == IK_REVERSE_SEQUENCE)
+        return glow_fail(d, GLOW_ERR_RUNTIME, "cpu backend: %s '%s': sequence length %lld of "
+                         "batch %lld outside [0, %lld]", kind, name, v, pos, bound);
+    return glow_fail(d, GLOW_ERR_RUNTIME, "cpu backend: %s '%s': index %lld at position %lld "
+                     "is out of range [%lld, %lld)", kind, name, v, pos, -bound, bound);
+}
+
 static glow_status cpu_execute(void *state, uint8_t *constant, uint8_t *mutable_, uint8_t *act,
                                glow_diag *d)
 {
@@ -160,7 +183,10 @@ static glow_status cpu_execute(void *state, uint8_t *constant, uint8_t *mutable_
             *d = s->diag;
         return s->status;
     }
-    return GLOW_OK;
+    int64_t rec[GK_ERR_WORDS] = { 0 };
+    if (s->err)
+        memcpy(rec, act + s->err->addr, sizeof rec);
+    return rec[GK_ERR_CODE] ? kernel_failure(s, rec, d) : GLOW_OK;
 }
 
 static int cpu_fallback_list(const void *state, const ir_instr *const **out)

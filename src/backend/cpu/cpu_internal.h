@@ -8,12 +8,12 @@
 //   residual.c  residual Adds (and a Relu after them) folded into blocked convolutions
 //   prepare.c   the prepare step: fast convolutions, pools and GEMMs become the backend's own
 //               instructions (ir/instrs.def, "cpu.*") with repacked weights, blocked scratch
-//               and work counters as explicit operands
+//               and work counters as explicit operands; the run's error record
 //   select.c    one instruction -> typed kernel operations (cpu_op)
 //   select_*.c  the same per family, called from select.c's switch (each defines its own
 //               small argument helpers):
 //     select_move.c     data movement of any element kind (strided copies, insert, pad, trilu)
-//     select_index.c    gathers, scatters and OneHot of any element kind
+//     select_index.c    gathers, scatters, OneHot and ReverseSequence of any element kind
 //     select_typed.c    elementwise instructions of every element kind -> the typed kernels
 //     select_spatial.c  Conv, ConvTranspose and the pools over 1-3 dims, Resize
 //     select_reduce.c   reductions, along-axis ops, LRN and MatMul of any element kind
@@ -114,6 +114,13 @@ int cpu_fuse_residuals(ir_function *f, const bool *blocked);
 /* The prepare step for vector length v (0: nothing to prepare); plain: keep every activation
  * in its plain layout (no layout pass, no residual fusion). */
 glow_status cpu_prepare(ir_function *f, int v, bool plain, glow_diag *d);
+/* The run's error record (kernels/gk_ops.h GK_ERR_*) the kernels that can fail write: an
+ * activation cpu.err of GK_ERR_WORDS int64, live for the whole program and zeroed by a
+ * cpu.zero at its start, added for every target when f has an instruction whose kernel can
+ * meet a bad index (cpu_can_fail); cpu_error_record finds it (NULL when there is none). */
+void cpu_add_error_record(ir_function *f);
+const ir_value *cpu_error_record(const ir_function *f);
+bool cpu_can_fail(ir_instr_kind k);
 
 /* --- select.c: typed kernel operations --- */
 
@@ -130,7 +137,7 @@ const char *cpu_kernel_name(cpu_kernel k);
 /* One argument of a kernel call; the emitter converts it to the kernel's parameter type
  * (i32/i64 for ints, float/double for reals, the pointer type for addresses). Every kernel
  * also gets (tid, nthreads) appended. */
-typedef enum { CA_PTR, CA_NULL, CA_INT, CA_REAL } cpu_arg_kind;
+typedef enum { CA_PTR, CA_NULL, CA_INT, CA_REAL, CA_ERR } cpu_arg_kind;
 typedef struct cpu_arg {
     cpu_arg_kind kind;
     int region;          /* CA_PTR: glow_region (backend.h) */
@@ -160,6 +167,10 @@ static inline cpu_arg cpu_null(void) { return (cpu_arg){ .kind = CA_NULL }; }
 static inline cpu_arg cpu_opt_ptr(const ir_value *v) { return v ? cpu_ptr(v, 0) : cpu_null(); }
 static inline cpu_arg cpu_num(int64_t i) { return (cpu_arg){ .kind = CA_INT, .i = i }; }
 static inline cpu_arg cpu_real(double f) { return (cpu_arg){ .kind = CA_REAL, .f = f }; }
+/* The kernels' code of an element kind (kernels/gk_dtype.h), 0 for the quantized kinds. */
+static inline int cpu_gk_dtype(glow_dtype t) { return t <= GLOW_BOOL ? (int)t + 1 : 0; }
+/* The run's error record (cpu_error_record), an address emit.c fills in. */
+static inline cpu_arg cpu_err(void) { return (cpu_arg){ .kind = CA_ERR }; }
 static inline void cpu_make_op(cpu_op *op, cpu_kernel k, const cpu_arg *args, int nargs)
 {
     op->k = k;
@@ -209,8 +220,9 @@ bool cpu_select_reduce(const ir_instr *in, cpu_op *ops, int *nops);
 
 /* --- select_index.c --- */
 
-/* cpu_select for Gather, GatherElements, GatherND, ScatterElements and ScatterND with
- * constant indices in range, and OneHot, of any element kind; false when no kernel fits. */
+/* cpu_select for Gather, GatherElements, GatherND, ScatterElements, ScatterND, OneHot and
+ * ReverseSequence of any element kind and indices of any integer kind (OneHot: any kind);
+ * the kernels record a bad index in the run's error record. False when no kernel fits. */
 bool cpu_select_index(const ir_instr *in, cpu_op *ops, int *nops);
 
 /* --- schedule.c: what runs in which order, with which barriers --- */

@@ -62,6 +62,7 @@ typedef struct gen {
     LLVMValueRef barrier_fn, fallback_fn;
     LLVMTypeRef barrier_ty, fallback_ty;
     LLVMTypeRef i8p, i32, i64;
+    const ir_value *err;             /* the run's error record (CA_ERR), or NULL */
 } gen;
 
 /* ptrs: the function's address parameters; occ[k]: which one the k-th address argument is
@@ -298,6 +299,28 @@ static void emit_zero(gen *g, const cpu_step *st)
     LLVMPositionBuilderAtEnd(g->b, next);
 }
 
+/* calls[0 .. n) with the error record's address for CA_ERR, in out when there is one. */
+static glow_status resolve_err(const gen *g, const ir_instr *in, const cpu_op **calls, int n,
+                               cpu_op *out, glow_diag *d)
+{
+    bool any = false;
+    for (int c = 0; c < n; c++)
+        for (int i = 0; i < (*calls)[c].nargs; i++)
+            any |= (*calls)[c].args[i].kind == CA_ERR;
+    if (!any)
+        return GLOW_OK;
+    if (!g->err)
+        return glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: %s '%s' reports errors, and the "
+                         "program has no error record", ir_instr_kind_name(in->kind), in->name);
+    memcpy(out, *calls, sizeof(*out) * (size_t)n);
+    for (int c = 0; c < n; c++)
+        for (int i = 0; i < out[c].nargs; i++)
+            if (out[c].args[i].kind == CA_ERR)
+                out[c].args[i] = cpu_ptr(g->err, 0);
+    *calls = out;
+    return GLOW_OK;
+}
+
 static glow_status emit_run(gen *g, const cpu_plan *plan, glow_diag *d)
 {
     LLVMTypeRef params[6] = { g->i8p, g->i8p, g->i8p, g->i32, g->i32, g->i8p };
@@ -318,13 +341,17 @@ static glow_status emit_run(gen *g, const cpu_plan *plan, glow_diag *d)
     LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->c, g->fn, "entry"));
     glow_strmap shapes = { 0 };
     glow_status s = GLOW_OK;
+    cpu_op *resolved = glow_xmalloc(sizeof(*resolved) * CPU_MAX_CALLS);
     for (int i = 0; i < plan->nsteps && s == GLOW_OK; i++) {
         const cpu_step *st = &plan->steps[i];
         switch (st->kind) {
-        case CPU_STEP_RUN:
-            s = emit_instr(g, st->in, &plan->ops[st->first], st->nops, st->chain, st->serial,
-                           &shapes, d);
+        case CPU_STEP_RUN: {
+            const cpu_op *calls = &plan->ops[st->first];
+            s = resolve_err(g, st->in, &calls, st->nops, resolved, d);
+            if (s == GLOW_OK)
+                s = emit_instr(g, st->in, calls, st->nops, st->chain, st->serial, &shapes, d);
             break;
+        }
         case CPU_STEP_BARRIER: emit_barrier(g); break;
         case CPU_STEP_FALLBACK: emit_fallback(g, st->index); break;
         case CPU_STEP_ZERO: emit_zero(g, st); break;
@@ -333,6 +360,7 @@ static glow_status emit_run(gen *g, const cpu_plan *plan, glow_diag *d)
     for (size_t i = 0; i < shapes.cap; i++)
         free((char *)shapes.keys[i]);
     glow_strmap_free(&shapes);
+    free(resolved);
     LLVMBuildRetVoid(g->b);
     return s;
 }
@@ -414,6 +442,7 @@ glow_status cpu_generate_for(ir_function *f, const cpu_target *t, cpu_module **o
         g.i8p = LLVMPointerType(LLVMInt8TypeInContext(m->ctx), 0);
         g.i32 = LLVMInt32TypeInContext(m->ctx);
         g.i64 = LLVMInt64TypeInContext(m->ctx);
+        g.err = cpu_error_record(f);
         cpu_isa isa;
         if (t->isa)
             isa = *t->isa;

@@ -12,12 +12,17 @@
 // allocated right around them, so the planner reuses their memory elsewhere), pools over
 // blocked activations as cpu.maxpool_nchwc / cpu.avgpool_nchwc, GEMMs as cpu.gemm_packed;
 // fold residual Adds into the convs (residual.c).
+//
+// Apart, for every target (cpu_add_error_record): the run's error record cpu.err that the
+// index kernels write when an index is out of range. It is no operand of theirs (emit.c passes
+// its address), so schedule.c puts a barrier after its zeroing.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
 #include "backend/cpu/repack.h"
+#include "gk_ops.h"
 
 /* What the repacking step made for one instruction. */
 typedef struct prep {
@@ -272,19 +277,44 @@ static void retype_blocked(ir_function *f, const bool *blocked, int v)
         }
 }
 
-/* The work counters of the fast kernels (kernels/simd.h gk_units): one u32 per instruction,
- * live for the whole program, zeroed at the start of every run. */
-static ir_value *add_work(ir_function *f, int count)
+/* A new activation `name` of type t, live for the whole program and zeroed at the start of
+ * every run (cpu.zero): the work counters of the fast kernels (kernels/simd.h gk_units, one
+ * u32 per instruction) and the run's error record. */
+static ir_value *add_zeroed(ir_function *f, const char *name, const glow_type *t)
 {
-    glow_type t = { .dtype = GLOW_U32, .rank = 1, .dims = { count } };
     ir_instr *first = f->first;
-    ir_value *w = ir_alloc_create(f, "cpu.work", &t);
+    ir_value *w = ir_alloc_create(f, name, t);
     mark_lifetime(f, w, first, NULL);
     ir_operand op = { w, 'o' };
-    ir_instr *z = ir_instr_append(f, IK_CPU_ZERO, "cpu.work", &op, 1, 1, NULL, 0);
+    ir_instr *z = ir_instr_append(f, IK_CPU_ZERO, name, &op, 1, 1, NULL, 0);
     ir_instr_unlink(f, z);
     ir_instr_insert_before(f, first, z);
     return w;
+}
+
+bool cpu_can_fail(ir_instr_kind k)
+{
+    return k == IK_GATHER || k == IK_GATHER_ELEMENTS || k == IK_GATHER_ND ||
+           k == IK_SCATTER_ELEMENTS || k == IK_SCATTER_ND || k == IK_REVERSE_SEQUENCE;
+}
+
+void cpu_add_error_record(ir_function *f)
+{
+    const ir_instr *in = f->first;
+    while (in && !cpu_can_fail(in->kind))
+        in = in->next;
+    if (!in || cpu_error_record(f))
+        return;
+    glow_type t = { .dtype = GLOW_I64, .rank = 1, .dims = { GK_ERR_WORDS } };
+    add_zeroed(f, "cpu.err", &t);
+}
+
+const ir_value *cpu_error_record(const ir_function *f)
+{
+    for (const ir_value *v = f->values; v; v = v->next)
+        if (v->kind == IV_ALLOC && v->name && !strcmp(v->name, "cpu.err"))
+            return v;
+    return NULL;
 }
 
 static ir_value *work_slot(ir_function *f, ir_value *work, int k)
@@ -316,7 +346,8 @@ glow_status cpu_prepare(ir_function *f, int v, bool plain, glow_diag *d)
     if (s == GLOW_OK && nfast) {
         blocked = plain ? glow_xcalloc(n, sizeof *blocked) : cpu_plan_layout(f, v, fast);
         retype_blocked(f, blocked, v);
-        ir_value *work = add_work(f, nfast);
+        glow_type wt = { .dtype = GLOW_U32, .rank = 1, .dims = { nfast } };
+        ir_value *work = add_zeroed(f, "cpu.work", &wt);
         int k = 0;
         for (ir_instr *in = f->first, *next; in; in = next) {
             next = in->next;

@@ -361,6 +361,10 @@ glow_status cpu_schedule(const ir_function *f, const cpu_isa *isa, cpu_plan *p, 
             z->region = glow_value_region(in->ops[0].v);
             z->offset = in->ops[0].v->addr;
             z->bytes = glow_type_bytes(&in->ops[0].v->type);
+            /* The kernels write the error record without naming it as an operand: every
+             * thread waits for it to be zeroed. */
+            if (in->ops[0].v == cpu_error_record(f))
+                barrier(p, &sb);
         } else if (sel) {
             p->nkernel++;
             add_run(p, in, ops, nops, false);

@@ -352,7 +352,7 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
     case IK_INSERT_TENSOR: case IK_PAD: case IK_TRILU:
         return cpu_select_move(in, ops, nops);
     case IK_GATHER: case IK_GATHER_ELEMENTS: case IK_GATHER_ND: case IK_SCATTER_ELEMENTS:
-    case IK_SCATTER_ND: case IK_ONE_HOT:
+    case IK_SCATTER_ND: case IK_ONE_HOT: case IK_REVERSE_SEQUENCE:
         return cpu_select_index(in, ops, nops);
     case IK_SPLAT:
         return sel_splat(in, ops) || cpu_select_typed(in, ops);

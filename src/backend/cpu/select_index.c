@@ -1,11 +1,12 @@
 // select_index.c - Picks the index-driven data-movement kernels of any element kind: Gather,
-// GatherElements, GatherND, ScatterElements and ScatterND (no reduction) when their indices
-// are constants in range, and OneHot, each by element size (kernels.def's u8, b16, b32, b64).
+// GatherElements, GatherND, ScatterElements and ScatterND (with their reductions), OneHot and
+// ReverseSequence, each by element size (kernels.def's u8, b16, b32, b64).
 //
-// The evaluator fails a run on an index out of range, which a kernel cannot report: so the
-// gathers and scatters take a kernel only when every index is a constant checked here, and
-// indices computed at run time stay on the evaluator. OneHot has no bad index (one out of
-// range selects the off value), so its indices may be anything of i32 or i64.
+// Indices are data: any integer kind (OneHot: any kind), read at run time. The evaluator fails
+// a run on an index out of range, and so do the kernels: they record it in the run's error
+// record (prepare.c's cpu.err, the CA_ERR argument) with their instruction's code (1 + its
+// id), which cpu.c turns into the evaluator's message and a bundle into a nonzero return.
+// OneHot has no bad index (one out of range selects the off value).
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
@@ -28,36 +29,22 @@ static const cpu_kernel scatter_nd_k[4] = {
     CPU_K_scatter_nd_b64_scalar
 };
 
-/* Whether the index operand v is a constant (or a view of one), i32 or i64, whose element e
- * lies in [-sizes[e % m], sizes[e % m]): the evaluator fails a run on any other index, which
- * a kernel cannot, so indices computed at run time stay on the evaluator. */
-static bool const_indices(const ir_value *v, int64_t m, const int64_t *sizes)
+/* The kernel's (kind, pointer) arguments of index operand v; false for a kind the kernels do
+ * not read as indices. */
+static bool index_args(const ir_value *v, cpu_arg *a)
 {
-    const ir_value *root = v->kind == IV_VIEW ? v->base : v;
-    glow_dtype t = v->type.dtype;
-    if ((t != GLOW_I32 && t != GLOW_I64) || root->kind != IV_WEIGHT || root->is_mutable ||
-        !root->storage || root->storage->kind != NK_CONSTANT || m <= 0)
-        return false;
-    const uint8_t *data = (const uint8_t *)root->storage->payload.data;
-    if (!data)
-        return false;
-    data += v->kind == IV_VIEW ? v->view_offset : 0;
-    int64_t n = glow_type_numel(&v->type);
-    for (int64_t e = 0; e < n; e++) {
-        int64_t i = t == GLOW_I32 ? ((const int32_t *)data)[e] : ((const int64_t *)data)[e];
-        int64_t size = sizes[e % m];
-        if (i < -size || i >= size)
-            return false;
-    }
-    return true;
+    glow_dtype_class c = glow_dtype_class_of(v->type.dtype);
+    a[0] = cpu_num(cpu_gk_dtype(v->type.dtype));
+    a[1] = cpu_ptr(v, 0);
+    return (c == DC_SINT || c == DC_UINT) && a[0].i;
 }
 
-/* The kernel's (i32, i64) index pointers for index operand v: one of them NULL. */
-static void index_args(const ir_value *v, cpu_arg *a)
+/* The error record and the instruction's code, a failing kernel's last two arguments. */
+static int error_args(const ir_instr *in, cpu_arg *a)
 {
-    cpu_arg none = { .kind = CA_NULL };
-    a[0] = v->type.dtype == GLOW_I32 ? cpu_ptr(v, 0) : none;
-    a[1] = v->type.dtype == GLOW_I32 ? none : cpu_ptr(v, 0);
+    a[0] = cpu_err();
+    a[1] = cpu_num((int64_t)in->id + 1);
+    return 2;
 }
 
 static bool set_op(cpu_op *op, cpu_kernel k, const cpu_arg *a, int n)
@@ -86,7 +73,7 @@ static bool sel_gather(const ir_instr *in, cpu_op *op)
     cpu_kernel k;
     if (in->nout != 1 || in->nops != 3 || axis < 0 || y->dtype != x->dtype ||
         !cpu_kernel_by_size(gather_k, glow_dtype_size(y->dtype), &k) || !cpu_no_alias(in) ||
-        y->rank != x->rank + ix->rank - 1 || !const_indices(iv, 1, &x->dims[axis]))
+        y->rank != x->rank + ix->rank - 1)
         return false;
     int64_t outer = 1, inner = 1;
     for (int i = 0; i < x->rank; i++) {
@@ -101,22 +88,29 @@ static bool sel_gather(const ir_instr *in, cpu_op *op)
         *(i < axis ? &outer : &inner) *= x->dims[i];
     }
     cpu_arg a[10] = { cpu_ptr(xv, 0) };
-    index_args(iv, &a[1]);
+    if (!index_args(iv, &a[1]))
+        return false;
     a[3] = cpu_ptr(yv, 0), a[4] = cpu_num(outer), a[5] = cpu_num(x->dims[axis]);
     a[6] = cpu_num(inner);
     a[7] = cpu_num(glow_type_numel(ix));
-    return set_op(op, k, a, 8);
+    return set_op(op, k, a, 8 + error_args(in, &a[8]));
 }
 
-/* A scatter without reduction whose result is the data's type and overlaps neither its
- * indices nor its updates, and the data only when it is the data's very buffer (updated in
- * place). */
+/* A scatter whose result is the data's type and overlaps neither its indices nor its
+ * updates, and the data only when it is the data's very buffer (updated in place): its
+ * arguments (count, reduction, element kind) at a. */
 static bool scatter_ok(const ir_instr *in, const ir_value *yv, const ir_value *xv,
-                       const ir_value *iv, const ir_value *uv)
+                       const ir_value *iv, const ir_value *uv, cpu_arg *a)
 {
-    const glow_attr *red = cpu_attr(in, GA_REDUCTION);
+    static const char *const names[] = { "none", "add", "mul", "max", "min" };
+    const glow_attr *ra = cpu_attr(in, GA_REDUCTION);
+    int red = 0, t = cpu_gk_dtype(yv->type.dtype);
+    while (ra && red < 5 && strcmp(ra->v.s, names[red]))
+        red++;
     bool same = glow_value_region(yv) == glow_value_region(xv) && yv->addr == xv->addr;
-    return !(red && strcmp(red->v.s, "none")) && glow_type_equal(&yv->type, &xv->type) &&
+    a[0] = cpu_num(glow_type_numel(&xv->type)), a[1] = cpu_num(red), a[2] = cpu_num(t);
+    return red < 5 && (red == 0 || t) &&
+           glow_type_equal(&yv->type, &xv->type) && uv->type.dtype == yv->type.dtype &&
            !cpu_overlap(yv, uv) && !cpu_overlap(yv, iv) && (!cpu_overlap(yv, xv) || same);
 }
 
@@ -132,29 +126,29 @@ static bool sel_elements(const ir_instr *in, cpu_op *op)
     if (in->nout != 1 || in->nops != (scatter ? 4u : 3u) || axis < 0 || ix->rank != r ||
         y->dtype != x->dtype ||
         !cpu_kernel_by_size(scatter ? scatter_elements_k : gather_elements_k,
-                            glow_dtype_size(y->dtype), &k) ||
-        !const_indices(iv, 1, &x->dims[axis]))
+                            glow_dtype_size(y->dtype), &k))
         return false;
     for (int i = 0; i < r; i++)
         if (i != axis && ix->dims[i] > x->dims[i])
             return false;
     int64_t xs[GLOW_MAX_DIMS];
     glow_type_strides(x, xs);
-    cpu_arg a[22];
+    cpu_arg a[CPU_MAX_ARGS];
     int at = 0;
     a[at++] = cpu_ptr(xv, 0);
-    index_args(iv, &a[at]);
+    if (!index_args(iv, &a[at]))
+        return false;
     at += 2;
     if (scatter) {
         const ir_value *uv = in->ops[3].v;
-        if (!scatter_ok(in, yv, xv, iv, uv) || uv->type.dtype != y->dtype || uv->type.rank != r)
+        a[at++] = cpu_ptr(uv, 0);
+        a[at++] = cpu_ptr(yv, 0);
+        if (!scatter_ok(in, yv, xv, iv, uv, &a[at]) || uv->type.rank != r)
             return false;
+        at += 3;
         for (int i = 0; i < r; i++)
             if (uv->type.dims[i] != ix->dims[i])
                 return false;
-        a[at++] = cpu_ptr(uv, 0);
-        a[at++] = cpu_ptr(yv, 0);
-        a[at++] = cpu_num(glow_type_numel(x));
     } else {
         if (!cpu_no_alias(in) || y->rank != r)
             return false;
@@ -170,7 +164,8 @@ static bool sel_elements(const ir_instr *in, cpu_op *op)
         a[at + i] = cpu_num(j >= 0 ? ix->dims[j] : 1);
         a[at + 6 + i] = cpu_num(j >= 0 ? xs[j] : 0);
     }
-    return set_op(op, k, a, at + 12);
+    at += 12;
+    return set_op(op, k, a, at + error_args(in, &a[at]));
 }
 
 /* GatherND [y, x, idx] (batch_dims b) and ScatterND [y, x, idx, updates] (b = 0, reduction
@@ -188,7 +183,7 @@ static bool sel_nd(const ir_instr *in, cpu_op *op)
         !cpu_kernel_by_size(scatter ? scatter_nd_k : gather_nd_k, glow_dtype_size(y->dtype), &k))
         return false;
     int64_t m = ix->dims[ix->rank - 1], xs[GLOW_MAX_DIMS];
-    if (m < 1 || m > x->rank - b || !const_indices(iv, m, &x->dims[b]))
+    if (m < 1 || m > x->rank - b)
         return false;
     for (int i = 0; i < b; i++)
         if (ix->dims[i] != x->dims[i])
@@ -216,18 +211,19 @@ static bool sel_nd(const ir_instr *in, cpu_op *op)
     for (int i = (int)(b + m); i < x->rank; i++)
         if (moved->dims[r++] != x->dims[i])
             return false;
-    cpu_arg a[24];
+    cpu_arg a[CPU_MAX_ARGS];
     int at = 0;
     a[at++] = cpu_ptr(xv, 0);
-    index_args(iv, &a[at]);
+    if (!index_args(iv, &a[at]))
+        return false;
     at += 2;
     if (scatter) {
         const ir_value *uv = in->ops[3].v;
-        if (!scatter_ok(in, yv, xv, iv, uv))
-            return false;
         a[at++] = cpu_ptr(uv, 0);
         a[at++] = cpu_ptr(yv, 0);
-        a[at++] = cpu_num(glow_type_numel(x));
+        if (!scatter_ok(in, yv, xv, iv, uv, &a[at]))
+            return false;
+        at += 3;
     } else {
         if (!cpu_no_alias(in))
             return false;
@@ -243,14 +239,15 @@ static bool sel_nd(const ir_instr *in, cpu_op *op)
         a[at + j] = cpu_num(j < m ? x->dims[b + j] : 1);
         a[at + 6 + j] = cpu_num(j < m ? xs[b + j] : 0);
     }
-    return set_op(op, k, a, at + 12);
+    at += 12;
+    return set_op(op, k, a, at + error_args(in, &a[at]));
 }
 
 static const cpu_kernel one_hot_k[4] = { CPU_K_one_hot_u8_scalar, CPU_K_one_hot_b16_scalar,
                                          CPU_K_one_hot_b32_scalar, CPU_K_one_hot_b64_scalar };
 
-/* OneHot [y, idx, depth, values] with i32/i64 indices (which may hold anything: the kernel
- * maps them as the evaluator does); the depth is the attribute. */
+/* OneHot [y, idx, depth, values] with indices of any kind (which may hold anything: the
+ * kernel maps them as the evaluator does); the depth is the attribute. */
 static bool sel_one_hot(const ir_instr *in, cpu_op *op)
 {
     const ir_value *yv = in->ops[0].v, *iv = in->ops[1].v, *vv = in->ops[3].v;
@@ -260,7 +257,7 @@ static bool sel_one_hot(const ir_instr *in, cpu_op *op)
     cpu_kernel k;
     axis = axis < 0 ? axis + ix->rank + 1 : axis;
     if (in->nout != 1 || in->nops != 4 || depth < 0 || axis < 0 || axis > ix->rank ||
-        (ix->dtype != GLOW_I32 && ix->dtype != GLOW_I64) || vv->type.dtype != y->dtype ||
+        !cpu_gk_dtype(ix->dtype) || vv->type.dtype != y->dtype ||
         glow_type_numel(&vv->type) != 2 || y->rank != ix->rank + 1 ||
         !cpu_kernel_by_size(one_hot_k, glow_dtype_size(y->dtype), &k) || !cpu_no_alias(in))
         return false;
@@ -272,11 +269,35 @@ static bool sel_one_hot(const ir_instr *in, cpu_op *op)
         if (i != axis)
             *(i < axis ? &outer : &inner) *= want;
     }
-    cpu_arg a[7];
-    index_args(iv, a);
+    cpu_arg a[7] = { cpu_num(cpu_gk_dtype(ix->dtype)), cpu_ptr(iv, 0) };
     a[2] = cpu_ptr(vv, 0), a[3] = cpu_ptr(yv, 0), a[4] = cpu_num(outer), a[5] = cpu_num(depth);
     a[6] = cpu_num(inner);
     return set_op(op, k, a, 7);
+}
+
+static const cpu_kernel reverse_k[4] = {
+    CPU_K_reverse_sequence_u8_scalar, CPU_K_reverse_sequence_b16_scalar,
+    CPU_K_reverse_sequence_b32_scalar, CPU_K_reverse_sequence_b64_scalar
+};
+
+/* ReverseSequence [y, x, lens]: time and batch along dims 0 and 1 in either order, the
+ * lengths of any integer kind checked at run time. */
+static bool sel_reverse(const ir_instr *in, cpu_op *op)
+{
+    const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v, *lv = in->ops[2].v;
+    const glow_type *x = &xv->type;
+    const glow_attr *ta = cpu_attr(in, GA_TIME_AXIS), *ba = cpu_attr(in, GA_BATCH_AXIS);
+    int64_t t = ta ? ta->v.i : 0, b = ba ? ba->v.i : 1;
+    cpu_kernel k;
+    cpu_arg a[12] = { cpu_ptr(xv, 0) };
+    if (in->nout != 1 || in->nops != 3 || x->rank < 2 || t < 0 || t > 1 || b != 1 - t ||
+        !glow_type_equal(&yv->type, x) || glow_type_numel(&lv->type) != x->dims[b] ||
+        !cpu_kernel_by_size(reverse_k, glow_dtype_size(x->dtype), &k) || !cpu_no_alias(in) ||
+        !index_args(lv, &a[1]) || !x->dims[0] || !x->dims[1])
+        return false;
+    a[3] = cpu_ptr(yv, 0), a[4] = cpu_num(t == 0), a[5] = cpu_num(x->dims[0]);
+    a[6] = cpu_num(x->dims[1]), a[7] = cpu_num(glow_type_numel(x) / (x->dims[0] * x->dims[1]));
+    return set_op(op, k, a, 8 + error_args(in, &a[8]));
 }
 
 bool cpu_select_index(const ir_instr *in, cpu_op *ops, int *nops)
@@ -287,6 +308,7 @@ bool cpu_select_index(const ir_instr *in, cpu_op *ops, int *nops)
     case IK_GATHER_ELEMENTS: case IK_SCATTER_ELEMENTS: return sel_elements(in, ops);
     case IK_GATHER_ND: case IK_SCATTER_ND: return sel_nd(in, ops);
     case IK_ONE_HOT: return sel_one_hot(in, ops);
+    case IK_REVERSE_SEQUENCE: return sel_reverse(in, ops);
     default: return false;
     }
 }
