@@ -7,8 +7,11 @@
 // since the last barrier wrote (or writes bytes one of them read): the byte ranges of the
 // operands, recorded since the last barrier, decide. That is what makes the shares of two
 // kernels with different splits safe. A fallback, a zeroing and a small operation (operands
-// of at most SERIAL_BYTES in all) run on thread 0 alone: those need no barrier among
-// themselves, only against what the threads ran together since the last barrier.
+// of at most SERIAL_BYTES in all, or a GEMM of at most SERIAL_MACS) run on thread 0 alone:
+// those need no barrier among themselves, only against what the threads ran together since
+// the last barrier. A program whose shared work is small beside its serial work (an unrolled
+// LSTM) runs wholly on thread 0, without barriers (cpu_plan.serial: cpu.c leaves the pool
+// asleep).
 //
 // Chains. Consecutive instructions whose one operation is a same-size f32 elementwise kernel
 // (unary, binary, Clip) join a chain when every buffer a step reads or writes is either
