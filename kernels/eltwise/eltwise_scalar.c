@@ -89,6 +89,29 @@ static inline float step1(int op, double p, double q, const float *a, const floa
     if (nsteps > k)                                                    \
         y##k[i] = step1(op##k, p##k, q##k, a##k, b##k, i);
 
+/* Elements of a block of the chain loop. Each step copies its operands of a block into local
+ * arrays, computes there and copies the results out, in step order: a step still reads what
+ * an earlier one wrote at the same index, and the JIT vectorizes the steps without proving
+ * that the buffers do not overlap (with up to 12 pointers the run-time checks exceed LLVM's
+ * limit, and a chain with Sigmoid or Tanh stayed scalar). */
+#define CHAIN_BLOCK 16
+
+static inline void step_block(int op, double p, double q, const float *a, const float *b,
+                              float *y)
+{
+    float ta[CHAIN_BLOCK], tb[CHAIN_BLOCK], ty[CHAIN_BLOCK];
+    memcpy(ta, a, sizeof ta);
+    if (op < 0)
+        memcpy(tb, b, sizeof tb);
+    for (int64_t j = 0; j < CHAIN_BLOCK; j++)
+        ty[j] = step1(op, p, q, ta, tb, j);
+    memcpy(y, ty, sizeof ty);
+}
+
+#define STEP_BLOCK(k)                                                  \
+    if (nsteps > k)                                                    \
+        step_block(op##k, p##k, q##k, a##k + i, op##k < 0 ? b##k + i : NULL, y##k + i);
+
 void gk_chain_f32_scalar(int64_t n, int nsteps,
                          int op0, double p0, double q0, const float *a0, const float *b0,
                          float *y0, int op1, double p1, double q1, const float *a1,
@@ -99,7 +122,14 @@ void gk_chain_f32_scalar(int64_t n, int nsteps,
 {
     int64_t lo, hi;
     gk_split(n, GRAIN, tid, nthreads, &lo, &hi);
-    for (int64_t i = lo; i < hi; i++) {
+    int64_t i = lo;
+    for (; i + CHAIN_BLOCK <= hi; i += CHAIN_BLOCK) {
+        STEP_BLOCK(0)
+        STEP_BLOCK(1)
+        STEP_BLOCK(2)
+        STEP_BLOCK(3)
+    }
+    for (; i < hi; i++) {
         STEP(0)
         STEP(1)
         STEP(2)

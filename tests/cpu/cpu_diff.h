@@ -134,6 +134,8 @@ static inline void build(case_fn fn, uint64_t seed)
 }
 
 static int chains;   /* fused elementwise loops in the last cpu plan */
+static int barriers; /* its barriers */
+static bool plan_serial; /* it runs every step on thread 0 (cpu_plan.serial) */
 static bool called[GK_NROWS]; /* rows whose kernel a cpu plan called */
 
 /* Compiles and runs; returns a malloc'd copy of output 0 and its type (NULL on failure;
@@ -159,9 +161,12 @@ static inline void *run(case_fn fn, uint64_t seed, const char *backend, int thre
         cpu_plan plan;
         if (cpu_schedule(p->ir, &isa, &plan, &D) == GLOW_OK) {
             *fallbacks = plan.nfallback;
-            chains = 0;
-            for (int i = 0; i < plan.nsteps; i++)
+            chains = barriers = 0;
+            plan_serial = plan.serial;
+            for (int i = 0; i < plan.nsteps; i++) {
                 chains += plan.steps[i].kind == CPU_STEP_RUN && plan.steps[i].chain;
+                barriers += plan.steps[i].kind == CPU_STEP_BARRIER;
+            }
             for (int i = 0; i < plan.nops; i++)
                 if ((int)plan.ops[i].k < GK_NROWS)
                     called[plan.ops[i].k] = true;

@@ -25,6 +25,7 @@ typedef struct cpu_state {
     cpu_run_fn run;
     glow_threadpool *pool;
     int nthreads;
+    bool serial;                 /* the code runs on thread 0 alone: the pool stays asleep */
     const ir_value *err;         /* the run's error record, or NULL */
     /* The current run. */
     uint8_t *constant, *mutable_, *act;
@@ -127,6 +128,7 @@ static glow_status cpu_compile(ir_function *f, int threads, void **state, glow_d
     if (st == GLOW_OK)
         st = cpu_generate_unoptimized(f, &m, &nk, &nf, d);
     if (st == GLOW_OK) {
+        s->serial = cpu_module_serial(m);
         const cpu_host_symbol syms[] = {
             { "glowc_cpu_barrier", (void *)glowc_cpu_barrier },
             { "glowc_cpu_fallback", (void *)glowc_cpu_fallback },
@@ -172,7 +174,10 @@ static glow_status cpu_execute(void *state, uint8_t *constant, uint8_t *mutable_
     s->mutable_ = mutable_;
     s->act = act;
     atomic_store(&s->failed, 0);
-    glow_threadpool_run(s->pool, run_thread, s);
+    if (s->serial)
+        s->run(constant, mutable_, act, 0, 1, s);
+    else
+        glow_threadpool_run(s->pool, run_thread, s);
     if (atomic_load(&s->failed)) {
         if (d)
             *d = s->diag;

@@ -251,6 +251,7 @@ typedef struct cpu_plan {
     cpu_op *ops;
     int nops, capops;
     int nkernel, nfallback;          /* instructions run by kernels / by the evaluator */
+    bool serial;                     /* every step on thread 0, no barrier */
 } cpu_plan;
 
 /* The plan of f for isa: every instruction's operations, runs of elementwise operations

@@ -58,6 +58,9 @@ LLVMTargetMachineRef cpu_module_target_machine(cpu_module *m);
 const char *cpu_module_triple(cpu_module *m);
 const char *cpu_module_cpu(cpu_module *m);
 const char *cpu_module_features(cpu_module *m);
+/* glowc_run does all its work on thread 0 (cpu_plan.serial): no barrier, the other threads
+ * return at once, so the caller may run it alone as thread 0 of 1. */
+bool cpu_module_serial(const cpu_module *m);
 
 /* --- parts.c --- */
 

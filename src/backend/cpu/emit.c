@@ -25,6 +25,7 @@ struct cpu_module {
     LLVMModuleRef mod;
     LLVMTargetMachineRef tm;
     char *triple, *cpu, *features;   /* the target's, for target machines made later */
+    bool serial;                     /* the plan runs every step on thread 0 */
 };
 
 void cpu_module_destroy(cpu_module *m)
@@ -406,6 +407,7 @@ LLVMModuleRef cpu_module_llvm(cpu_module *m) { return m->mod; }
 LLVMTargetMachineRef cpu_module_target_machine(cpu_module *m) { return m->tm; }
 const char *cpu_module_triple(cpu_module *m) { return m->triple; }
 const char *cpu_module_cpu(cpu_module *m) { return m->cpu; }
+bool cpu_module_serial(const cpu_module *m) { return m->serial; }
 const char *cpu_module_features(cpu_module *m) { return m->features; }
 
 glow_status cpu_generate_for(ir_function *f, const cpu_target *t, cpu_module **out,
@@ -451,6 +453,7 @@ glow_status cpu_generate_for(ir_function *f, const cpu_target *t, cpu_module **o
         if (s == GLOW_OK) {
             *nkernel = plan.nkernel;
             *nfallback = plan.nfallback;
+            m->serial = plan.serial;
             s = emit_run(&g, &plan, d);
             cpu_plan_free(&plan);
         }

@@ -7,8 +7,11 @@
 // since the last barrier wrote (or writes bytes one of them read): the byte ranges of the
 // operands, recorded since the last barrier, decide. That is what makes the shares of two
 // kernels with different splits safe. A fallback, a zeroing and a small operation (operands
-// of at most SERIAL_BYTES in all) run on thread 0 alone: those need no barrier among
-// themselves, only against what the threads ran together since the last barrier.
+// of at most SERIAL_BYTES in all, or a GEMM of at most SERIAL_MACS) run on thread 0 alone:
+// those need no barrier among themselves, only against what the threads ran together since
+// the last barrier. A program whose shared work is small beside its serial work (an unrolled
+// LSTM) runs wholly on thread 0, without barriers (cpu_plan.serial: cpu.c leaves the pool
+// asleep).
 //
 // Chains. Consecutive instructions whose one operation is a same-size f32 elementwise kernel
 // (unary, binary, Clip) join a chain when every buffer a step reads or writes is either
@@ -247,15 +250,60 @@ static bool conflicts_shared(const ir_instr *in, const since_barrier *sb)
 }
 
 /* Operations this small run on thread 0 alone: splitting them saves less than the barrier
- * their sharing would need (an unrolled LSTM's steps on [1, 128] vectors). */
-enum { SERIAL_BYTES = 16384 };
+ * their sharing would need (an unrolled LSTM's steps on [1, 128] vectors). So does a packed
+ * GEMM of at most SERIAL_MACS multiply-adds (an LSTM step's [1, 128] x [128, 512], ~1 us on
+ * one core): shared, it needs a barrier before and after it, which cost more than half of it
+ * on a busy machine, and the steps between are serial anyway. */
+enum { SERIAL_BYTES = 16384, SERIAL_MACS = 65536 };
+
+/* The multiply-adds of a packed GEMM (0 for another instruction). */
+static int64_t gemm_macs(const ir_instr *in)
+{
+    const glow_type *y = &in->ops[0].v->type, *a = &in->ops[1].v->type;
+    if (in->kind != IK_CPU_GEMM_PACKED || y->rank != 2 || a->rank != 2)
+        return 0;
+    return y->dims[0] * y->dims[1] * a->dims[1];
+}
 
 static bool small_instr(const ir_instr *in)
 {
+    int64_t macs = gemm_macs(in);
+    if (macs > 0 && macs <= SERIAL_MACS)
+        return true;
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < in->nops; i++)
         bytes += glow_type_bytes(&in->ops[i].v->type);
     return bytes <= SERIAL_BYTES;
+}
+
+/* A program whose shared steps are only packed GEMMs and elementwise operations, of at most
+ * SERIAL_PROGRAM_WORK multiply-adds and elements in all and no more than its serial steps',
+ * runs on thread 0 alone (an unrolled LSTM: two input projections shared, a hundred serial
+ * GEMM steps): sharing would save at most a quarter of the run and ~35 us on two cores,
+ * while waking the threads and the barriers cost about that on a busy machine, where a
+ * thread the scheduler has put aside stalls every barrier. */
+enum { SERIAL_PROGRAM_WORK = 1 << 23 };
+
+/* The work of an instruction: the multiply-adds of a packed GEMM, the n elements of an
+ * elementwise operation (step), -1 for anything else. */
+static int64_t work_of(const ir_instr *in, bool step, int64_t n)
+{
+    int64_t macs = gemm_macs(in);
+    return macs > 0 ? macs : step ? n : -1;
+}
+
+/* Every step on thread 0, in program order: no barrier is needed. */
+static void make_serial(cpu_plan *p)
+{
+    int k = 0;
+    for (int i = 0; i < p->nsteps; i++) {
+        if (p->steps[i].kind == CPU_STEP_BARRIER)
+            continue;
+        p->steps[k] = p->steps[i];
+        p->steps[k++].serial = true;
+    }
+    p->nsteps = k;
+    p->serial = true;
 }
 
 glow_status cpu_schedule(const ir_function *f, const cpu_isa *isa, cpu_plan *p, glow_diag *d)
@@ -266,6 +314,7 @@ glow_status cpu_schedule(const ir_function *f, const cpu_isa *isa, cpu_plan *p, 
     chain ch = { 0 };
     glow_status s = GLOW_OK;
     int index = 0;
+    int64_t shared = 0, alone = 0;   /* the work of the shared and of the serial steps */
     for (const ir_instr *in = f->first; in && s == GLOW_OK; in = in->next, index++) {
         if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC)
             continue;
@@ -275,6 +324,12 @@ glow_status cpu_schedule(const ir_function *f, const cpu_isa *isa, cpu_plan *p, 
         cpu_arg st[ST_ARGS];
         int64_t n = 0;
         bool step = sel && nops == 1 && chain_step(&ops[0], &n, st);
+        int64_t w = sel ? work_of(in, step, n) : 0;
+        if (!serial)
+            shared = w < 0 || shared + w > SERIAL_PROGRAM_WORK ? SERIAL_PROGRAM_WORK + 1
+                                                             : shared + w;
+        else if (w > 0 && alone < SERIAL_PROGRAM_WORK)
+            alone += w;
         /* A shared chain's step may touch only its own buffers among what ran since the
          * barrier; a serial chain's only nothing the threads shared since (thread 0 runs the
          * serial steps in order). */
@@ -328,6 +383,8 @@ glow_status cpu_schedule(const ir_function *f, const cpu_isa *isa, cpu_plan *p, 
     }
     if (s == GLOW_OK)
         flush_chain(p, &ch);
+    if (s == GLOW_OK && shared <= SERIAL_PROGRAM_WORK && shared <= alone)
+        make_serial(p);
     free(ops);
     free(sb.rd.v);
     free(sb.wr.v);
