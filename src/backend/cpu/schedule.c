@@ -259,8 +259,10 @@ enum { SERIAL_BYTES = 16384, SERIAL_MACS = 65536 };
 /* The multiply-adds of a packed GEMM (0 for another instruction). */
 static int64_t gemm_macs(const ir_instr *in)
 {
+    if (in->kind != IK_CPU_GEMM_PACKED || in->nops < 2)
+        return 0;
     const glow_type *y = &in->ops[0].v->type, *a = &in->ops[1].v->type;
-    if (in->kind != IK_CPU_GEMM_PACKED || y->rank != 2 || a->rank != 2)
+    if (y->rank != 2 || a->rank != 2)
         return 0;
     return y->dims[0] * y->dims[1] * a->dims[1];
 }
