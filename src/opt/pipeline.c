@@ -50,6 +50,8 @@ static const step before_lowering[] = {
       "would expand it" },
     { GLOW_PASS_FOLD_CONV_ARITH, true, "scale and shift after a Conv (also what BN folding "
       "could not reach)" },
+    { GLOW_PASS_SINK_RESIZE, false, "a 1x1 Conv after an upsample runs at the low "
+      "resolution, once BN and scales are in its weights" },
     { GLOW_PASS_MATMUL_ADD_FC, false, "before lowering so the backend sees FullyConnected" },
     { GLOW_PASS_FOLD_CONST, false, "the rewrites above leave constant subgraphs" },
     { GLOW_PASS_CSE, true, "merge duplicates once the graph has settled" },
