@@ -39,8 +39,7 @@ static bool pointwise_conv(const glow_node *c)
 
 static bool str_is(const glow_node *n, glow_attr_id a, const char *s)
 {
-    const glow_attr *at = glow_node_attr(n, a);
-    return at && at->v.s && strcmp(at->v.s, s) == 0;
+    return strcmp(glow_node_str(n, a, ""), s) == 0;
 }
 
 static bool spatial_resize(const glow_node *r)
