@@ -18,6 +18,8 @@ typedef enum {
 typedef enum {
     GLOW_OPT_BEFORE_LOWERING,  /* the imported graph: folds, sinks, pattern rewrites */
     GLOW_OPT_AFTER_LOWERING,   /* lowering's output: folds and cleans what lowering left */
+    GLOW_OPT_AFTER_QUANTIZATION, /* the quantizer's output: folds quantized constants,
+                                  * cancels Dequantize/Quantize pairs */
 } glow_opt_phase;
 
 /* Backend hook: true when the backend wants activation `act` (Relu, Clip, LeakyRelu,

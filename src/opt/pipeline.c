@@ -69,6 +69,14 @@ static const step after_lowering[] = {
     { GLOW_PASS_DCE, false, "drop what the rewrites left unused" },
 };
 
+static const step after_quantization[] = {
+    { GLOW_PASS_FOLD_CONST, false, "the quantizer quantizes weights with Quantize(constant)" },
+    { GLOW_PASS_REMOVE_NOOPS, true, "and leaves identity data movement" },
+    { GLOW_PASS_CSE, true, "quantizing a value for two users makes two equal Quantize nodes" },
+    { GLOW_PASS_FUSE_ACTIVATION, false, "the float nodes left, for the backend" },
+    { GLOW_PASS_DCE, false, "drop what the rewrites left unused" },
+};
+
 #define NSTEPS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 const char *glow_pass_name(glow_pass_id id)
@@ -110,6 +118,7 @@ void glow_print_pipeline(FILE *out)
 {
     print_steps(out, "before lowering", before_lowering, NSTEPS(before_lowering));
     print_steps(out, "after lowering", after_lowering, NSTEPS(after_lowering));
+    print_steps(out, "after quantization", after_quantization, NSTEPS(after_quantization));
     fputs("passes:\n", out);
     for (int i = 0; i < GLOW_PASS_COUNT; i++)
         fprintf(out, "  %-22s %s\n", pass_table[i].name, pass_table[i].desc);
@@ -228,10 +237,15 @@ glow_status glow_optimize(glow_function *f, const glow_opt_options *o, glow_diag
         for (int i = 0; i < o->npasses && s == GLOW_OK; i++)
             s = run_one(f, o->passes[i], o, NULL, &st[o->passes[i]], d);
     } else {
-        const step *steps = o->phase == GLOW_OPT_BEFORE_LOWERING ? before_lowering :
-                                                                   after_lowering;
-        int n = o->phase == GLOW_OPT_BEFORE_LOWERING ? NSTEPS(before_lowering) :
-                                                       NSTEPS(after_lowering);
+        const step *steps = before_lowering;
+        int n = NSTEPS(before_lowering);
+        if (o->phase == GLOW_OPT_AFTER_LOWERING) {
+            steps = after_lowering;
+            n = NSTEPS(after_lowering);
+        } else if (o->phase == GLOW_OPT_AFTER_QUANTIZATION) {
+            steps = after_quantization;
+            n = NSTEPS(after_quantization);
+        }
         for (int i = 0; i < n && s == GLOW_OK; i++) {
             if (steps[i].id == GLOW_PASS_FUSE_ACTIVATION && !o->fuse_activation)
                 continue;

@@ -7,6 +7,7 @@
 #include "iropt/iropt.h"
 #include "lower/lower.h"
 #include "opt/opt.h"
+#include "quant/quant.h"
 #include "runtime/runtime.h"
 
 #define HUGE_PAGE ((size_t)2 << 20)
@@ -110,10 +111,22 @@ static glow_status build(glow_program *p, const glow_compile_options *opt, glow_
     }
     if (opt->stop_after <= GLOW_STAGE_OPTIMIZED)
         return GLOW_OK;
-    GLOW_TRY(glow_lower_for_backend(p->f, p->backend->keeps_node, d));
+    bool quant = opt->quant_hook != NULL;
+    GLOW_TRY(glow_lower_for_backend(p->f, quant ? glow_quant_keeps_node : p->backend->keeps_node,
+                                    d));
     if (!opt->no_optimize) {
         oo.phase = GLOW_OPT_AFTER_LOWERING;
+        oo.fuse_activation = quant ? NULL : p->backend->fuse_activation;
         GLOW_TRY(glow_optimize(p->f, &oo, d));
+    }
+    if (quant) {
+        GLOW_TRY(opt->quant_hook(p->f, opt->quant_ctx, d));
+        GLOW_TRY(glow_lower_for_backend(p->f, p->backend->keeps_node, d));
+        if (!opt->no_optimize) {
+            oo.phase = GLOW_OPT_AFTER_QUANTIZATION;
+            oo.fuse_activation = p->backend->fuse_activation;
+            GLOW_TRY(glow_optimize(p->f, &oo, d));
+        }
     }
     glow_schedule(p->f);
     GLOW_TRY(glow_function_verify(p->f, d));

@@ -31,6 +31,14 @@ typedef struct glow_compile_options {
     /* The backend keeps every activation in its plain layout (no blocked layouts between
      * kernels): for tests that compare the two. */
     bool plain_layout;
+    /* Quantization (src/quant): when set, lowering keeps the nodes the quantizer converts
+     * whole (glow_quant_keeps_node) and the optimizer fuses nothing before the quantization
+     * point; there the pipeline calls quant_hook(f, quant_ctx) (`glowc profile` instruments
+     * the graph, --quantize converts it), then lowers what is left for the backend and runs
+     * the after-quantization optimizer. Profiling and quantizing see the same graph at that
+     * point whatever the backend, so a profile serves every backend. */
+    glow_status (*quant_hook)(glow_function *f, void *ctx, glow_diag *d);
+    void *quant_ctx;
 } glow_compile_options;
 
 typedef struct glow_program {
