@@ -36,6 +36,7 @@ typedef enum {
     EP_FLOAT,       /* x float -> same (softmax family) */
     EP_SPLAT,       /* no operands -> any non-quantized kind */
     EP_FLOAT_ALL,   /* every operand of x's float kind -> same, extra results float */
+    EP_QUANT,       /* only quantized forms (glow_ev_quant_types decides) */
 } ev_policy;
 
 typedef struct {
@@ -114,6 +115,8 @@ static ev_entry entry_of(glow_node_kind k)
     case NK_RESIZE: return (ev_entry){ glow_ev_resize, EP_UN_NUM };
     case NK_SPLAT: return (ev_entry){ glow_ev_splat, EP_SPLAT };
     case NK_INSERT_TENSOR: return (ev_entry){ glow_ev_insert_tensor, EP_MOVE };
+    case NK_QUANTIZE: case NK_DEQUANTIZE: case NK_RESCALE_QUANTIZED: case NK_CHANNELWISE_QCONV:
+        return (ev_entry){ glow_ev_quant, EP_QUANT };
     default: return (ev_entry){ NULL, EP_NONE };
     }
 }
@@ -136,7 +139,7 @@ static bool policy_ok(ev_policy p, int nin, const glow_type *const *in, int nout
         return false;
     glow_dtype x = in[0]->dtype, y = out[0].dtype;
     switch (p) {
-    case EP_NONE: case EP_SPLAT: return false;
+    case EP_NONE: case EP_SPLAT: case EP_QUANT: return false;
     case EP_UN_FLOAT: case EP_FLOAT: return ev_is_float(x) && y == x;
     case EP_UN_NUM: case EP_REDUCE: return ev_is_num(x) && y == x;
     case EP_UN_INT: return ev_is_int(x) && y == x;
@@ -190,6 +193,8 @@ bool glow_eval_supported_types(glow_node_kind k, const glow_type *const *ins, in
                                const glow_type *outs, int nout)
 {
     ev_entry e = entry_of(k);
+    if (nin >= 1 && nin <= 64 && glow_ev_quant_types(k, ins, nin, outs, nout))
+        return true;
     if (!e.fn || (nin < 1 && e.policy != EP_SPLAT) || nin > 64 || nout < 1 || nout > 3)
         return false;
     return policy_ok(e.policy, nin, ins, nout, outs);
@@ -263,7 +268,7 @@ glow_status glow_eval_node_into(const glow_node *n, const glow_tensor *ins, glow
                                 glow_diag *d)
 {
     ev_entry e = entry_of(n->kind);
-    if (!e.fn)
+    if (!e.fn && !glow_ev_quant_kind(n->kind))
         return glow_fail(d, GLOW_ERR_UNSUPPORTED, "%s '%s': no evaluator for this kind",
                          glow_ev_kind(n), n->name);
     if ((n->nin < 1 && e.policy != EP_SPLAT) || n->nin > 64 || n->nout < 1 || n->nout > 3)
@@ -279,7 +284,10 @@ glow_status glow_eval_node_into(const glow_node *n, const glow_tensor *ins, glow
             return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': operand %u has no data",
                              glow_ev_kind(n), n->name, i);
     }
-    if (!policy_ok(e.policy, (int)n->nin, in, (int)n->nout, n->outs)) {
+    bool quant = glow_ev_quant_types(n->kind, in, (int)n->nin, n->outs, (int)n->nout);
+    if (quant)
+        e = (ev_entry){ glow_ev_quant, EP_QUANT };
+    else if (!policy_ok(e.policy, (int)n->nin, in, (int)n->nout, n->outs)) {
         char a[96] = "none", b[96];
         if (n->nin > 0)
             glow_type_str(in[0], a, sizeof a);
@@ -299,8 +307,9 @@ glow_status glow_eval_node_into(const glow_node *n, const glow_tensor *ins, glow
         }
     }
     /* f32 elementwise ops and MatMul take plain float loops when their shapes allow. */
-    glow_status s = glow_ev_fast(n, ins, outs) ? GLOW_OK : e.fn(n, ins, outs, d);
-    if (s == GLOW_OK && glow_node_attr(n, GA_FUSED_ACT))
+    glow_status s = !quant && glow_ev_fast(n, ins, outs) ? GLOW_OK : e.fn(n, ins, outs, d);
+    /* Quantized forms narrow their range by the fused activation themselves. */
+    if (s == GLOW_OK && !quant && glow_node_attr(n, GA_FUSED_ACT))
         s = apply_fused_act(n, &outs[0], d);
     return s;
 }
@@ -314,7 +323,7 @@ glow_status glow_eval_node(const glow_node *n, const glow_tensor *ins, glow_tens
     for (uint32_t i = 0; i < n->nout; i++)
         outs[i] = (glow_tensor){ 0 };
     glow_status s = GLOW_OK;
-    if (!entry_of(n->kind).fn)
+    if (!entry_of(n->kind).fn && !glow_ev_quant_kind(n->kind))
         return glow_eval_node_into(n, ins, outs, d); /* fails naming the kind */
     for (uint32_t i = 0; i < n->nout && s == GLOW_OK; i++)
         s = glow_tensor_alloc(&outs[i], &n->outs[i], d);

@@ -18,13 +18,6 @@
 #pragma GCC optimize("O3")
 #endif
 
-/* A window op over exactly three spatial dims. */
-typedef struct win3 {
-    int nsp;
-    int64_t n, c, m;              /* batch, input channels, output channels */
-    int64_t in[3], out[3], k[3], s[3], pb[3], pe[3], dil[3];
-    int64_t group;
-} win3;
 
 static glow_status get_ints(const glow_node *n, glow_attr_id a, int want, const int64_t **v,
                             glow_diag *d)
@@ -38,7 +31,7 @@ static glow_status get_ints(const glow_node *n, glow_attr_id a, int want, const 
 }
 
 /* Reads the window attributes of n for input x (rank 3..5). */
-static glow_status read_win(const glow_node *n, const glow_type *x, win3 *w, glow_diag *d)
+glow_status glow_ev_read_win(const glow_node *n, const glow_type *x, win3 *w, glow_diag *d)
 {
     if (x->rank < 3 || x->rank > 5)
         return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': input has rank %d, expected 3 to 5",
@@ -79,7 +72,7 @@ static glow_status read_win(const glow_node *n, const glow_type *x, win3 *w, glo
 }
 
 /* Floor-based output sizes of a forward window op. */
-static glow_status forward_out(const glow_node *n, win3 *w, glow_diag *d)
+glow_status glow_ev_forward_out(const glow_node *n, win3 *w, glow_diag *d)
 {
     for (int j = 0; j < 3; j++) {
         int64_t span = w->in[j] + w->pb[j] + w->pe[j] - w->dil[j] * (w->k[j] - 1);
@@ -92,7 +85,7 @@ static glow_status forward_out(const glow_node *n, win3 *w, glow_diag *d)
 }
 
 /* The expected [N, C, spatial...] shape for rank 2 + nsp. */
-static void nc_dims(const win3 *w, int64_t c, const int64_t *sp, int64_t *dims)
+void glow_ev_nc_dims(const win3 *w, int64_t c, const int64_t *sp, int64_t *dims)
 {
     dims[0] = w->n;
     dims[1] = c;
@@ -306,11 +299,11 @@ glow_status glow_ev_conv(const glow_node *n, const glow_tensor *ins, glow_tensor
 {
     win3 w;
     int nin = (int)n->nin;
-    GLOW_TRY(read_win(n, &ins[0].type, &w, d));
+    GLOW_TRY(glow_ev_read_win(n, &ins[0].type, &w, d));
     GLOW_TRY(check_conv_operands(n, ins, nin, &w, false, d));
-    GLOW_TRY(forward_out(n, &w, d));
+    GLOW_TRY(glow_ev_forward_out(n, &w, d));
     int64_t dims[GLOW_MAX_DIMS];
-    nc_dims(&w, w.m, w.out, dims);
+    glow_ev_nc_dims(&w, w.m, w.out, dims);
     GLOW_TRY(glow_ev_expect_shape(n, "result", &outs[0].type, w.nsp + 2, dims, d));
     if (all_f32(ins, nin, outs))
         return conv_f32(&w, ins, nin, &outs[0], d, n);
@@ -325,7 +318,7 @@ glow_status glow_ev_conv_transpose(const glow_node *n, const glow_tensor *ins,
 {
     win3 w;
     int nin = (int)n->nin;
-    GLOW_TRY(read_win(n, &ins[0].type, &w, d));
+    GLOW_TRY(glow_ev_read_win(n, &ins[0].type, &w, d));
     GLOW_TRY(check_conv_operands(n, ins, nin, &w, true, d));
     const glow_type *yt = &outs[0].type;
     if (yt->rank != ins[0].type.rank || yt->dims[0] != w.n || yt->dims[1] != w.m)
@@ -380,11 +373,11 @@ glow_status glow_ev_conv_transpose(const glow_node *n, const glow_tensor *ins,
 static glow_status pool_setup(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                               win3 *w, glow_diag *d)
 {
-    GLOW_TRY(read_win(n, &ins[0].type, w, d));
+    GLOW_TRY(glow_ev_read_win(n, &ins[0].type, w, d));
     w->group = 1;
-    GLOW_TRY(forward_out(n, w, d));
+    GLOW_TRY(glow_ev_forward_out(n, w, d));
     int64_t dims[GLOW_MAX_DIMS];
-    nc_dims(w, w->c, w->out, dims);
+    glow_ev_nc_dims(w, w->c, w->out, dims);
     for (uint32_t r = 0; r < n->nout; r++)
         GLOW_TRY(glow_ev_expect_shape(n, r ? "index result" : "result", &outs[r].type,
                                       w->nsp + 2, dims, d));

@@ -101,6 +101,26 @@ void glow_ev_mm_f32(int64_t m, int64_t nn, int64_t k, const float *a, const floa
  * usual shapes; false (nothing written) when the generic routine must run instead. */
 bool glow_ev_fast(const glow_node *n, const glow_tensor *ins, glow_tensor *outs);
 
+/* A window op over exactly three spatial dims. */
+typedef struct win3 {
+    int nsp;
+    int64_t n, c, m;              /* batch, input channels, output channels */
+    int64_t in[3], out[3], k[3], s[3], pb[3], pe[3], dil[3];
+    int64_t group;
+} win3;
+/* eval_conv.c: the window attributes of n for input x (rank 3..5), normalized to three
+ * spatial dims; the floor-based output sizes; the [N, c, spatial...] shape of a result. */
+glow_status glow_ev_read_win(const glow_node *n, const glow_type *x, win3 *w, glow_diag *d);
+glow_status glow_ev_forward_out(const glow_node *n, win3 *w, glow_diag *d);
+void glow_ev_nc_dims(const win3 *w, int64_t c, const int64_t *sp, int64_t *dims);
+/* eval_quant.c: every quantized node (docs/quantization.md), exact integer arithmetic. */
+glow_status glow_ev_quant(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                          glow_diag *d);
+/* Kinds with a quantized form, and whether these operand/result types are one of them. */
+bool glow_ev_quant_kind(glow_node_kind k);
+bool glow_ev_quant_types(glow_node_kind k, const glow_type *const *in, int nin,
+                         const glow_type *out, int nout);
+
 /* --- eval.c helpers --- */
 
 /* "Kind 'name'" prefix for messages. */

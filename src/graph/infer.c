@@ -153,6 +153,14 @@ void set_out(infer_cx *cx, int i, const glow_type *t)
         cx->out[i] = r;
 }
 
+glow_dtype quant_result_kind(const infer_cx *cx, glow_dtype x)
+{
+    if (!glow_dtype_is_quantized(x) || !cx->declared || cx->ndeclared < 1)
+        return x;
+    glow_dtype r = cx->declared[0].dtype;
+    return glow_dtype_is_quantized(r) || r == GLOW_I32 ? r : x;
+}
+
 void set_out_dims(infer_cx *cx, int i, glow_dtype dt, int rank, const int64_t *dims)
 {
     glow_type t = glow_type_make(dt, rank, dims);
@@ -406,6 +414,8 @@ glow_status infer_run(infer_cx *cx, const glow_node *n, const glow_type *declare
             s = infer_reduce(cx, &handled);
         if (!handled)
             s = infer_prim(cx, &handled);
+        if (!handled)
+            s = infer_quant(cx, &handled);
     }
     if (!handled)
         return ifail(cx, GLOW_ERR_UNSUPPORTED, "no type inference for this kind");

@@ -72,10 +72,15 @@ glow_status want_rank(infer_cx *cx, int i, const char *role, int lo, int hi);
 void set_out(infer_cx *cx, int i, const glow_type *t);
 void set_out_dims(infer_cx *cx, int i, glow_dtype dt, int rank, const int64_t *dims);
 
+/* The result kind of a computation on operands of kind x: for quantized x the declared
+ * result's kind when it is quantized or i32 (the raw accumulator), else x. */
+glow_dtype quant_result_kind(const infer_cx *cx, glow_dtype x);
+
 /* Families, one per file. Each handles the kinds it returns true for in *handled. */
 glow_status infer_nn(infer_cx *cx, bool *handled);      /* infer_nn.c */
 glow_status infer_shape(infer_cx *cx, bool *handled);   /* infer_shape.c */
 glow_status infer_reduce(infer_cx *cx, bool *handled);  /* infer_reduce.c */
 glow_status infer_prim(infer_cx *cx, bool *handled);    /* infer_prim.c */
+glow_status infer_quant(infer_cx *cx, bool *handled);   /* infer_quant.c */
 
 #endif

@@ -53,16 +53,39 @@ static glow_status window_out(infer_cx *cx, const spatial *sp, const glow_type *
     return GLOW_OK;
 }
 
+static glow_status want_vec(infer_cx *cx, int i, const char *role, int64_t len);
+
+/* ChannelwiseQuantizedConv(x quantized 8-bit, w i8/u8, bias i32, scales f32, offsets i32). */
+static glow_status want_qconv_operands(infer_cx *cx)
+{
+    const glow_type *x = in_type(cx, 0), *w = in_type(cx, 1);
+    if (x->dtype != GLOW_I8Q && x->dtype != GLOW_U8Q)
+        return ifail(cx, GLOW_ERR_BAD_TYPE, "input %s must be i8q or u8q", ts(x).s);
+    if (w->dtype != GLOW_I8 && w->dtype != GLOW_U8)
+        return ifail(cx, GLOW_ERR_BAD_TYPE, "weight %s must be i8 or u8", ts(w).s);
+    static const glow_dtype want[] = { GLOW_I32, GLOW_F32, GLOW_I32 };
+    static const char *const role[] = { "bias", "scales", "offsets" };
+    for (int i = 0; i < 3; i++)
+        if (in_type(cx, 2 + i)->dtype != want[i])
+            return ifail(cx, GLOW_ERR_BAD_TYPE, "%s %s must be %s", role[i],
+                         ts(in_type(cx, 2 + i)).s, glow_dtype_name(want[i]));
+    return GLOW_OK;
+}
+
 static glow_status infer_conv(infer_cx *cx)
 {
     const glow_node *n = cx->n;
-    bool tr = n->kind == NK_CONV_TRANSPOSE;
+    bool tr = n->kind == NK_CONV_TRANSPOSE, q = n->kind == NK_CHANNELWISE_QCONV;
     GLOW_TRY(want_rank(cx, 0, "input", 3, 5));
-    GLOW_TRY(want_float(cx, 0, "input"));
-    GLOW_TRY(want_float(cx, 1, "weight"));
     const glow_type *x = in_type(cx, 0), *w = in_type(cx, 1);
-    if (!glow_dtype_is_quantized(x->dtype))
-        GLOW_TRY(want_same_dtype(cx, 0, 1, "input", "weight"));
+    if (q) {
+        GLOW_TRY(want_qconv_operands(cx));
+    } else {
+        GLOW_TRY(want_float(cx, 0, "input"));
+        GLOW_TRY(want_float(cx, 1, "weight"));
+        if (!glow_dtype_is_quantized(x->dtype))
+            GLOW_TRY(want_same_dtype(cx, 0, 1, "input", "weight"));
+    }
     if (w->rank != x->rank)
         return ifail(cx, GLOW_ERR_BAD_SHAPE, "weight %s has rank %d, input %s has rank %d",
                      ts(w).s, w->rank, ts(x).s, x->rank);
@@ -102,7 +125,11 @@ static glow_status infer_conv(infer_cx *cx)
         if (!mul_ok(w->dims[1], group, &m))
             return ifail(cx, GLOW_ERR_TOO_LARGE, "output channels overflow");
     }
-    if (n->nin == 3) {
+    for (uint32_t i = 2; q && i < n->nin; i++) {
+        static const char *const role[] = { "", "", "bias", "scales", "offsets" };
+        GLOW_TRY(want_vec(cx, (int)i, role[i], m));
+    }
+    if (n->nin == 3 && !q) {
         const glow_type *b = in_type(cx, 2);
         if (b->rank != 1 || b->dims[0] != m)
             return ifail(cx, GLOW_ERR_BAD_SHAPE, "bias %s must have shape [%" PRId64 "]",
@@ -115,7 +142,7 @@ static glow_status infer_conv(infer_cx *cx)
     int64_t dims[GLOW_MAX_DIMS] = { x->dims[0], m };
     if (!tr) {
         GLOW_TRY(window_out(cx, &sp, x, dims + 2));
-        set_out_dims(cx, 0, x->dtype, x->rank, dims);
+        set_out_dims(cx, 0, q ? quant_result_kind(cx, x->dtype) : x->dtype, x->rank, dims);
         return GLOW_OK;
     }
     const int64_t *opad;
@@ -303,7 +330,7 @@ static glow_status infer_matmul(infer_cx *cx)
                          ts(a).s, a->dims[r - 1], ts(b).s, b->dims[r - 2]);
         dims[r - 2] = a->dims[r - 2];
         dims[r - 1] = b->dims[r - 1];
-        set_out_dims(cx, 0, a->dtype, r, dims);
+        set_out_dims(cx, 0, quant_result_kind(cx, a->dtype), r, dims);
         return GLOW_OK;
     }
     GLOW_TRY(want_rank(cx, 0, "operand A", 2, 2));
@@ -331,7 +358,7 @@ static glow_status infer_matmul(infer_cx *cx)
     }
     dims[0] = m;
     dims[1] = nn;
-    set_out_dims(cx, 0, a->dtype, 2, dims);
+    set_out_dims(cx, 0, quant_result_kind(cx, a->dtype), 2, dims);
     return GLOW_OK;
 }
 
@@ -351,6 +378,7 @@ glow_status infer_nn(infer_cx *cx, bool *handled)
     switch (cx->n->kind) {
     case NK_CONV:
     case NK_CONV_TRANSPOSE:
+    case NK_CHANNELWISE_QCONV:
         return infer_conv(cx);
     case NK_MAX_POOL:
     case NK_AVG_POOL:

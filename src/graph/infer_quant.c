@@ -1,0 +1,48 @@
+// infer_quant.c - Type inference for Quantize, Dequantize and RescaleQuantized: the shape is
+// the operand's, the element kind and its scale and offset are declared (docs/quantization.md).
+#include <math.h>
+
+#include "graph/infer_internal.h"
+
+/* The declared result must exist, have the operand's shape and a kind of class `cls`
+ * (DC_QUANT or DC_FLOAT); quantized results need a positive finite scale. */
+static glow_status declared_result(infer_cx *cx, bool quantized, const char *what)
+{
+    const glow_type *x = in_type(cx, 0);
+    if (!cx->declared || cx->ndeclared < 1)
+        return ifail(cx, GLOW_ERR_BAD_TYPE, "needs a declared %s result type", what);
+    const glow_type *r = &cx->declared[0];
+    bool ok = quantized ? glow_dtype_is_quantized(r->dtype) : glow_dtype_is_float(r->dtype);
+    if (!ok)
+        return ifail(cx, GLOW_ERR_BAD_TYPE, "declared result %s must be %s", ts(r).s, what);
+    if (quantized && !(r->scale > 0 && isfinite(r->scale)))
+        return ifail(cx, GLOW_ERR_BAD_TYPE, "declared result %s has scale %g (must be > 0)",
+                     ts(r).s, (double)r->scale);
+    glow_type t = *r;
+    t.rank = x->rank;
+    for (int k = 0; k < GLOW_MAX_DIMS; k++)
+        t.dims[k] = k < x->rank ? x->dims[k] : 0;
+    set_out(cx, 0, &t);
+    return GLOW_OK;
+}
+
+glow_status infer_quant(infer_cx *cx, bool *handled)
+{
+    *handled = true;
+    const glow_type *x = in_type(cx, 0);
+    switch (cx->n->kind) {
+    case NK_QUANTIZE:
+        if (!glow_dtype_is_float(x->dtype))
+            return ifail(cx, GLOW_ERR_BAD_TYPE, "operand %s must be a float tensor", ts(x).s);
+        return declared_result(cx, true, "quantized");
+    case NK_DEQUANTIZE:
+    case NK_RESCALE_QUANTIZED:
+        if (!glow_dtype_is_quantized(x->dtype))
+            return ifail(cx, GLOW_ERR_BAD_TYPE, "operand %s must be quantized", ts(x).s);
+        return declared_result(cx, cx->n->kind == NK_RESCALE_QUANTIZED,
+                               cx->n->kind == NK_DEQUANTIZE ? "float" : "quantized");
+    default:
+        *handled = false;
+        return GLOW_OK;
+    }
+}
