@@ -115,7 +115,8 @@ static ev_entry entry_of(glow_node_kind k)
     case NK_RESIZE: return (ev_entry){ glow_ev_resize, EP_UN_NUM };
     case NK_SPLAT: return (ev_entry){ glow_ev_splat, EP_SPLAT };
     case NK_INSERT_TENSOR: return (ev_entry){ glow_ev_insert_tensor, EP_MOVE };
-    case NK_QUANTIZE: case NK_DEQUANTIZE: case NK_RESCALE_QUANTIZED: case NK_CHANNELWISE_QCONV:
+    case NK_QUANTIZE: case NK_DEQUANTIZE: case NK_RESCALE_QUANTIZED: case NK_REINTERPRET:
+    case NK_CHANNELWISE_QCONV:
         return (ev_entry){ glow_ev_quant, EP_QUANT };
     default: return (ev_entry){ NULL, EP_NONE };
     }

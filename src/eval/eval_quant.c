@@ -341,7 +341,7 @@ static glow_status qconv(const glow_node *n, const glow_tensor *ins, glow_tensor
 bool glow_ev_quant_kind(glow_node_kind k)
 {
     switch (k) {
-    case NK_QUANTIZE: case NK_DEQUANTIZE: case NK_RESCALE_QUANTIZED:
+    case NK_QUANTIZE: case NK_DEQUANTIZE: case NK_RESCALE_QUANTIZED: case NK_REINTERPRET:
     case NK_CHANNELWISE_QCONV: case NK_ADD: case NK_SUB: case NK_MUL: case NK_MAX:
     case NK_MIN: case NK_RELU: case NK_CLIP: case NK_MAX_POOL: case NK_AVG_POOL:
     case NK_FULLY_CONNECTED: case NK_MATMUL:
@@ -362,6 +362,9 @@ bool glow_ev_quant_types(glow_node_kind k, const glow_type *const *in, int nin,
     case NK_QUANTIZE: return ev_is_float(x) && qy;
     case NK_DEQUANTIZE: return qx && ev_is_float(y);
     case NK_RESCALE_QUANTIZED: return qx && qy;
+    case NK_REINTERPRET:
+        return (qx || qy) && (qx || ev_is_int(x)) && (qy || ev_is_int(y)) &&
+               ev_size(x) == ev_size(y);
     case NK_CHANNELWISE_QCONV:
         return nin == 5 && (x == GLOW_I8Q || x == GLOW_U8Q) &&
                (in[1]->dtype == GLOW_I8 || in[1]->dtype == GLOW_U8) &&
@@ -388,6 +391,12 @@ glow_status glow_ev_quant(const glow_node *n, const glow_tensor *ins, glow_tenso
             return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': result shape differs",
                              KIND_NAME(n));
         return convert(n, &ins[0], &outs[0]);
+    case NK_REINTERPRET:
+        if (ev_numel(&ins[0].type) != ev_numel(&outs[0].type))
+            return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': result size differs",
+                             KIND_NAME(n));
+        memcpy(outs[0].data, ins[0].data, glow_type_bytes(&outs[0].type));
+        return GLOW_OK;
     case NK_CHANNELWISE_QCONV: return qconv(n, ins, &outs[0], d);
     case NK_FULLY_CONNECTED: case NK_MATMUL: return matmul(n, ins, &outs[0], d);
     case NK_MAX_POOL: case NK_AVG_POOL: return pool(n, &ins[0], &outs[0], d);

@@ -1,4 +1,4 @@
-// infer_quant.c - Type inference for Quantize, Dequantize and RescaleQuantized: the shape is
+// infer_quant.c - Type inference for Quantize, Dequantize, RescaleQuantized and Reinterpret: the shape is
 // the operand's, the element kind and its scale and offset are declared (docs/quantization.md).
 #include <math.h>
 
@@ -12,7 +12,9 @@ static glow_status declared_result(infer_cx *cx, bool quantized, const char *wha
     if (!cx->declared || cx->ndeclared < 1)
         return ifail(cx, GLOW_ERR_BAD_TYPE, "needs a declared %s result type", what);
     const glow_type *r = &cx->declared[0];
-    bool ok = quantized ? glow_dtype_is_quantized(r->dtype) : glow_dtype_is_float(r->dtype);
+    bool ok = quantized ? glow_dtype_is_quantized(r->dtype)
+                        : cx->n->kind == NK_REINTERPRET ? glow_dtype_is_int(r->dtype)
+                                                       : glow_dtype_is_float(r->dtype);
     if (!ok)
         return ifail(cx, GLOW_ERR_BAD_TYPE, "declared result %s must be %s", ts(r).s, what);
     if (quantized && !(r->scale > 0 && isfinite(r->scale)))
@@ -41,6 +43,20 @@ glow_status infer_quant(infer_cx *cx, bool *handled)
             return ifail(cx, GLOW_ERR_BAD_TYPE, "operand %s must be quantized", ts(x).s);
         return declared_result(cx, cx->n->kind == NK_RESCALE_QUANTIZED,
                                cx->n->kind == NK_DEQUANTIZE ? "float" : "quantized");
+    case NK_REINTERPRET: {
+        if (!cx->declared || cx->ndeclared < 1)
+            return ifail(cx, GLOW_ERR_BAD_TYPE, "needs a declared result type");
+        const glow_type *r = &cx->declared[0];
+        bool qx = glow_dtype_is_quantized(x->dtype), qr = glow_dtype_is_quantized(r->dtype);
+        bool ix = qx || glow_dtype_is_int(x->dtype), ir = qr || glow_dtype_is_int(r->dtype);
+        if (!ix || !ir || !(qx || qr) || glow_dtype_size(x->dtype) != glow_dtype_size(r->dtype))
+            return ifail(cx, GLOW_ERR_BAD_TYPE, "cannot reinterpret %s as %s (integer storage "
+                         "of one size, quantized on one side)", ts(x).s, ts(r).s);
+        if (qr && !(r->scale > 0 && isfinite(r->scale)))
+            return ifail(cx, GLOW_ERR_BAD_TYPE, "declared result %s has scale %g (must be > 0)",
+                         ts(r).s, (double)r->scale);
+        return declared_result(cx, qr, qr ? "quantized" : "an integer kind");
+    }
     default:
         *handled = false;
         return GLOW_OK;

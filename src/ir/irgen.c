@@ -52,7 +52,7 @@ static ir_value *value_of(gen *g, glow_value v)
 static void gen_node(gen *g, glow_node *n)
 {
     ir_function *f = g->f;
-    if (n->kind == NK_RESHAPE) {
+    if (n->kind == NK_RESHAPE || n->kind == NK_REINTERPRET) {
         ir_value *in = value_of(g, n->ins[0]);
         ir_value *v = ir_view_create(f, unique_name(g, n->name, ".view"), in, &n->outs[0], 0);
         slot(g, n)[0] = v;

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "eval_check.h"
+#include "runtime/runtime.h"
 
 static glow_type qt(glow_dtype t, int rank, const int64_t *dims, float scale, int32_t offset)
 {
@@ -193,6 +194,47 @@ static void test_infer(void)
     CHECK(dq != NULL && dq->outs[0].dtype == GLOW_F32);
 }
 
+/* A compiled program: u8 input -> Reinterpret as u8q (0.5, 10) -> Add with itself into u8q
+ * (1, 0) -> Relu -> Dequantize -> f32 output, on the interpreter and on the cpu backend
+ * (which runs what it has no kernel for through the evaluator): the same numbers. */
+static void test_program(const char *backend)
+{
+    glow_module *m = glow_module_create();
+    glow_function *f = glow_function_create(m, "main");
+    glow_type it = glow_type_make(GLOW_U8, 1, DIMS(4));
+    glow_value x = glow_val(glow_placeholder_create(m, "x", &it, true), 0);
+    glow_type q = qt(GLOW_U8Q, 1, DIMS(4), 0.5f, 10), s = qt(GLOW_U8Q, 1, DIMS(4), 1.0f, 0);
+    glow_diag_clear(&D);
+    glow_node *r = glow_build(f, NK_REINTERPRET, "view", &x, 1, NULL, 0, &q, 1, &D);
+    glow_value rv[2] = { glow_val(r, 0), glow_val(r, 0) };
+    glow_node *add = glow_build(f, NK_ADD, "add", rv, 2, NULL, 0, &s, 1, &D);
+    glow_value av = glow_val(add, 0);
+    glow_node *relu = glow_build(f, NK_RELU, "relu", &av, 1, NULL, 0, &s, 1, &D);
+    glow_type ft = glow_type_make(GLOW_F32, 1, DIMS(4));
+    glow_value lv = glow_val(relu, 0);
+    glow_node *dq = glow_build(f, NK_DEQUANTIZE, "dq", &lv, 1, NULL, 0, &ft, 1, &D);
+    CHECK(dq != NULL);
+    glow_node *ph = glow_placeholder_create(m, "y", &ft, false);
+    glow_save_create(f, "y", glow_val(dq, 0), ph);
+    glow_compile_options o = { .backend = backend, .threads = 1,
+                               .stop_after = GLOW_STAGE_COMPILED };
+    glow_program *p = NULL;
+    uint8_t in[4] = { 0, 10, 13, 255 };
+    glow_tensor t = { .type = it, .data = in };
+    if (glow_program_create(m, &o, &p, &D) != GLOW_OK || glow_program_run(p, &t, 1, &D)) {
+        fprintf(stderr, "%s: %s\n", backend, D.msg);
+        CHECK(false);
+        glow_program_destroy(p);
+        return;
+    }
+    /* Reals -5, 0, 1.5, 122.5; doubled: -10 (saturates to 0), 0, 3, 245. */
+    glow_tensor out = glow_program_output(p, 0);
+    const float want[4] = { 0, 0, 3, 245 };
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(((const float *)out.data)[i], want[i]);
+    glow_program_destroy(p);
+}
+
 int main(void)
 {
     M = glow_module_create();
@@ -204,5 +246,7 @@ int main(void)
     test_qconv();
     test_infer();
     glow_module_destroy(M);
+    test_program("interpreter");
+    test_program("cpu");
     return CHECK_DONE();
 }
