@@ -71,7 +71,10 @@ static const step after_lowering[] = {
 
 static const step after_quantization[] = {
     { GLOW_PASS_FOLD_CONST, false, "the quantizer quantizes weights with Quantize(constant)" },
-    { GLOW_PASS_REMOVE_NOOPS, true, "and leaves identity data movement" },
+    { GLOW_PASS_FOLD_QDQ, true, "Dequantize/Quantize pairs at the quantizer's boundaries and "
+      "in imported QDQ models" },
+    { GLOW_PASS_MERGE_RESCALE, true, "Rescales those pairs become fold into their producer" },
+    { GLOW_PASS_REMOVE_NOOPS, true, "identity data movement" },
     { GLOW_PASS_CSE, true, "quantizing a value for two users makes two equal Quantize nodes" },
     { GLOW_PASS_FUSE_ACTIVATION, false, "the float nodes left, for the backend" },
     { GLOW_PASS_DCE, false, "drop what the rewrites left unused" },

@@ -4,8 +4,8 @@
 // Accepted beyond what the printer writes, to keep test inputs short: a function node may
 // omit its result types (they are inferred; Reshape, Broadcast and Cast need them), and a
 // Constant may list fewer values than it has elements (one value is a splat, several repeat
-// cyclically, none gives 0.5, 1.5, ... -1.5, ...). Quantized types and quoted names with
-// escapes are not needed by the tests and not accepted.
+// cyclically, none gives 0.5, 1.5, ... -1.5, ...). Quantized types carry ":scale:offset";
+// quoted names with escapes are not needed by the tests and not accepted.
 #ifndef GLOW_TEST_GRAPH_PARSE_H
 #define GLOW_TEST_GRAPH_PARSE_H
 
@@ -111,6 +111,13 @@ static bool gp_type(gp *g, glow_type *t)
     }
     g->p++;
     *t = glow_type_make(d, rank, dims);
+    /* Quantized kinds carry ":scale:offset", as the printer writes them. */
+    if (glow_dtype_is_quantized(d) && *g->p == ':') {
+        t->scale = strtof(g->p + 1, (char **)&g->p);
+        if (*g->p != ':')
+            return gp_fail(g, "expected :offset");
+        t->offset = (int32_t)strtol(g->p + 1, (char **)&g->p, 10);
+    }
     return true;
 }
 

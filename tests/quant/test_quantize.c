@@ -1,0 +1,249 @@
+// test_quantize.c - The quantizer (src/quant/quantize.c) on small graphs with ranges given by
+// the test: which nodes convert, the types chosen by each schema, activations folded into
+// requantization, --keep-float, values without a range; then the quantized program against
+// the float one on the interpreter and the cpu backend (same integers on both).
+#include <math.h>
+
+#include "check.h"
+#include "opt/graph_parse.h"
+#include "opt/opt.h"
+#include "quant/quant.h"
+#include "runtime/runtime.h"
+
+/* Ranges by node name; a missing name has no range. */
+typedef struct named_range {
+    const char *name;
+    double lo, hi;
+} named_range;
+
+static bool look(void *ctx, glow_value v, glow_quant_range *out)
+{
+    for (const named_range *r = ctx; r->name; r++)
+        if (!strcmp(r->name, v.node->name)) {
+            *out = (glow_quant_range){ .min = r->lo, .max = r->hi };
+            return true;
+        }
+    return false;
+}
+
+static const char *const NET =
+    "module {\n"
+    "  %x = Placeholder input : f32[1, 3, 6, 6]\n"
+    "  %w = Constant [0.5, -0.25, 0.125, 0.75, -1] : f32[4, 3, 3, 3]\n"
+    "  %b = Constant [0.1, -0.2] : f32[4]\n"
+    "  %fw = Constant [0.3, -0.6, 0.2] : f32[16, 5]\n"
+    "  %fb = Constant [0.05] : f32[5]\n"
+    "  %out = Placeholder output : f32[1, 5]\n"
+    "}\n"
+    "function main {\n"
+    "  %conv = Conv(%x, %w, %b) {kernel=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1], "
+    "dilations=[1, 1], group=1}\n"
+    "  %relu = Relu(%conv)\n"
+    "  %pool = MaxPool(%relu) {kernel=[3, 3], strides=[3, 3], pads=[0, 0, 0, 0], "
+    "dilations=[1, 1]}\n"
+    "  %flat = Reshape(%pool) : f32[1, 16]\n"
+    "  %fc = FullyConnected(%flat, %fw, %fb)\n"
+    "  %sig = Sigmoid(%fc)\n"
+    "  Save(%sig, %out)\n"
+    "}\n";
+
+static const named_range RANGES[] = {
+    { "x", -1, 1 }, { "conv", -6, 6 }, { "relu", 0, 6 }, { "pool", 0, 6 },
+    { "flat", 0, 6 }, { "fc", -8, 8 }, { "sig", 0, 1 }, { NULL, 0, 0 } };
+
+static glow_module *parse(const char *text)
+{
+    gp g;
+    glow_module *m = gp_parse(&g, text);
+    if (!m)
+        fprintf(stderr, "parse error: %s\n", g.err);
+    CHECK(m != NULL);
+    return m;
+}
+
+static glow_node *find(glow_function *f, glow_node_kind k)
+{
+    for (glow_node *n = f->nodes.first; n; n = n->next)
+        if (n->kind == k)
+            return n;
+    return NULL;
+}
+
+static int count_kind(glow_function *f, glow_node_kind k)
+{
+    int c = 0;
+    for (glow_node *n = f->nodes.first; n; n = n->next)
+        c += n->kind == k;
+    return c;
+}
+
+/* Quantizes NET's function and runs the after-quantization optimizer. */
+static glow_function *quantize(glow_module *m, const glow_quant_options *o,
+                               const named_range *ranges, int *nq)
+{
+    glow_function *f = glow_module_function(m, "main");
+    glow_diag d = { 0 };
+    glow_status s = glow_quantize(f, o, look, (void *)ranges, nq, &d);
+    if (s != GLOW_OK)
+        fprintf(stderr, "quantize: %s\n", d.msg);
+    CHECK_EQ(s, GLOW_OK);
+    glow_opt_options oo = { .phase = GLOW_OPT_AFTER_QUANTIZATION, .verify = true };
+    CHECK_EQ(glow_optimize(f, &oo, &d), GLOW_OK);
+    CHECK_EQ(glow_function_verify(f, &d), GLOW_OK);
+    return f;
+}
+
+static void test_structure(void)
+{
+    glow_module *m = parse(NET);
+    glow_quant_options o = { .schema = GLOW_QSCHEMA_ASYMMETRIC, .per_channel = true };
+    int nq = 0;
+    glow_function *f = quantize(m, &o, RANGES, &nq);
+    if (getenv("QDEBUG"))
+        glow_function_print(stderr, f);
+    /* Conv (with its Relu), MaxPool, Reshape, FullyConnected; Sigmoid stays float. */
+    CHECK_EQ(nq, 4);
+    glow_node *c = find(f, NK_CHANNELWISE_QCONV);
+    CHECK(c != NULL && find(f, NK_CONV) == NULL && find(f, NK_RELU) == NULL);
+    if (c) {
+        CHECK_STR_EQ(glow_node_str(c, GA_FUSED_ACT, ""), "Relu");
+        /* The Relu's range [0, 6]: u8q with offset 0, scale 6/255. */
+        CHECK_EQ(c->outs[0].dtype, GLOW_U8Q);
+        CHECK_EQ(c->outs[0].offset, 0);
+        CHECK_NEAR(c->outs[0].scale, 6.0 / 255, 1e-7);
+        /* x's [-1, 1]: scale 2/255, offset where 0 falls (127.5 -> 128 by nearest even). */
+        const glow_type *xt = glow_value_type(c->ins[0]);
+        CHECK(xt->dtype == GLOW_U8Q && (xt->offset == 127 || xt->offset == 128));
+        /* Per-channel scales: channel 0 holds 0.5, -0.25, 0.125, 0.75, -1 cyclically. */
+        CHECK(glow_value_type(c->ins[3])->dims[0] == 4);
+    }
+    glow_node *fc = find(f, NK_FULLY_CONNECTED);
+    CHECK(fc && glow_dtype_is_quantized(fc->outs[0].dtype) &&
+          glow_dtype_is_quantized(glow_value_type(fc->ins[0])->dtype));
+    /* One Quantize at the input, one Dequantize before the Sigmoid, nothing between. */
+    CHECK_EQ(count_kind(f, NK_QUANTIZE), 1);
+    CHECK_EQ(count_kind(f, NK_DEQUANTIZE), 1);
+    CHECK_EQ(count_kind(f, NK_RESCALE_QUANTIZED), 0);
+    glow_node *sig = find(f, NK_SIGMOID);
+    CHECK(sig && sig->ins[0].node->kind == NK_DEQUANTIZE);
+    glow_module_destroy(m);
+}
+
+static void test_keep_float_and_missing(void)
+{
+    glow_module *m = parse(NET);
+    glow_quant_options o = { .schema = GLOW_QSCHEMA_SYMMETRIC, .keep_float = "conv,Sigmoid" };
+    int nq = 0;
+    glow_function *f = quantize(m, &o, RANGES, &nq);
+    /* Conv stays float, so its Relu is converted on its own (symmetric: i8q). */
+    CHECK(find(f, NK_CONV) != NULL && find(f, NK_CHANNELWISE_QCONV) == NULL);
+    glow_node *relu = find(f, NK_RELU);
+    CHECK(relu && relu->outs[0].dtype == GLOW_I8Q && relu->outs[0].offset == 0);
+    CHECK_EQ(nq, 4);
+    glow_module_destroy(m);
+
+    /* Without a range for the FullyConnected's result, it stays float. */
+    static const named_range partial[] = { { "x", -1, 1 }, { "relu", 0, 6 }, { NULL, 0, 0 } };
+    m = parse(NET);
+    f = quantize(m, &o, partial, &nq);
+    CHECK(find(f, NK_FULLY_CONNECTED) && find(f, NK_FULLY_CONNECTED)->outs[0].dtype == GLOW_F32);
+    glow_module_destroy(m);
+}
+
+static void test_schemas(void)
+{
+    glow_type shape = glow_type_make(GLOW_F32, 1, (const int64_t[]){ 4 });
+    glow_quant_options o = { .schema = GLOW_QSCHEMA_SYMMETRIC_UINT8 };
+    glow_type t = glow_quant_type(0.5, 10, &o, &shape);
+    CHECK(t.dtype == GLOW_U8Q && t.offset == 0);
+    CHECK_NEAR(t.scale, 10.0 / 255, 1e-7);
+    t = glow_quant_type(-2, 10, &o, &shape);
+    CHECK(t.dtype == GLOW_I8Q && t.offset == 0);
+    o.schema = GLOW_QSCHEMA_SYMMETRIC_POWER2;
+    t = glow_quant_type(-2, 10, &o, &shape);
+    CHECK(t.dtype == GLOW_I8Q && t.scale == 0.125f);   /* 10/127 = 0.0787 -> 2^-3 */
+    o.schema = GLOW_QSCHEMA_ASYMMETRIC;
+    t = glow_quant_type(2, 3, &o, &shape);     /* widened to contain 0 */
+    CHECK(t.dtype == GLOW_U8Q && t.offset == 0);
+    CHECK_NEAR(t.scale, 3.0 / 255, 1e-7);
+    t = glow_quant_type(0, 0, &o, &shape);     /* an all-zero tensor still has a scale */
+    CHECK(t.scale > 0);
+    glow_quant_schema s;
+    CHECK(glow_quant_schema_from_name("symmetric-uint8", &s) && s == GLOW_QSCHEMA_SYMMETRIC_UINT8);
+    CHECK(!glow_quant_schema_from_name("sym", &s));
+    char bad[32];
+    CHECK(glow_quant_kind_list_ok("Conv,fullyconnected", bad, sizeof bad));
+    CHECK(!glow_quant_kind_list_ok("Conv,Frobnicate", bad, sizeof bad));
+    CHECK_STR_EQ(bad, "Frobnicate");
+}
+
+static void test_kl(void)
+{
+    /* A bell-shaped bulk around 0 with a sparse tail of outliers out to 10: KL clips inside
+     * the tail (squeezing the tail in would leave the bulk a handful of levels), minmax
+     * keeps it all. */
+    static uint64_t hist[2048];
+    for (int b = 0; b < 2048; b++) {
+        double u = (b - 1024) / 40.0;
+        hist[b] = (uint64_t)(100000 * exp(-u * u));
+        if (b > 1300 && b % 50 == 0)
+            hist[b] += 1;
+    }
+    glow_quant_range r = { .min = -10, .max = 10, .nbins = 2048, .hist = hist };
+    glow_quant_options o = { .calibration = GLOW_QCALIB_KL };
+    double lo, hi;
+    glow_quant_calibrate(&r, &o, &lo, &hi);
+    CHECK(hi < 5 && hi > 0.3 && lo > -5 && lo < -0.3);
+    o.calibration = GLOW_QCALIB_MINMAX;
+    glow_quant_calibrate(&r, &o, &lo, &hi);
+    CHECK(lo == -10 && hi == 10);
+}
+
+/* Runs module m (consumed) on x with the given backend; copies the 5 outputs. */
+static void run_net(glow_module *m, const char *backend, const float *x, float *y)
+{
+    glow_compile_options co = { .backend = backend, .threads = 2,
+                                .stop_after = GLOW_STAGE_COMPILED };
+    glow_program *p = NULL;
+    glow_diag d = { 0 };
+    glow_type xt = glow_type_make(GLOW_F32, 4, (const int64_t[]){ 1, 3, 6, 6 });
+    glow_tensor t = { .type = xt, .data = (void *)x };
+    glow_status s = glow_program_create(m, &co, &p, &d);
+    if (s == GLOW_OK)
+        s = glow_program_run(p, &t, 1, &d);
+    if (s != GLOW_OK)
+        fprintf(stderr, "%s: %s\n", backend, d.msg);
+    CHECK_EQ(s, GLOW_OK);
+    if (s == GLOW_OK)
+        memcpy(y, glow_program_output(p, 0).data, 5 * sizeof(float));
+    glow_program_destroy(p);
+}
+
+static void test_numbers(void)
+{
+    float x[108], ref[5], qi[5], qc[5];
+    for (int i = 0; i < 108; i++)
+        x[i] = sinf((float)i * 0.7f);
+    run_net(parse(NET), "interpreter", x, ref);
+    glow_quant_options o = { .schema = GLOW_QSCHEMA_ASYMMETRIC, .per_channel = true };
+    glow_module *m = parse(NET);
+    quantize(m, &o, RANGES, NULL);
+    run_net(m, "interpreter", x, qi);
+    m = parse(NET);
+    quantize(m, &o, RANGES, NULL);
+    run_net(m, "cpu", x, qc);
+    for (int i = 0; i < 5; i++) {
+        CHECK_NEAR(qi[i], ref[i], 0.03);    /* a sigmoid of an 8-bit result */
+        CHECK_EQ(qi[i], qc[i]);             /* the same integers on both backends */
+    }
+}
+
+int main(void)
+{
+    test_structure();
+    test_keep_float_and_missing();
+    test_schemas();
+    test_kl();
+    test_numbers();
+    return CHECK_DONE();
+}
