@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "onnx/onnx.h"
+#include "quant/quant.h"
 
 #define GLOWC_VERSION "0.1.0"
 
@@ -44,6 +45,9 @@ typedef struct cli_model_opts {
     const char **defines;     /* --define SYM=VAL, repeatable */
     int ndefines;
     bool no_optimize, stats, time_passes;
+    /* --quantize PROFILE [--schema S] [--calibration C] [--per-channel] [--keep-float K,...]
+     * [--precision P]: quant.profile is NULL when the model stays float. */
+    glow_quant_options quant;
 } cli_model_opts;
 /* Empty options with the default backend; false when out of memory. */
 bool cli_model_init(cli_model_opts *o, int argc, const char *backend);

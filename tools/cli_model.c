@@ -1,6 +1,6 @@
 // cli_model.c - The options that decide how a model is compiled, parsed and described once for
 // `glowc run`, `bench` and `compile`: --backend, --threads, --define, --no-optimize, --stats,
-// --time-passes. Also the --stats line on what the backend runs natively and what falls back.
+// --time-passes, and the quantization options. Also the --stats line on what the backend runs natively and what falls back.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +21,48 @@ void cli_model_free(cli_model_opts *o)
 {
     free(o->defines);
     o->defines = NULL;
+}
+
+/* The quantization options; true when arg is one of them. */
+static bool cli_quant_match(const char *cmd, const char *arg, int *i, int argc, char **argv,
+                            glow_quant_options *q, int *rc)
+{
+    const char *val = NULL;
+    char bad[64];
+    if (cli_match_value(arg, "--quantize", i, argc, argv, &val)) {
+        if (!val || !val[0])
+            *rc = cli_usage_error(cmd, "%s: --quantize needs a profile file (glowc profile "
+                                  "writes one)", cmd);
+        q->profile = val;
+    } else if (cli_match_value(arg, "--schema", i, argc, argv, &val)) {
+        if (!val || !glow_quant_schema_from_name(val, &q->schema))
+            *rc = cli_usage_error(cmd, "%s: --schema wants asymmetric, symmetric, "
+                                  "symmetric-uint8 or symmetric-power2, got '%s'", cmd,
+                                  val ? val : "");
+    } else if (cli_match_value(arg, "--calibration", i, argc, argv, &val)) {
+        if (!val || !glow_quant_calibration_from_name(val, &q->calibration))
+            *rc = cli_usage_error(cmd, "%s: --calibration wants minmax or kl, got '%s'", cmd,
+                                  val ? val : "");
+    } else if (!strcmp(arg, "--per-channel")) {
+        q->per_channel = true;
+    } else if (cli_match_value(arg, "--keep-float", i, argc, argv, &val)) {
+        if (!val || !glow_quant_kind_list_ok(val, bad, sizeof bad))
+            *rc = cli_usage_error(cmd, "%s: --keep-float wants node kinds such as "
+                                  "Conv,FullyConnected; '%s' is not one", cmd,
+                                  val ? bad : "");
+        q->keep_float = val;
+    } else if (cli_match_value(arg, "--precision", i, argc, argv, &val)) {
+        if (val && !strcmp(val, "int8"))
+            q->precision = GLOW_I8Q;
+        else if (val && !strcmp(val, "int16"))
+            q->precision = GLOW_I16Q;
+        else
+            *rc = cli_usage_error(cmd, "%s: --precision wants int8 or int16, got '%s'", cmd,
+                                  val ? val : "");
+    } else {
+        return false;
+    }
+    return true;
 }
 
 bool cli_model_match(const char *cmd, const char *arg, int *i, int argc, char **argv,
@@ -48,10 +90,13 @@ bool cli_model_match(const char *cmd, const char *arg, int *i, int argc, char **
                                   "integer, got '%s'", cmd, val ? val : "");
         else
             o->defines[o->ndefines++] = val;
+    } else if (cli_quant_match(cmd, arg, i, argc, argv, &o->quant, rc)) {
+        return true;
     } else if (!strcmp(arg, "--no-optimize")) {
         o->no_optimize = true;
     } else if (!strcmp(arg, "--stats")) {
         o->stats = true;
+        o->quant.stats_out = stderr;
     } else if (!strcmp(arg, "--time-passes")) {
         o->time_passes = true;
     } else {
@@ -69,7 +114,15 @@ void cli_model_help(const char *threads_text)
            "  --stats            per optimizer pass: runs, nodes removed, rewrites, time; then\n"
            "                     how many instructions the backend runs natively and which\n"
            "                     fall back to the evaluator (to stderr)\n"
-           "  --time-passes      only the time of each optimizer pass (to stderr)\n",
+           "  --time-passes      only the time of each optimizer pass (to stderr)\n"
+           "  --quantize PROFILE run the model in 8-bit integers with the ranges `glowc\n"
+           "                     profile` recorded (docs/quantization.md); with:\n"
+           "    --schema S       asymmetric (default), symmetric, symmetric-uint8,\n"
+           "                     symmetric-power2\n"
+           "    --calibration C  minmax (default) or kl (clip ranges by KL divergence)\n"
+           "    --per-channel    one weight scale per convolution output channel\n"
+           "    --keep-float K,..  node kinds that stay float (e.g. Conv,Add)\n"
+           "    --precision P    int8 (default) or int16\n",
            glow_backend_names(), "interpreter", threads_text);
 }
 
@@ -82,6 +135,10 @@ void cli_model_options(const cli_model_opts *o, glow_opt_options *oo,
     copt->threads = o->threads;
     copt->no_optimize = o->no_optimize;
     copt->optimize = oo;
+    if (o->quant.profile) {
+        copt->quant_hook = glow_quant_hook;
+        copt->quant_ctx = (void *)&o->quant;
+    }
 }
 
 /* "Slice f32" style: the instruction's kind and the element type of its first input. */

@@ -6,6 +6,8 @@
 #ifndef GLOW_QUANT_H
 #define GLOW_QUANT_H
 
+#include <stdio.h>
+
 #include "graph/graph.h"
 
 /* The nodes lowering keeps whole when the graph will be profiled or quantized: those the
@@ -34,7 +36,12 @@ typedef struct glow_quant_options {
     bool per_channel;               /* convolution weights get one scale per output channel */
     const char *keep_float;         /* comma-separated node kinds that stay float (NULL: none) */
     glow_dtype precision;           /* GLOW_I8Q (0 means the same) */
+    FILE *stats_out;                /* non-NULL: a line on how many nodes were quantized */
 } glow_quant_options;
+
+/* glow_compile_options.quant_hook for --quantize: loads ctx's profile (a glow_quant_options)
+ * and quantizes f with it. */
+glow_status glow_quant_hook(glow_function *f, void *ctx, glow_diag *d);
 
 /* The recorded range of one value: min, max and `nbins` histogram counts over [min, max]. */
 typedef struct glow_quant_range {
