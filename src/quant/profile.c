@@ -1,6 +1,6 @@
 // profile.c - Profiling a float graph: the keys of its values at the quantization point, the
-// instrumentation that saves every keyed value into an extra output, and the two-pass
-// accumulation of ranges and histograms over sample runs.
+// instrumentation that saves every keyed value into an extra output, the two-pass
+// accumulation of ranges and histograms over sample runs, and writing the profile as JSON.
 //
 // Pass 1 records the exact f32 range of each value's finite elements; pass 2 fills a
 // histogram over that final range. Two passes cost a second run of every sample, but give a
@@ -9,6 +9,8 @@
 // only on the elements seen, not on their order: the profile is the same for any thread count
 // and, where the backends compute the same floats, for any backend.
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -387,4 +389,91 @@ void glow_profiler_destroy(glow_profiler *pr)
     glow_profile_free(pr->pf);
     free(pr->slots);
     free(pr);
+}
+
+/* --- the file: floats as %.9g (every f32 exactly), counts as integers, so the same profile
+ * always gives the same bytes --- */
+
+typedef struct buf {
+    char *p;
+    size_t len, cap;
+} buf;
+
+static void put(buf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2;
+        b->p = glow_xrealloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void puts_(buf *b, const char *s)
+{
+    put(b, s, strlen(s));
+}
+
+static void putf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(buf *b, const char *fmt, ...)
+{
+    char tmp[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    put(b, tmp, n < (int)sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+static void put_string(buf *b, const char *s)
+{
+    put(b, "\"", 1);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            char esc[2] = { '\\', (char)c };
+            put(b, esc, 2);
+        } else if (c < 0x20) {
+            putf(b, "\\u%04x", c);
+        } else {
+            put(b, (const char *)&c, 1);
+        }
+    }
+    put(b, "\"", 1);
+}
+
+char *glow_profile_to_json(const glow_profile *pf, size_t *len)
+{
+    buf b = { 0 };
+    puts_(&b, "{\n  \"format\": \"" GLOW_PROFILE_FORMAT "\",\n");
+    putf(&b, "  \"version\": %d,\n  \"model\": ", GLOW_PROFILE_VERSION);
+    put_string(&b, pf->model ? pf->model : "");
+    putf(&b, ",\n  \"samples\": %lld,\n  \"bins\": %d,\n  \"values\": [",
+         (long long)pf->samples, pf->bins);
+    for (int i = 0; i < pf->n; i++) {
+        const glow_profile_entry *e = &pf->entries[i];
+        puts_(&b, i ? ",\n    {\"key\": " : "\n    {\"key\": ");
+        put_string(&b, e->key);
+        puts_(&b, ", \"type\": ");
+        put_string(&b, e->type);
+        putf(&b, ", \"min\": %.9g, \"max\": %.9g", (double)e->min, (double)e->max);
+        putf(&b, ", \"nan\": %llu, \"inf\": %llu, \"histogram\": [",
+             (unsigned long long)e->nan, (unsigned long long)e->inf);
+        for (int k = 0; k < pf->bins; k++)
+            putf(&b, k ? ", %llu" : "%llu", (unsigned long long)e->histogram[k]);
+        puts_(&b, "]}");
+    }
+    puts_(&b, pf->n ? "\n  ]\n}\n" : "]\n}\n");
+    *len = b.len;
+    return b.p;
+}
+
+glow_status glow_profile_write(const glow_profile *pf, const char *path, glow_diag *d)
+{
+    size_t len = 0;
+    char *text = glow_profile_to_json(pf, &len);
+    glow_status s = glow_write_file(path, text, len, d);
+    free(text);
+    return s;
 }

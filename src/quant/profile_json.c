@@ -1,12 +1,10 @@
-// profile_json.c - The profile file: writing it as JSON (byte-stable, atomic) and reading it
-// back with a small JSON parser of our own, checked field by field.
+// profile_json.c - Reading a profile file (profile.c writes it) with a small JSON parser of
+// our own, checked field by field.
 //
-// The writer prints floats with %.9g, which names every f32 exactly, and counts as integers,
-// so the same profile always gives the same bytes. The reader is a recursive-descent parser
-// driven by the schema: it walks the text once and stores only what the profile keeps (a
-// histogram goes straight into its counts), and skips fields it does not know so a later
-// writer may add some. It accepts the tokens NaN, Infinity and -Infinity where a number may
-// stand, only to say which key has a range that is not finite.
+// A recursive-descent parser driven by the schema: it walks the text once and stores only
+// what the profile keeps (a histogram goes straight into its counts), and skips fields it
+// does not know so a later writer may add some. It accepts the tokens NaN, Infinity and
+// -Infinity where a number may stand, only to say which key has a range that is not finite.
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -16,98 +14,17 @@
 
 #include "quant/quant.h"
 
-#define FORMAT_NAME "glowc-profile"
-#define FORMAT_VERSION 1
 #define MAX_BINS (1 << 20)
 #define MAX_DEPTH 64
 
-/* --- writing --- */
+/* The bytes of a string being decoded. */
+typedef GLOW_VEC(char) chars;
 
-typedef struct buf {
-    char *p;
-    size_t len, cap;
-} buf;
-
-static void put(buf *b, const char *s, size_t n)
+static void put(chars *b, const char *s, size_t n)
 {
-    if (b->len + n + 1 > b->cap) {
-        b->cap = (b->len + n + 1) * 2;
-        b->p = glow_xrealloc(b->p, b->cap);
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
+    for (size_t i = 0; i < n; i++)
+        GLOW_VEC_PUSH(*b, s[i]);
 }
-
-static void puts_(buf *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
-
-static void putf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(buf *b, const char *fmt, ...)
-{
-    char tmp[128];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    put(b, tmp, n < (int)sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-
-static void put_string(buf *b, const char *s)
-{
-    put(b, "\"", 1);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            char esc[2] = { '\\', (char)c };
-            put(b, esc, 2);
-        } else if (c < 0x20) {
-            putf(b, "\\u%04x", c);
-        } else {
-            put(b, (const char *)&c, 1);
-        }
-    }
-    put(b, "\"", 1);
-}
-
-char *glow_profile_to_json(const glow_profile *pf, size_t *len)
-{
-    buf b = { 0 };
-    puts_(&b, "{\n  \"format\": \"" FORMAT_NAME "\",\n");
-    putf(&b, "  \"version\": %d,\n  \"model\": ", FORMAT_VERSION);
-    put_string(&b, pf->model ? pf->model : "");
-    putf(&b, ",\n  \"samples\": %lld,\n  \"bins\": %d,\n  \"values\": [",
-         (long long)pf->samples, pf->bins);
-    for (int i = 0; i < pf->n; i++) {
-        const glow_profile_entry *e = &pf->entries[i];
-        puts_(&b, i ? ",\n    {\"key\": " : "\n    {\"key\": ");
-        put_string(&b, e->key);
-        puts_(&b, ", \"type\": ");
-        put_string(&b, e->type);
-        putf(&b, ", \"min\": %.9g, \"max\": %.9g", (double)e->min, (double)e->max);
-        putf(&b, ", \"nan\": %llu, \"inf\": %llu, \"histogram\": [",
-             (unsigned long long)e->nan, (unsigned long long)e->inf);
-        for (int k = 0; k < pf->bins; k++)
-            putf(&b, k ? ", %llu" : "%llu", (unsigned long long)e->histogram[k]);
-        puts_(&b, "]}");
-    }
-    puts_(&b, pf->n ? "\n  ]\n}\n" : "]\n}\n");
-    *len = b.len;
-    return b.p;
-}
-
-glow_status glow_profile_write(const glow_profile *pf, const char *path, glow_diag *d)
-{
-    size_t len = 0;
-    char *text = glow_profile_to_json(pf, &len);
-    glow_status s = glow_write_file(path, text, len, d);
-    free(text);
-    return s;
-}
-
-/* --- reading --- */
 
 typedef struct parser {
     const char *path;
@@ -193,7 +110,7 @@ static bool expect(parser *ps, char c, const char *what)
     return syntax(ps, "expected %s, found '%c'", what, got);
 }
 
-static void put_utf8(buf *b, unsigned cp)
+static void put_utf8(chars *b, unsigned cp)
 {
     char u[4];
     size_t n;
@@ -239,12 +156,11 @@ static const char *parse_string(parser *ps)
 {
     if (!expect(ps, '"', "a string"))
         return NULL;
-    buf b = { 0 };
-    put(&b, "", 0);
+    chars b = { 0 };
     while (ps->p < ps->end && *ps->p != '"') {
         unsigned char c = (unsigned char)*ps->p;
         if (c < 0x20) {
-            free(b.p);
+            free(b.data);
             return syntax(ps, "a control character in a string"), NULL;
         }
         ps->p++;
@@ -260,14 +176,14 @@ static const char *parse_string(parser *ps)
         }
         unsigned cp = 0, lo = 0;
         if (e != 'u' || !hex4(ps, &cp)) {
-            free(b.p);
+            free(b.data);
             return syntax(ps, "a bad escape in a string"), NULL;
         }
         if (cp >= 0xd800 && cp < 0xdc00 && ps->end - ps->p >= 6 && ps->p[0] == '\\' &&
             ps->p[1] == 'u') {
             ps->p += 2;
             if (!hex4(ps, &lo) || lo < 0xdc00 || lo >= 0xe000) {
-                free(b.p);
+                free(b.data);
                 return syntax(ps, "a bad surrogate pair in a string"), NULL;
             }
             cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
@@ -275,12 +191,12 @@ static const char *parse_string(parser *ps)
         put_utf8(&b, cp);
     }
     if (ps->p >= ps->end) {
-        free(b.p);
+        free(b.data);
         return syntax(ps, "the text ends inside a string"), NULL;
     }
     ps->p++;
-    const char *s = glow_arena_strndup(&ps->pf->arena, b.p, b.len);
-    free(b.p);
+    const char *s = glow_arena_strndup(&ps->pf->arena, b.data ? b.data : "", b.len);
+    free(b.data);
     return s;
 }
 
@@ -564,14 +480,14 @@ static bool check_top(parser *ps, top_cx *t)
 {
     if (!t->format)
         return bad(ps, "not a glowc profile (no 'format')");
-    if (strcmp(t->format, FORMAT_NAME))
-        return bad(ps, "not a glowc profile ('format' is '%s', not '" FORMAT_NAME "')",
+    if (strcmp(t->format, GLOW_PROFILE_FORMAT))
+        return bad(ps, "not a glowc profile ('format' is '%s', not '" GLOW_PROFILE_FORMAT "')",
                    t->format);
     if (!t->has_version)
         return bad(ps, "no 'version'");
-    if (t->version != FORMAT_VERSION)
+    if (t->version != GLOW_PROFILE_VERSION)
         return bad(ps, "version %llu; this glowc reads version %d",
-                   (unsigned long long)t->version, FORMAT_VERSION);
+                   (unsigned long long)t->version, GLOW_PROFILE_VERSION);
     const char *missing = !t->has_samples ? "samples" : !t->has_bins ? "bins"
                         : !t->has_values ? "values" : NULL;
     if (missing)

@@ -13,13 +13,16 @@
 bool glow_quant_keeps_node(const glow_node *n);
 
 /* ---------------------------------------------------------------------------------------
- * Profile (profile.c: keys, instrumentation, accumulation; profile_json.c: the file).
+ * Profile (profile.c: keys, instrumentation, accumulation, writing; profile_json.c: reading).
  * --------------------------------------------------------------------------------------- */
 
 struct glow_program;
 
 /* Histogram bins of a profile written by glowc (a reader accepts any count >= 1). */
 #define GLOW_PROFILE_BINS 2048
+/* The file's "format" and "version". */
+#define GLOW_PROFILE_FORMAT "glowc-profile"
+#define GLOW_PROFILE_VERSION 1
 
 /* The key of one value of the function at the quantization point. A value is keyed when its
  * element kind is f32, f16 or bf16 and it is a result of a function node (not Save) or a
@@ -96,13 +99,14 @@ int glow_profiler_nkeys(const glow_profiler *pr);
 glow_status glow_profiler_finish(glow_profiler *pr, const glow_profile **out, glow_diag *d);
 void glow_profiler_destroy(glow_profiler *pr);
 
-/* --- profile_json.c --- */
-
 /* Writes the profile as JSON (format "glowc-profile", version 1), atomically: the same
  * profile always gives the same bytes. */
 glow_status glow_profile_write(const glow_profile *pf, const char *path, glow_diag *d);
 /* The same text in a malloc'd, NUL-terminated buffer. */
 char *glow_profile_to_json(const glow_profile *pf, size_t *len);
+
+/* --- profile_json.c --- */
+
 /* Reads a profile file; every error names the file (and the key at fault). */
 glow_status glow_profile_load(const char *path, glow_profile **out, glow_diag *d);
 glow_status glow_profile_parse(const char *path, const char *text, size_t len,

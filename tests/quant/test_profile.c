@@ -134,7 +134,8 @@ static glow_status probe_hook(glow_function *f, void *ctx, glow_diag *d)
             k = glow_profile_key_of(&ks, n->ins[0]);
         if (k)
             snprintf(pb->out_key, sizeof pb->out_key, "%s", k);
-        if (n->kind == NK_CONV && !pb->conv_key[0] && (k = glow_profile_key_of(&ks, glow_val(n, 0))))
+        k = n->kind == NK_CONV ? glow_profile_key_of(&ks, glow_val(n, 0)) : NULL;
+        if (k && !pb->conv_key[0])
             snprintf(pb->conv_key, sizeof pb->conv_key, "%s", k);
     }
     glow_profile_keys_free(&ks);
