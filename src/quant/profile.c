@@ -340,9 +340,11 @@ static void observe_histogram(slot *s, glow_profile_entry *e, int bins, glow_dty
         s->finite2++;
         if (x < e->min || x > e->max)
             s->outside++;
+        /* Compared before converting: an element outside the range (counted above as an
+         * error) could be beyond what an integer holds. */
         double pos = ((double)x - s->lo) * s->scale;
-        int64_t b = pos > 0 ? (int64_t)pos : 0;
-        e->histogram[b < bins ? b : bins - 1]++;
+        int64_t b = pos <= 0 ? 0 : pos >= bins ? bins - 1 : (int64_t)pos;
+        e->histogram[b]++;
     }
 }
 
