@@ -147,6 +147,30 @@ const glow_profile_entry *glow_profile_find(const glow_profile *pf, const char *
     return pf ? glow_strmap_get(&pf->index, key) : NULL;
 }
 
+glow_status glow_profile_lookup(const glow_profile *pf, const glow_profile_keys *ks,
+                                glow_value v, const glow_profile_entry **out, glow_diag *d)
+{
+    *out = NULL;
+    const char *path = pf->path && pf->path[0] ? pf->path : "(in memory)";
+    const char *key = glow_profile_key_of(ks, v);
+    if (!key)
+        return glow_fail(d, GLOW_ERR_INTERNAL, "profile '%s': node '%s' result %u has no "
+                         "profile key (not a float value at the quantization point)", path,
+                         v.node->name, v.res);
+    const glow_profile_entry *e = glow_profile_find(pf, key);
+    if (!e)
+        return glow_fail(d, GLOW_ERR_NOT_FOUND, "profile '%s' has no value '%s': it was made "
+                         "for another model, or with other --define / --no-optimize options",
+                         path, key);
+    char ty[160];
+    glow_type_str(glow_value_type(v), ty, sizeof ty);
+    if (strcmp(e->type, ty))
+        return glow_fail(d, GLOW_ERR_BAD_TYPE, "profile '%s': value '%s' was profiled as %s, "
+                         "the graph has %s", path, key, e->type, ty);
+    *out = e;
+    return GLOW_OK;
+}
+
 void glow_profile_free(glow_profile *pf)
 {
     if (!pf)
@@ -184,6 +208,7 @@ glow_profiler *glow_profiler_create(const char *model_path, int bins)
     pr->pf->model = glow_arena_strdup(&pr->pf->arena,
                                       slash ? slash + 1 : model_path ? model_path : "");
     pr->pf->bins = bins > 0 ? bins : GLOW_PROFILE_BINS;
+    pr->pf->path = "";
     return pr;
 }
 

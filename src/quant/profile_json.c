@@ -520,6 +520,7 @@ glow_status glow_profile_parse(const char *path, const char *text, size_t len,
     *out = NULL;
     parser ps = { .path = path, .s = text, .end = text + len, .p = text, .d = d };
     ps.pf = glow_xcalloc(1, sizeof(*ps.pf));
+    ps.pf->path = glow_arena_strdup(&ps.pf->arena, path);
     top_cx t = { 0 };
     bool ok = parse_object(&ps, top_member, &t, "'{' (a JSON object)");
     if (ok) {

@@ -65,6 +65,7 @@ typedef struct glow_profile_entry {
 } glow_profile_entry;
 
 typedef struct glow_profile {
+    const char *path;          /* the file it was read from ("" when made in memory) */
     const char *model;         /* the model file's base name */
     int64_t samples;
     int bins;
@@ -74,8 +75,13 @@ typedef struct glow_profile {
     glow_arena arena;          /* owns everything above */
 } glow_profile;
 
-/* The lookup the quantizer uses: the entry of `key`, or NULL. */
+/* The entry of `key`, or NULL. */
 const glow_profile_entry *glow_profile_find(const glow_profile *pf, const char *key);
+/* The lookup the quantizer uses: the entry of value v (its key from ks), checked. Fails naming
+ * the profile file and the key when v has no key, the profile lacks it (made for another
+ * model, or with other --define / --no-optimize), or recorded another type. */
+glow_status glow_profile_lookup(const glow_profile *pf, const glow_profile_keys *ks,
+                                glow_value v, const glow_profile_entry **out, glow_diag *d);
 void glow_profile_free(glow_profile *pf);
 
 /* Records a profile while a program runs samples: create it, pass glow_profiler_hook with the

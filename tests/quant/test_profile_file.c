@@ -76,6 +76,31 @@ static void check_keys(void)
     if (tk)
         CHECK(glow_profile_key_of(&ks, glow_val(tk, 1)) == NULL);
     CHECK(glow_profile_key_of(&ks, glow_val(scale, 0)) == NULL);
+    /* The quantizer's lookup: found, of another type, absent, not keyed. */
+    const char *text = "{\"format\": \"glowc-profile\", \"version\": 1, \"samples\": 1, "
+                       "\"bins\": 1, \"values\": ["
+                       "{\"key\": \"x\", \"type\": \"f32[2, 4]\", \"min\": 0, \"max\": 1, "
+                       "\"nan\": 0, \"inf\": 0, \"histogram\": [8]}, "
+                       "{\"key\": \"a\", \"type\": \"f32[3]\", \"min\": 0, \"max\": 1, "
+                       "\"nan\": 0, \"inf\": 0, \"histogram\": [3]}]}";
+    glow_profile *pf = NULL;
+    CHECK(glow_profile_parse("p.json", text, strlen(text), &pf, &d) == GLOW_OK);
+    const glow_profile_entry *e = NULL;
+    if (pf) {
+        CHECK(glow_profile_lookup(pf, &ks, glow_val(x, 0), &e, &d) == GLOW_OK);
+        CHECK(e && e->histogram[0] == 8);
+        CHECK(glow_profile_lookup(pf, &ks, glow_val(a1, 0), &e, &d) == GLOW_ERR_BAD_TYPE);
+        CHECK_CONTAINS(d.msg, "profile 'p.json': value 'a' was profiled as f32[3], the graph "
+                       "has f32[2, 4]");
+        glow_diag_clear(&d);
+        CHECK(glow_profile_lookup(pf, &ks, glow_val(a2, 0), &e, &d) == GLOW_ERR_NOT_FOUND);
+        CHECK_CONTAINS(d.msg, "profile 'p.json' has no value 'a#2'");
+        glow_diag_clear(&d);
+        CHECK(glow_profile_lookup(pf, &ks, glow_val(idx, 0), &e, &d) != GLOW_OK);
+        CHECK(e == NULL);
+        glow_diag_clear(&d);
+    }
+    glow_profile_free(pf);
     /* The same graph keys the same way. */
     glow_profile_keys again;
     CHECK(glow_profile_keys_make(f, &again, &d) == GLOW_OK);
