@@ -28,7 +28,7 @@ struct glow_program;
  * element kind is f32, f16 or bf16 and it is a result of a function node (not Save) or a
  * graph input placeholder. Keys are the placeholder's name for inputs; for node results
  * the node's name (its kind name when the name is empty), with "#2", "#3", ... for the 2nd,
- * 3rd node of that base name in function order, and ":r" for result r > 0 ("conv1",
+ * 3rd keyed node of that base name in function order, and ":r" for result r > 0 ("conv1",
  * "conv1#2", "split:1"). Inputs are named first (model order), then nodes; a candidate that
  * is already taken (a node literally named "conv1#2") takes the next number, so every key
  * is unique and the same graph always gets the same keys. */
