@@ -107,4 +107,8 @@ void cmd_bench_help(void);
 int cmd_compile(int argc, char **argv);
 void cmd_compile_help(void);
 
+/* --- cmd_profile.c --- */
+int cmd_profile(int argc, char **argv);
+void cmd_profile_help(void);
+
 #endif

@@ -25,6 +25,8 @@ static const command commands[] = {
       cmd_bench, cmd_bench_help },
     { "compile", "compile a model ahead of time into a bundle (object, header, weights)",
       cmd_compile, cmd_compile_help },
+    { "profile", "run a model on sample inputs, record value ranges for quantization",
+      cmd_profile, cmd_profile_help },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

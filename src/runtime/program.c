@@ -120,6 +120,12 @@ static glow_status build(glow_program *p, const glow_compile_options *opt, glow_
         GLOW_TRY(glow_optimize(p->f, &oo, d));
     }
     if (quant) {
+        /* Lowered Gemms are MatMul + Add; the quantizer converts FullyConnected whole (one
+         * int8 product with its bias in int32), so they merge back first. */
+        if (!opt->no_optimize) {
+            GLOW_TRY(glow_run_pass(p->f, GLOW_PASS_MATMUL_ADD_FC, &oo, NULL, d));
+            GLOW_TRY(glow_run_pass(p->f, GLOW_PASS_DCE, &oo, NULL, d));
+        }
         GLOW_TRY(opt->quant_hook(p->f, opt->quant_ctx, d));
         GLOW_TRY(glow_lower_for_backend(p->f, p->backend->keeps_node, d));
         if (!opt->no_optimize) {
