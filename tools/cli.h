@@ -48,6 +48,7 @@ typedef struct cli_model_opts {
     /* --quantize PROFILE [--schema S] [--calibration C] [--per-channel] [--keep-float K,...]
      * [--precision P]: quant.profile is NULL when the model stays float. */
     glow_quant_options quant;
+    bool no_quant;            /* the command takes no quantization options (profile) */
 } cli_model_opts;
 /* Empty options with the default backend; false when out of memory. */
 bool cli_model_init(cli_model_opts *o, int argc, const char *backend);
@@ -58,6 +59,8 @@ bool cli_model_match(const char *cmd, const char *arg, int *i, int argc, char **
                      cli_model_opts *o, int *rc);
 /* The options' lines of --help; threads_text says what --threads means for the command. */
 void cli_model_help(const char *threads_text);
+/* The quantization options' lines of --help (run, bench, compile). */
+void cli_quant_help(void);
 /* Sets the compile options' backend, threads and optimizer fields (oo must outlive copt). */
 void cli_model_options(const cli_model_opts *o, struct glow_opt_options *oo,
                        struct glow_compile_options *copt);

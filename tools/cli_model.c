@@ -90,7 +90,7 @@ bool cli_model_match(const char *cmd, const char *arg, int *i, int argc, char **
                                   "integer, got '%s'", cmd, val ? val : "");
         else
             o->defines[o->ndefines++] = val;
-    } else if (cli_quant_match(cmd, arg, i, argc, argv, &o->quant, rc)) {
+    } else if (!o->no_quant && cli_quant_match(cmd, arg, i, argc, argv, &o->quant, rc)) {
         return true;
     } else if (!strcmp(arg, "--no-optimize")) {
         o->no_optimize = true;
@@ -114,16 +114,20 @@ void cli_model_help(const char *threads_text)
            "  --stats            per optimizer pass: runs, nodes removed, rewrites, time; then\n"
            "                     how many instructions the backend runs natively and which\n"
            "                     fall back to the evaluator (to stderr)\n"
-           "  --time-passes      only the time of each optimizer pass (to stderr)\n"
-           "  --quantize PROFILE run the model in 8-bit integers with the ranges `glowc\n"
+           "  --time-passes      only the time of each optimizer pass (to stderr)\n",
+           glow_backend_names(), "interpreter", threads_text);
+}
+
+void cli_quant_help(void)
+{
+    printf("  --quantize PROFILE run the model in 8-bit integers with the ranges `glowc\n"
            "                     profile` recorded (docs/quantization.md); with:\n"
            "    --schema S       asymmetric (default), symmetric, symmetric-uint8,\n"
            "                     symmetric-power2\n"
            "    --calibration C  minmax (default) or kl (clip ranges by KL divergence)\n"
            "    --per-channel    one weight scale per convolution output channel\n"
            "    --keep-float K,..  node kinds that stay float (e.g. Conv,Add)\n"
-           "    --precision P    int8 (default) or int16\n",
-           glow_backend_names(), "interpreter", threads_text);
+           "    --precision P    int8 (default) or int16\n");
 }
 
 void cli_model_options(const cli_model_opts *o, glow_opt_options *oo,

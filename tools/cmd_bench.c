@@ -24,6 +24,7 @@ void cmd_bench_help(void)
            "\n"
            "options:\n");
     cli_model_help("threads for the backend (default: the backend's choice)");
+    cli_quant_help();
     printf("  --iterations K     timed runs (default 10)\n"
            "  --warmup W         untimed runs first (default 1)\n"
            "  --max-seconds S    stop timing once S seconds of runs are spent (at least one\n"

@@ -15,6 +15,7 @@ void cmd_compile_help(void)
            "                           [--mcpu CPU] [--weights file|c-array|embedded]\n"
            "                           [--backend cpu] [--threads N] [--define SYM=VAL]...\n"
            "                           [--no-optimize] [--stats] [--time-passes]\n"
+           "                           [--quantize PROFILE [quantization options]]\n"
            "\n"
            "Compiles the ONNX model MODEL ahead of time for the cpu backend into a bundle\n"
            "(Glow's bundle ABI) in DIR:\n"
@@ -46,8 +47,9 @@ void cmd_compile_help(void)
            "  --no-optimize      skip the graph optimizer (before and after lowering)\n"
            "  --stats            per optimizer pass: runs, nodes removed, rewrites, time (to\n"
            "                     stderr)\n"
-           "  --time-passes      only the time of each optimizer pass (to stderr)\n"
-           "  -h, --help         show this help\n"
+           "  --time-passes      only the time of each optimizer pass (to stderr)\n");
+    cli_quant_help();
+    printf("  -h, --help         show this help\n"
            "\n"
            "exit status: 0 ok, 1 usage error, 2 bad or unsupported model (or an instruction\n"
            "without a kernel), 3 failure writing the bundle.\n");

@@ -32,6 +32,7 @@ void cmd_run_help(void)
            "options:\n"
            "  --input NAME=FILE  the file for the input NAME; repeatable\n");
     cli_model_help("threads for the backend (default: the backend's choice)");
+    cli_quant_help();
     printf("  --output-dir DIR   write output <i> to DIR/output_<i>.pb (TensorProto named after\n"
            "                     the graph output, graph output order), only when the run\n"
            "                     succeeds; without it each output's name, type and first\n"

@@ -180,6 +180,24 @@ static void replace_by(quant_cx *cx, glow_node *n, glow_node *act, glow_node *q)
     cx->nquantized++;
 }
 
+/* Whether n is worth converting: the products and convolutions always (they carry the
+ * cost); the cheap nodes only where they continue quantized values (some operand already
+ * quantized, the others quantized or constant), so they never cost a Quantize of their own. */
+static bool worth_it(const glow_node *n)
+{
+    if (n->kind == NK_CONV || n->kind == NK_FULLY_CONNECTED || n->kind == NK_MATMUL)
+        return true;
+    bool any = false;
+    for (uint32_t i = 0; i < n->nin; i++) {
+        glow_value v = n->ins[i];
+        bool q = v.node->kind == NK_DEQUANTIZE;
+        if (!q && !glow_value_is_constant(v) && glow_value_type(v)->dtype == GLOW_F32)
+            return false;
+        any |= q;
+    }
+    return any;
+}
+
 /* Converts n; false (nothing changed) when an operand or the result has no range. */
 static bool convert(quant_cx *cx, glow_node *n)
 {
@@ -187,7 +205,7 @@ static bool convert(quant_cx *cx, glow_node *n)
     glow_type yt;
     glow_value q[64];
     int nq = (int)n->nin;
-    if (nq > 64)
+    if (nq > 64 || !worth_it(n))
         return false;
     if (!follows_operand(n->kind) && !value_type(cx, glow_val(act ? act : n, 0), &yt))
         return false;
