@@ -490,6 +490,59 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
     return remove(path);
 }
 
+/* The profile in use: `run --quantize` gives the same integers on the interpreter and on the
+ * cpu backend at 1 and 2 threads and the float run's prediction; a profile of another model,
+ * a missing file and an unknown --keep-float kind are refused with messages naming them. */
+static void check_quantized_runs(void)
+{
+    TMP(prof, "quant.json");
+    TMP(d1, "q_interp");
+    TMP(d2, "q_cpu1");
+    TMP(d3, "q_cpu2");
+    result r = RUN("profile", MODEL, samples[0], samples[1], samples[2], "-o", prof);
+    CHECK_EQ(r.code, 0);
+    result_free(&r);
+    const char *const dirs[3] = { d1, d2, d3 };
+    const char *const be[3] = { "interpreter", "cpu", "cpu" };
+    const char *const th[3] = { "1", "1", "2" };
+    for (int i = 0; i < 3; i++) {
+        r = RUN("run", MODEL, samples[1], "--quantize", prof, "--per-channel", "--backend",
+                be[i], "--threads", th[i], "--output-dir", dirs[i]);
+        CHECK_EQ(r.code, 0);
+        result_free(&r);
+    }
+    TMP(o1, "q_interp/output_0.pb");
+    TMP(o2, "q_cpu1/output_0.pb");
+    TMP(o3, "q_cpu2/output_0.pb");
+    CHECK(same_file(o1, o2));
+    CHECK(same_file(o1, o3));
+    result f = RUN("run", MODEL, samples[1]);
+    result q = RUN("run", MODEL, samples[1], "--quantize", prof, "--schema", "symmetric",
+                   "--calibration", "kl");
+    const char *fa = strstr(f.out, "argmax"), *qa = strstr(q.out, "argmax");
+    CHECK(fa && qa && !strncmp(fa, qa, 8));
+    result_free(&f);
+    result_free(&q);
+
+    TMP(lprof, "lenet.json");
+    r = RUN("profile", "models/lenet.onnx", "models/lenet_input.pb", "-o", lprof);
+    CHECK_EQ(r.code, 0);
+    result_free(&r);
+    r = RUN("run", MODEL, samples[1], "--quantize", lprof);
+    CHECK_EQ(r.code, 2);
+    CHECK(strstr(r.err, lprof) && strstr(r.err, "features"));
+    result_free(&r);
+    TMP(none, "no_such_profile.json");
+    r = RUN("run", MODEL, samples[1], "--quantize", none);
+    CHECK_EQ(r.code, 2);
+    CHECK(strstr(r.err, "no_such_profile.json") != NULL);
+    result_free(&r);
+    r = RUN("run", MODEL, samples[1], "--quantize", prof, "--keep-float", "Conv,Blur");
+    CHECK_EQ(r.code, 1);
+    CHECK(strstr(r.err, "Blur") != NULL);
+    result_free(&r);
+}
+
 int main(void)
 {
     glowc_bin = getenv("GLOWC_BIN");
@@ -512,6 +565,7 @@ int main(void)
     check_layouts();
     check_special_values();
     check_bad_inputs();
+    check_quantized_runs();
     nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     return CHECK_DONE();
 }
