@@ -68,6 +68,38 @@ void cli_model_options(const cli_model_opts *o, struct glow_opt_options *oo,
  * (count), ..." for a backend with an evaluator fallback. */
 void cli_model_report_fallbacks(const struct glow_program *p, FILE *out);
 
+/* --- cli_samples.c: sample inputs of profile and run --compare-float --- */
+
+/* One sample: a file per model input, and what to call it in messages. */
+typedef struct cli_sample {
+    char *label;
+    char **files;
+} cli_sample;
+
+typedef struct cli_sample_list {
+    GLOW_VEC(cli_sample) v;
+    const glow_onnx_summary *s;   /* the model's inputs */
+    const char *cmd;              /* the command, for messages */
+} cli_sample_list;
+
+/* Adds the samples of one INPUT: a tensor file (one sample of a one-input model), a folder
+ * of test_data_set_* folders, a folder holding input_0.pb ..., or a folder of tensor files.
+ * Returns -1, or the exit code after reporting. */
+int cli_samples_collect(cli_sample_list *l, const char *input);
+void cli_samples_free(cli_sample_list *l);
+/* Reads sample si into tensors (model order), checked against the declared inputs (with
+ * o's --define values) and the first sample's types (first: NULL for the first sample). */
+int cli_samples_read(const cli_model_opts *o, const cli_sample_list *l, int si,
+                     const glow_type *first, glow_tensor *tensors);
+void cli_tensors_free(glow_tensor *t, int n);
+
+/* --- cmd_compare.c: run --quantize ... --compare-float --- */
+
+/* Runs the float and the quantized model (o->quant) on every sample of `inputs` and prints,
+ * per output, the max and mean absolute error, the SNR in dB and the top-1 agreement. */
+int cli_compare_float(const char *path, const cli_model_opts *o, const char *const *inputs,
+                      int ninputs);
+
 /* --- cmd_info.c --- */
 int cmd_info(int argc, char **argv);
 void cmd_info_help(void);

@@ -18,7 +18,8 @@ void cmd_run_help(void)
     printf("usage: glowc run MODEL [INPUT.pb|INPUT.npy ...] [--input NAME=FILE]...\n"
            "                       [--backend B] [--threads N] [--define SYM=VAL]...\n"
            "                       [--output-dir DIR] [--no-optimize] [--stats]\n"
-           "                       [--time-passes]\n"
+           "                       [--time-passes] [--quantize PROFILE [options]]\n"
+           "       glowc run MODEL --quantize PROFILE --compare-float SAMPLES...\n"
            "\n"
            "Compiles the ONNX model MODEL for a backend, runs it once on the given input\n"
            "tensors and shows the outputs.\n"
@@ -33,7 +34,12 @@ void cmd_run_help(void)
            "  --input NAME=FILE  the file for the input NAME; repeatable\n");
     cli_model_help("threads for the backend (default: the backend's choice)");
     cli_quant_help();
-    printf("  --output-dir DIR   write output <i> to DIR/output_<i>.pb (TensorProto named after\n"
+    printf("  --compare-float    with --quantize: the INPUTs are samples (tensor files, folders\n"
+           "                     of them, test_data_set_* folders, as for glowc profile); run\n"
+           "                     the float and the quantized model on each and report, per\n"
+           "                     output, the max and mean absolute error, the SNR in dB and\n"
+           "                     the top-1 agreement\n"
+           "  --output-dir DIR   write output <i> to DIR/output_<i>.pb (TensorProto named after\n"
            "                     the graph output, graph output order), only when the run\n"
            "                     succeeds; without it each output's name, type and first\n"
            "                     values are printed, and the argmax of a float vector output\n"
@@ -52,6 +58,7 @@ typedef struct run_args {
     int nnamed;
     cli_model_opts model;   /* --backend, --threads, --define, ... */
     const char *outdir;
+    bool compare_float;     /* the positional inputs are samples (cmd_compare.c) */
 } run_args;
 
 /* Returns -1 when parsing succeeded, otherwise the exit code to return at once. */
@@ -80,6 +87,8 @@ static int parse_args(int argc, char **argv, run_args *a)
             } else if (cli_model_match("run", arg, &i, argc, argv, &a->model, &rc)) {
             if (rc >= 0)
                 return rc;
+        } else if (!strcmp(arg, "--compare-float")) {
+            a->compare_float = true;
         } else if (cli_match_value(arg, "--output-dir", &i, argc, argv, &val)) {
             if (!val || !val[0])
                 return cli_usage_error("run", "run: --output-dir needs a directory");
@@ -90,6 +99,9 @@ static int parse_args(int argc, char **argv, run_args *a)
     }
     if (!a->path)
         return cli_usage_error("run", "run: missing MODEL");
+    if (a->compare_float && (!a->model.quant.profile || a->nnamed || a->outdir || !a->nfiles))
+        return cli_usage_error("run", "run: --compare-float needs --quantize PROFILE and "
+                               "sample INPUTs (no --input, no --output-dir)");
     return -1;
 }
 
@@ -389,6 +401,8 @@ int cmd_run(int argc, char **argv)
     a.named = calloc((size_t)argc + 1, sizeof *a.named);
     bool ok = cli_model_init(&a.model, argc, "interpreter");
     int rc = a.files && a.named && ok ? parse_args(argc, argv, &a) : CLI_EXIT_RUN_FAILED;
+    if (rc < 0 && a.compare_float)
+        rc = cli_compare_float(a.path, &a.model, a.files, a.nfiles);
     glow_arena arena = { 0 };
     glow_onnx_summary s = { 0 };
     const char **files = NULL;
