@@ -210,7 +210,9 @@ static glow_status pool(const glow_node *n, const glow_tensor *x, glow_tensor *y
                                 taps++;
                             }
                     int32_t r;
-                    if (is_max) {
+                    if (is_max && !taps) {
+                        r = lo;   /* no tap inside: the kind's minimum, as the kernels give */
+                    } else if (is_max) {
                         r = gk_requant((int32_t)(best - tx->offset), mult, ty->offset, lo, hi);
                     } else {
                         /* The padded window's count: the window clipped to the padded input. */

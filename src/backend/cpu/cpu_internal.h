@@ -111,6 +111,10 @@ int cpu_fuse_residuals(ir_function *f, const bool *blocked);
 
 /* --- prepare.c --- */
 
+/* Allocates the activation val right before `first` and frees it right after `last` (at the
+ * end of the program when last is NULL). */
+void cpu_mark_lifetime(ir_function *f, ir_value *val, ir_instr *first, ir_instr *last);
+
 /* The prepare step for vector length v (0: nothing to prepare); plain: keep every activation
  * in its plain layout (no layout pass, no residual fusion). */
 glow_status cpu_prepare(ir_function *f, int v, bool plain, glow_diag *d);

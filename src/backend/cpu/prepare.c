@@ -179,9 +179,7 @@ static glow_status prep_gemm(ir_function *f, ir_instr *in, int v, prep *pr, bool
     return GLOW_OK;
 }
 
-/* Allocates the activation val right before `first` and frees it right after `last` (at the
- * end of the program when last is NULL). */
-static void mark_lifetime(ir_function *f, ir_value *val, ir_instr *first, ir_instr *last)
+void cpu_mark_lifetime(ir_function *f, ir_value *val, ir_instr *first, ir_instr *last)
 {
     ir_operand op = { val, 'o' };
     ir_instr *a = ir_instr_append(f, IK_ALLOC, val->name, &op, 1, 1, NULL, 0);
@@ -248,9 +246,9 @@ static void rewrite_conv(ir_function *f, ir_instr *in, const prep *pr, int v, ir
     ir_instr_unlink(f, in);
     /* The scratch buffers live exactly over the instructions that use them. */
     if (to)
-        mark_lifetime(f, xin, to, conv);
+        cpu_mark_lifetime(f, xin, to, conv);
     if (from)
-        mark_lifetime(f, yout, conv, from);
+        cpu_mark_lifetime(f, yout, conv, from);
 }
 
 /* A GEMM whose B was repacked: cpu.gemm_packed y, a, panels, work[, bias]. */
@@ -284,7 +282,7 @@ static ir_value *add_zeroed(ir_function *f, const char *name, const glow_type *t
 {
     ir_instr *first = f->first;
     ir_value *w = ir_alloc_create(f, name, t);
-    mark_lifetime(f, w, first, NULL);
+    cpu_mark_lifetime(f, w, first, NULL);
     ir_operand op = { w, 'o' };
     ir_instr *z = ir_instr_append(f, IK_CPU_ZERO, name, &op, 1, 1, NULL, 0);
     ir_instr_unlink(f, z);

@@ -1,0 +1,362 @@
+// qprepare.c - The int8 part of the prepare step (docs/quantization.md, "CPU backend"): the
+// quantized convolutions, FullyConnected layers and pools the int8 kernels run become the
+// backend's own instructions on NHWC activations, with weights packed and biases corrected
+// for the input's zero point at compile time.
+//
+// Layout: an 8-bit quantized 4-D activation stays NHWC ([N][H][W][cs], cs = C rounded up to 4)
+// when every instruction touching it runs on NHWC bytes: the int8 convolutions and pools, and
+// the quantized elementwise ops (Add, Relu, RescaleQuantized, ...) when all their operands are
+// NHWC (elementwise code does not care about the order, only that it is the same). Anything
+// else reading or writing it (a view, a Dequantize, a copy to an output) keeps it NCHW, and the
+// int8 instructions convert around them (cpu.q_to_nhwc / cpu.q_from_nhwc into scratch buffers
+// live just around them), so conversions appear only at the edges of int8 regions.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cpu/cpu_internal.h"
+#include "qconv/qpack.h"
+#include "qdwconv/qdwpack.h"
+#include "qmath.h"
+
+typedef enum { QP_NONE, QP_NHWC, QP_ELEM } qp_kind;
+
+/* What the int8 step decided for one instruction. */
+typedef struct qprep {
+    qp_kind kind;               /* runs on NHWC (conv, fc, pool), or elementwise either way */
+    ir_instr_kind own;          /* the backend's instruction it becomes (QP_NHWC) */
+    ir_value *w, *bias, *mult;  /* packed weights, corrected bias, multipliers (convs) */
+} qprep;
+
+static bool is_q8(glow_dtype t) { return t == GLOW_U8Q || t == GLOW_I8Q; }
+
+static const void *const_payload(const ir_value *v, glow_dtype t)
+{
+    if (v->kind != IV_WEIGHT || v->is_mutable || !v->storage ||
+        v->storage->kind != NK_CONSTANT || v->type.dtype != t)
+        return NULL;
+    return v->storage->payload.data;
+}
+
+const char *cpu_qconv_isa(const cpu_isa *isa)
+{
+    return isa->avx512vnni ? "avx512vnni" : isa->avxvnni ? "avxvnni" : isa->avx2 ? "avx2"
+                                                                                  : "scalar";
+}
+
+/* A new constant cpu.<what>.<id> of `bytes` bytes (kind t, 1-D) for the caller to fill. */
+static ir_value *new_const(ir_function *f, const char *what, uint32_t id, glow_dtype t,
+                           int64_t count, void **data, glow_diag *d, glow_status *s)
+{
+    char name[64];
+    snprintf(name, sizeof name, "cpu.%s.%u", what, id);
+    glow_type ty = { .dtype = t, .rank = 1, .dims = { count > 0 ? count : 1 } };
+    glow_node *c = glow_constant_create(f->module, name, &ty, NULL);
+    if (!c) {
+        *s = glow_fail(d, GLOW_ERR_TOO_LARGE, "cpu backend: no memory to pack '%s'", name);
+        return NULL;
+    }
+    *data = c->payload.data;
+    ir_value *val = ir_weight_create(f, c);
+    val->readonly = true;
+    return val;
+}
+
+/* The s8 weights with their offsets subtracted, when every value fits (u8 weights, or an
+ * imported nonzero offset); NULL otherwise. w holds m groups of `per` values. */
+static int8_t *signed_weights(const void *w, bool u8, const int32_t *off, int32_t off1,
+                              int64_t m, int64_t per)
+{
+    int8_t *out = glow_xmalloc((size_t)(m * per) + 1);
+    for (int64_t i = 0; i < m * per; i++) {
+        int32_t v = u8 ? ((const uint8_t *)w)[i] : ((const int8_t *)w)[i];
+        v -= off ? off[i / per] : off1;
+        if (v < -128 || v > 127) {
+            free(out);
+            return NULL;
+        }
+        out[i] = (int8_t)v;
+    }
+    return out;
+}
+
+/* The x zero point as the kernels read the bytes: i8 inputs flip to u8 (+128). */
+static int x_zero_read(const glow_type *x)
+{
+    return x->dtype == GLOW_I8Q ? x->offset + 128 : x->offset;
+}
+
+/* ChannelwiseQuantizedConv [y, x, w, bias, scales, offsets] of group 1 or depthwise, 2-D. */
+static glow_status prep_qconv(ir_function *f, ir_instr *in, const cpu_isa *isa, qprep *q,
+                              glow_diag *d)
+{
+    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type,
+                    *wt = &in->ops[2].v->type;
+    bool u8 = wt->dtype == GLOW_U8;
+    const void *w = const_payload(in->ops[2].v, wt->dtype);
+    const int32_t *bias = const_payload(in->ops[3].v, GLOW_I32);
+    const float *scales = const_payload(in->ops[4].v, GLOW_F32);
+    const int32_t *off = const_payload(in->ops[5].v, GLOW_I32);
+    const glow_attr *ga = cpu_attr(in, GA_GROUP);
+    int64_t g = ga ? ga->v.i : 1;
+    if (in->nops != 6 || x->rank != 4 || y->rank != 4 || !is_q8(x->dtype) || !is_q8(y->dtype) ||
+        !w || !bias || !scales || !off)
+        return GLOW_OK;
+    int64_t m = y->dims[1], c = x->dims[1], kh = wt->dims[2], kw = wt->dims[3];
+    bool dw = g > 1 && g == c && m == c;
+    if (g != 1 && !dw)
+        return GLOW_OK;
+    glow_status s = GLOW_OK;
+    void *p;
+    if (!(q->mult = new_const(f, "qmult", in->id, GLOW_F32, m, &p, d, &s)))
+        return s;
+    for (int64_t i = 0; i < m; i++)
+        ((float *)p)[i] = gk_q_multiplier((double)x->scale * scales[i], y->scale);
+    if (dw) {
+        int64_t cp = gk_qdw_cpad(c);
+        int16_t *wp;
+        if (!(q->w = new_const(f, "qdww", in->id, GLOW_I16, kh * kw * cp, &p, d, &s)))
+            return s;
+        wp = p;
+        gk_qdw_pack_weights(wp, w, !u8, off, c, kh, kw);
+        if (!(q->bias = new_const(f, "qdwb", in->id, GLOW_I32, cp, &p, d, &s)))
+            return s;
+        gk_qdw_pack_bias(p, bias, wp, c, kh, kw, x_zero_read(x));
+        q->own = IK_CPU_QDWCONV_NHWC;
+    } else {
+        int8_t *w8 = signed_weights(w, u8, off, 0, m, c * kh * kw);
+        if (!w8)
+            return GLOW_OK;
+        int vlen = gk_qconv_vlen(cpu_qconv_isa(isa));
+        size_t bytes = gk_qpack_bytes(vlen, m, c, kh, kw);
+        if ((q->w = new_const(f, "qw", in->id, GLOW_I8, (int64_t)bytes, &p, d, &s))) {
+            void *bp;
+            int8_t *packed = p;
+            if ((q->bias = new_const(f, "qb", in->id, GLOW_I32, m, &bp, d, &s)))
+                gk_qpack_conv(vlen, w8, bias, x_zero_read(x), m, c, kh, kw, packed, bp);
+        }
+        free(w8);
+        if (s != GLOW_OK)
+            return s;
+        q->own = IK_CPU_QCONV_NHWC;
+    }
+    q->kind = QP_NHWC;
+    return GLOW_OK;
+}
+
+/* Quantized FullyConnected [y, x, w, bias]: the 1x1 convolution of [M][1][1][K] bytes. */
+static glow_status prep_qfc(ir_function *f, ir_instr *in, const cpu_isa *isa, qprep *q,
+                            glow_diag *d)
+{
+    const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type,
+                    *wt = &in->ops[2].v->type;
+    if (in->nops != 4 || x->rank != 2 || y->rank != 2 || !is_q8(x->dtype) ||
+        !is_q8(y->dtype) || !is_q8(wt->dtype) || x->dims[1] % 4 || cpu_attr(in, GA_FUSED_ACT))
+        return GLOW_OK;
+    const void *w = const_payload(in->ops[2].v, wt->dtype);
+    const glow_type *bt = &in->ops[3].v->type;
+    const int32_t *bias = const_payload(in->ops[3].v, bt->dtype);
+    if (!w || !bias || (bt->dtype != GLOW_I32 && bt->dtype != GLOW_I32Q))
+        return GLOW_OK;
+    int64_t k = wt->dims[0], n = wt->dims[1];
+    /* [K][N] -> [N][K] (the conv's [M][C][1][1]). */
+    uint8_t *wtr = glow_xmalloc((size_t)(k * n) + 1);
+    for (int64_t i = 0; i < k; i++)
+        for (int64_t j = 0; j < n; j++)
+            wtr[j * k + i] = ((const uint8_t *)w)[i * n + j];
+    int8_t *w8 = signed_weights(wtr, wt->dtype == GLOW_U8Q, NULL, wt->offset, n, k);
+    free(wtr);
+    if (!w8)
+        return GLOW_OK;
+    glow_status s = GLOW_OK;
+    void *p, *bp;
+    int vlen = gk_qconv_vlen(cpu_qconv_isa(isa));
+    size_t bytes = gk_qpack_bytes(vlen, n, k, 1, 1);
+    if ((q->w = new_const(f, "qw", in->id, GLOW_I8, (int64_t)bytes, &p, d, &s)) &&
+        (q->bias = new_const(f, "qb", in->id, GLOW_I32, n, &bp, d, &s)))
+        gk_qpack_conv(vlen, w8, bias, x_zero_read(x), n, k, 1, 1, p, bp);
+    free(w8);
+    if (s == GLOW_OK && (q->mult = new_const(f, "qmult", in->id, GLOW_F32, n, &p, d, &s)))
+        for (int64_t j = 0; j < n; j++)
+            ((float *)p)[j] = gk_q_multiplier((double)x->scale * wt->scale, y->scale);
+    if (s == GLOW_OK) {
+        q->kind = QP_NHWC;
+        q->own = IK_CPU_QCONV_NHWC;
+    }
+    return s;
+}
+
+/* What kind of int8 instruction `in` is (pools and elementwise need no packing). */
+static glow_status classify(ir_function *f, ir_instr *in, const cpu_isa *isa, qprep *q,
+                            glow_diag *d)
+{
+    const glow_type *y = &in->ops[0].v->type, *x = in->nops > 1 ? &in->ops[1].v->type : y;
+    switch ((int)in->kind) {
+    case IK_CHANNELWISE_QCONV:
+        return prep_qconv(f, in, isa, q, d);
+    case IK_FULLY_CONNECTED:
+        return prep_qfc(f, in, isa, q, d);
+    case IK_MAX_POOL: case IK_AVG_POOL:
+        /* The max pool kernel moves bytes: the result must have x's quantization. */
+        if (in->nout == 1 && in->nops == 2 && y->rank == 4 && is_q8(y->dtype) &&
+            is_q8(x->dtype) && (in->kind == IK_AVG_POOL ||
+                                (x->dtype == y->dtype && x->scale == y->scale &&
+                                 x->offset == y->offset))) {
+            q->kind = QP_NHWC;
+            q->own = in->kind == IK_MAX_POOL ? IK_CPU_QMAXPOOL_NHWC : IK_CPU_QAVGPOOL_NHWC;
+        }
+        return GLOW_OK;
+    case IK_ADD: case IK_SUB: case IK_MUL: case IK_MAX: case IK_MIN: case IK_RELU: case IK_CLIP:
+    case IK_RESCALE_QUANTIZED:
+        for (uint32_t i = 0; i < in->nops; i++)
+            if (!is_q8(in->ops[i].v->type.dtype) ||
+                !glow_type_same_shape(&in->ops[i].v->type, y))
+                return GLOW_OK;
+        q->kind = QP_ELEM;
+        return GLOW_OK;
+    default:
+        return GLOW_OK;
+    }
+}
+
+/* --- layout --- */
+
+static bool nhwc_candidate(const ir_value *v)
+{
+    return v->kind == IV_ALLOC && v->type.rank == 4 && is_q8(v->type.dtype);
+}
+
+/* Which activations stay NHWC (by value id): candidates touched only by int8 instructions,
+ * never through a view, and, for an elementwise instruction, only when all its operands
+ * stay NHWC. */
+static bool *plan_nhwc(const ir_function *f, const qprep *qp, uint32_t n)
+{
+    bool *nhwc = glow_xcalloc(f->next_id + 1, sizeof *nhwc);
+    for (ir_value *v = f->values; v; v = v->next)
+        nhwc[v->id] = nhwc_candidate(v);
+    for (ir_value *v = f->values; v; v = v->next)
+        if (v->kind == IV_VIEW)
+            nhwc[v->base->id] = false;
+    for (const ir_instr *in = f->first; in; in = in->next) {
+        if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC)
+            continue;
+        bool ours = in->id < n && qp[in->id].kind != QP_NONE;
+        for (uint32_t i = 0; i < in->nops && !ours; i++)
+            nhwc[ir_root(in->ops[i].v)->id] = false;
+        /* A convolution's weights and a pool's output with other dims stay as they are. */
+        if (ours && qp[in->id].kind == QP_NHWC && in->kind == IK_FULLY_CONNECTED)
+            for (uint32_t i = 0; i < in->nops; i++)
+                nhwc[ir_root(in->ops[i].v)->id] = false;
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (const ir_instr *in = f->first; in; in = in->next) {
+            if (in->id >= n || qp[in->id].kind != QP_ELEM)
+                continue;
+            bool all = true;
+            for (uint32_t i = 0; i < in->nops; i++)
+                all &= nhwc[ir_root(in->ops[i].v)->id];
+            for (uint32_t i = 0; i < in->nops && !all; i++) {
+                uint32_t id = ir_root(in->ops[i].v)->id;
+                if (in->ops[i].role != 'i' && nhwc[id]) {
+                    nhwc[id] = false;
+                    changed = true;
+                }
+            }
+        }
+    }
+    return nhwc;
+}
+
+static glow_type nhwc_type(const glow_type *t)
+{
+    glow_type r = *t;
+    int64_t c = t->dims[1];
+    r.dims[1] = t->dims[2];
+    r.dims[2] = t->dims[3];
+    r.dims[3] = (c + 3) / 4 * 4;
+    return r;
+}
+
+static ir_instr *insert_instr(ir_function *f, ir_instr_kind kind, const ir_instr *in,
+                              const ir_operand *ops, int nops, ir_instr *pos, bool attrs)
+{
+    ir_instr *n = ir_instr_append(f, kind, in->name, ops, nops, 1, attrs ? in->attrs : NULL,
+                                  attrs ? (int)in->nattr : 0);
+    ir_instr_unlink(f, n);
+    ir_instr_insert_before(f, pos, n);
+    return n;
+}
+
+/* Operand i of `in` in the layout it needs (NHWC when want_nhwc): the value itself, or a
+ * scratch buffer with a conversion before `in` (inputs) or after it (the result). */
+static void convert_operand(ir_function *f, ir_instr *in, uint32_t i, bool want_nhwc,
+                            const bool *nhwc)
+{
+    ir_value *v = in->ops[i].v;
+    if (v->type.rank != 4 || nhwc[ir_root(v)->id] == want_nhwc)
+        return;
+    char name[64];
+    snprintf(name, sizeof name, "cpu.%s.%u.%u", want_nhwc ? "qnhwc" : "qnchw", in->id, i);
+    /* An NCHW scratch is for an elementwise instruction that runs NCHW: its result kept the
+     * plain type, which is every operand's (the NHWC one may pad the channels). */
+    glow_type t = want_nhwc ? nhwc_type(&v->type) : in->ops[0].v->type;
+    t.dtype = v->type.dtype;
+    t.scale = v->type.scale;
+    t.offset = v->type.offset;
+    ir_value *s = ir_alloc_create(f, name, &t);
+    bool input = in->ops[i].role == 'i';
+    ir_instr_kind k = input == want_nhwc ? IK_CPU_Q_TO_NHWC : IK_CPU_Q_FROM_NHWC;
+    ir_operand ops[2] = { { input ? s : v, 'o' }, { input ? v : s, 'i' } };
+    ir_instr *conv = insert_instr(f, k, in, ops, 2, input ? in : in->next, false);
+    in->ops[i].v = s;
+    if (input)
+        cpu_mark_lifetime(f, s, conv, in);
+    else
+        cpu_mark_lifetime(f, s, in, conv);
+}
+
+glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d)
+{
+    uint32_t n = f->next_id;
+    qprep *qp = glow_xcalloc(n + 1, sizeof *qp);
+    glow_status s = GLOW_OK;
+    int count = 0;
+    for (ir_instr *in = f->first; in && s == GLOW_OK; in = in->next) {
+        if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC || in->id >= n)
+            continue;
+        s = classify(f, in, isa, &qp[in->id], d);
+        count += qp[in->id].kind == QP_NHWC;
+    }
+    if (s != GLOW_OK || !count) {
+        free(qp);
+        return s;
+    }
+    bool *nhwc = plan_nhwc(f, qp, n);
+    for (ir_value *v = f->values; v; v = v->next)
+        if (v->id < n && nhwc[v->id])
+            v->type = nhwc_type(&v->type);
+    for (ir_instr *in = f->first, *next; in; in = next) {
+        next = in->next;
+        if (in->id >= n || qp[in->id].kind == QP_NONE)
+            continue;
+        const qprep *q = &qp[in->id];
+        if (q->kind == QP_ELEM) {
+            bool all = true;
+            for (uint32_t i = 0; i < in->nops; i++)
+                all &= nhwc[ir_root(in->ops[i].v)->id];
+            for (uint32_t i = 0; i < in->nops && !all; i++)
+                convert_operand(f, in, i, false, nhwc);
+            continue;
+        }
+        convert_operand(f, in, 0, true, nhwc);
+        convert_operand(f, in, 1, true, nhwc);
+        ir_operand ops[5] = { in->ops[0], in->ops[1], { q->w, 'i' }, { q->bias, 'i' },
+                              { q->mult, 'i' } };
+        insert_instr(f, q->own, in, ops, q->w ? 5 : 2, in, true);
+        ir_instr_unlink(f, in);
+    }
+    free(nhwc);
+    free(qp);
+    return GLOW_OK;
+}
