@@ -16,9 +16,9 @@
 #include <stdint.h>
 
 #if defined(GLOWC_SANITIZE)
-enum { TRIALS = 12 };
+enum { TRIALS = 40 };
 #else
-enum { TRIALS = 60 };
+enum { TRIALS = 300 };
 #endif
 
 static uint64_t rng_state = 88172645463325252ull;
@@ -279,6 +279,12 @@ static qshape rnd_shape(int global)
         s.pwe = ekw - s.w - s.pw;
     s.oh = (s.h + s.ph + s.phe - ekh) / s.sh + 1;
     s.ow = (s.w + s.pw + s.pwe - ekw) / s.sw + 1;
+    if (rnd() % 3 == 0) { /* ceil_mode: the last windows may reach past the end pads */
+        s.oh = (s.h + s.ph + s.phe - ekh + s.sh - 1) / s.sh + 1;
+        s.ow = (s.w + s.pw + s.pwe - ekw + s.sw - 1) / s.sw + 1;
+        s.oh -= (s.oh - 1) * s.sh >= s.h + s.ph && s.oh > 1;
+        s.ow -= (s.ow - 1) * s.sw >= s.w + s.pw && s.ow > 1;
+    }
     return s;
 }
 
