@@ -4,7 +4,8 @@
 // zero), the packed int16 weights (qdwpack.h) sign-extend, and madd_epi16 multiplies them, one
 // cheap instruction where mullo_epi32 would be two. Taps in the pads read x_zero, which the
 // packed bias has already subtracted; pixels whose window lies inside the input take a loop
-// without bounds checks. A work unit is one output row's chunk of GK_Q_CHUNK channels.
+// without bounds checks, four at a time where they can. A work unit is one output row's chunk
+// of GK_Q_CHUNK channels.
 #include "qdwpack.h"
 
 /* acc + the taps of one output pixel for the QL channels at channel offset `ch`, every tap
@@ -19,6 +20,22 @@ GK_INLINE qvi qdw_taps_inside(qvi acc, const uint8_t *x, int64_t at, const int16
             acc = QI_ADD(acc, QI_MUL16(xv, QI_LOAD16(wt + (ky * kw + kx) * cp)));
         }
     return acc;
+}
+
+/* The same for four output pixels `step` bytes apart in x, every tap of each inside the input:
+ * each tap's weights are loaded once for the four, which halves the instructions per tap. */
+GK_INLINE void qdw_taps_inside4(qvi acc[4], const uint8_t *x, int64_t at, int64_t step,
+                                const int16_t *wt, int64_t cp, int64_t m, qvi flip, int64_t w,
+                                int64_t xcs, int64_t kh, int64_t kw, int64_t dh, int64_t dw)
+{
+    for (int64_t ky = 0; ky < kh; ky++)
+        for (int64_t kx = 0; kx < kw; kx++) {
+            qvi wv = QI_LOAD16(wt + (ky * kw + kx) * cp);
+            int64_t t = at + (ky * dh * w + kx * dw) * xcs;
+            for (int j = 0; j < 4; j++)
+                acc[j] = QI_ADD(acc[j],
+                                QI_MUL16(QI_XOR(q_load8(x + (t + j * step), m, 0), flip), wv));
+        }
 }
 
 void QFN(qdwconv)(const uint8_t *x, const int16_t *wp, const int32_t *bias, const float *mult,
@@ -45,6 +62,23 @@ void QFN(qdwconv)(const uint8_t *x, const int16_t *wp, const int32_t *bias, cons
             bool inside = y0 == 0 && y1 == kh && x0 == 0 && x1 == kw;
             int64_t at = xrow + (ox * sw - pw) * xcs;
             uint8_t *yp = y + ((b * oh + oy) * ow + ox) * ycs;
+            if (inside && ox + 4 <= ow && (ox + 3) * sw - pw + (kw - 1) * dw < w) {
+                /* Four pixels inside the input (the first is, and the fourth's last tap). */
+                for (int64_t ch = c0; ch < c0 + cn; ch += QL) {
+                    int64_t m = c0 + cn - ch;
+                    qvi acc[4];
+                    for (int j = 0; j < 4; j++)
+                        acc[j] = QI_LOAD32(bias + ch);
+                    qdw_taps_inside4(acc, x, at + ch, sw * xcs, wp + ch, cp, m, flip, w, xcs, kh,
+                                     kw, dh, dw);
+                    qvf mv = q_loadf(mult + ch, m);
+                    for (int j = 0; j < 4; j++)
+                        q_store8(yp + j * ycs + ch,
+                                 q_round_sat(QF_MUL(QF_CVT(acc[j]), mv), z, l, hv), m);
+                }
+                ox += 3;
+                continue;
+            }
             for (int64_t ch = c0; ch < c0 + cn; ch += QL) {
                 int64_t m = c0 + cn - ch;
                 qvi acc = QI_LOAD32(bias + ch); /* bias and weights are padded to cp >= ch + QL */
