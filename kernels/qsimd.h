@@ -48,7 +48,8 @@ GK_INLINE __mmask16 q_mask16(int64_t n)
 /* n bytes at p (u8, or i8 when sgn) widened to int32 lanes. */
 GK_INLINE qvi q_load8(const uint8_t *p, int64_t n, int sgn)
 {
-    __m128i b = n >= 16 ? _mm_loadu_si128((const __m128i *)p) : _mm_maskz_loadu_epi8(q_mask16(n), p);
+    __m128i b = n >= 16 ? _mm_loadu_si128((const __m128i *)p)
+                        : _mm_maskz_loadu_epi8(q_mask16(n), p);
     return sgn ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b);
 }
 
