@@ -3,6 +3,8 @@
 # whatever the build machine: the tests check the CPU at run time before calling a variant. The
 # scalar files keep the bitcode's rounding (-ffp-contract=off), so tests see what the JIT runs.
 set(GLOWC_FAST_FAMILIES conv gemm pool layout)
+# The int8 elementwise, pooling and depthwise kernels (kernels/q*).
+list(APPEND GLOWC_FAST_FAMILIES qeltwise qpool qdwconv)
 set(GLOWC_KERNELS_AVX512 "")
 set(GLOWC_KERNELS_AVX2 "")
 foreach(fam ${GLOWC_FAST_FAMILIES})

@@ -63,4 +63,23 @@ static inline float gk_dequantize(int32_t q, float scale, int32_t zero)
     return (float)(q - zero) * scale;
 }
 
+/* Quantized Add of two operands already offset (a - z_a, b - z_b) into a result of zero point
+ * `zero`: two rounded f32 multiplies (ma = s_a / s_y, mb = s_b / s_y), one rounded add, then
+ * rounded and saturated as gk_requant. Sub is Add with mb negated: (float)b * -mb is exactly
+ * -((float)b * mb) and p + -q exactly p - q, so both give the same integers. */
+static inline int32_t gk_qadd(int32_t a, int32_t b, float ma, float mb, int32_t zero, int32_t lo,
+                              int32_t hi)
+{
+    float pa = (float)a * ma;
+    float pb = (float)b * mb;
+    return gk_q_clamp(gk_q_round(pa + pb) + zero, lo, hi);
+}
+
+/* The multiplier of a quantized AveragePool output averaging `count` taps: the accumulator
+ * sum(x - z_x) has scale s_x, the mean s_x / count; rounded once from double. */
+static inline float gk_q_avg_multiplier(double sx, double sy, int64_t count)
+{
+    return (float)(sx / (sy * (double)count));
+}
+
 #endif
