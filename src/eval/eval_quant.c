@@ -117,15 +117,6 @@ static glow_status convert(const glow_node *n, const glow_tensor *x, glow_tensor
 
 /* --- elementwise --- */
 
-/* Add and Sub: two rounded multiplies and one rounded add, then round and offset. */
-static int32_t q_add(int32_t a, float ma, int32_t b, float mb, bool sub, int32_t zero,
-                     int32_t lo, int32_t hi)
-{
-    float va = (float)a * ma, vb = (float)b * mb;
-    float v = sub ? va - vb : va + vb;
-    return gk_q_clamp(gk_q_round(v) + zero, lo, hi);
-}
-
 static glow_status elementwise(const glow_node *n, const glow_tensor *ins, glow_tensor *y,
                                glow_diag *d)
 {
@@ -144,7 +135,8 @@ static glow_status elementwise(const glow_node *n, const glow_tensor *ins, glow_
         int32_t r;
         switch (n->kind) {
         case NK_ADD: case NK_SUB:
-            r = q_add(a, ma, b, mb, n->kind == NK_SUB, ty->offset, lo, hi);
+            /* Sub is Add with b's multiplier negated: the same bits as a difference. */
+            r = gk_qadd(a, b, ma, n->kind == NK_SUB ? -mb : mb, ty->offset, lo, hi);
             break;
         case NK_MUL:
             r = gk_requant(a * b, mm, ty->offset, lo, hi);
@@ -226,7 +218,7 @@ static glow_status pool(const glow_node *n, const glow_tensor *x, glow_tensor *y
                             count *= in;
                         }
                         GLOW_TRY(acc_fits(n, acc, d));
-                        float m = gk_q_multiplier(tx->scale, (double)ty->scale * (double)count);
+                        float m = gk_q_avg_multiplier(tx->scale, ty->scale, count);
                         r = count ? gk_requant((int32_t)acc, m, ty->offset, lo, hi)
                                   : gk_q_clamp(ty->offset, lo, hi);
                     }

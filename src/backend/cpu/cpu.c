@@ -58,6 +58,7 @@ static glow_status cpu_prepare_hook(ir_function *f, const glow_prepare_options *
         return GLOW_OK;
     cpu_isa isa;
     cpu_host_isa(&isa);
+    GLOW_TRY(cpu_prepare_quant(f, &isa, d));
     return cpu_prepare(f, cpu_isa_vlen(&isa), o->plain_layout, d);
 }
 

@@ -229,6 +229,17 @@ bool cpu_select_reduce(const ir_instr *in, cpu_op *ops, int *nops);
  * the kernels record a bad index in the run's error record. False when no kernel fits. */
 bool cpu_select_index(const ir_instr *in, cpu_op *ops, int *nops);
 
+/* --- select_quant.c, qprepare.c: int8 (docs/quantization.md, "CPU backend") --- */
+
+/* cpu_select for the int8 instructions (cpu.q*_nhwc, conversions) and the quantized
+ * elementwise ops, Quantize and Dequantize. */
+bool cpu_select_quant(const ir_instr *in, const cpu_isa *isa, cpu_op *op);
+/* The int8 prepare step: quantized convolutions, FullyConnected and pools the int8 kernels run
+ * become cpu.q*_nhwc instructions, and 8-bit activations between them stay NHWC. */
+glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d);
+/* The isa column of the qconv row the target uses ("avx512vnni", ..., "scalar"). */
+const char *cpu_qconv_isa(const cpu_isa *isa);
+
 /* --- schedule.c: what runs in which order, with which barriers --- */
 
 typedef enum {

@@ -363,8 +363,13 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
     case IK_REDUCE_LOG_SUM_EXP: case IK_REDUCE_SUM_SQUARE: case IK_ARG_MAX: case IK_ARG_MIN:
     case IK_CUMSUM: case IK_CUMPROD: case IK_TOPK: case IK_HARDMAX: case IK_LRN:
         return cpu_select_reduce(in, ops, nops);
+    case IK_CPU_QCONV_NHWC: case IK_CPU_QDWCONV_NHWC: case IK_CPU_QMAXPOOL_NHWC:
+    case IK_CPU_QAVGPOOL_NHWC: case IK_CPU_Q_TO_NHWC: case IK_CPU_Q_FROM_NHWC: case IK_QUANTIZE:
+    case IK_DEQUANTIZE: case IK_RESCALE_QUANTIZED:
+        return cpu_select_quant(in, isa, ops);
     default:
-        return sel_elementwise(in, ops) || cpu_select_typed(in, ops);
+        return sel_elementwise(in, ops) || cpu_select_typed(in, ops) ||
+               cpu_select_quant(in, isa, ops);
     }
 }
 
