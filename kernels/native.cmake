@@ -12,11 +12,20 @@ endforeach()
 set_source_files_properties(${GLOWC_KERNELS_AVX512} PROPERTIES
   COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mfma;-O3")
 set_source_files_properties(${GLOWC_KERNELS_AVX2} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-O3")
+# The int8 convolution (kernels/qconv), each ISA file with its bitcode's flags (kernels.cmake).
+set(GLOWC_KERNELS_VNNI ${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx512vnni.c
+    ${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avxvnni.c ${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx2.c)
+set_source_files_properties(${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx2.c PROPERTIES
+  COMPILE_OPTIONS "-mavx2;-mfma;-O3")
+set_source_files_properties(${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx512vnni.c PROPERTIES
+  COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mavx512vnni;-mavx2;-mfma;-O3")
+set_source_files_properties(${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avxvnni.c PROPERTIES
+  COMPILE_OPTIONS "-mavx2;-mfma;-mavxvnni;-O3")
 file(GLOB GLOWC_KERNELS_SCALAR CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/kernels/*/*_scalar.c)
 set_source_files_properties(${GLOWC_KERNELS_SCALAR} PROPERTIES
   COMPILE_OPTIONS "-ffp-contract=off;-fno-math-errno")
 add_library(glowc_kernels_native STATIC ${GLOWC_KERNELS_AVX512} ${GLOWC_KERNELS_AVX2}
-            ${GLOWC_KERNELS_SCALAR})
+            ${GLOWC_KERNELS_VNNI} ${GLOWC_KERNELS_SCALAR})
 target_include_directories(glowc_kernels_native PUBLIC ${CMAKE_SOURCE_DIR}/kernels)
 target_link_libraries(glowc_kernels_native PUBLIC m)
 
