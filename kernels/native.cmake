@@ -32,3 +32,7 @@ target_link_libraries(glowc_kernels_native PUBLIC m)
 # A micro-benchmark, not a test: GFLOP/s of the ResNet-50 / VGG-19 conv layers at one thread.
 add_executable(kernels_bench ${CMAKE_SOURCE_DIR}/bench/kernels_bench.c)
 target_link_libraries(kernels_bench PRIVATE glowc_kernels_native glowc)
+
+# The int8 convolution against the f32 one (GOP/s and ratio), at one thread.
+add_executable(qconv_bench ${CMAKE_SOURCE_DIR}/bench/qconv_bench.c)
+target_link_libraries(qconv_bench PRIVATE glowc_kernels_native glowc)
