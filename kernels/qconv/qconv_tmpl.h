@@ -39,6 +39,7 @@
 // types qacc (an accumulator), qwt (one weight vector) and qxv (one broadcast), and
 // q_zero(), q_wload(p), q_xload(p, flip), q_dot(acc, x, w) and q_sum(acc) -> qi32 (QV int32
 // lanes in channel order).
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -58,7 +59,11 @@ typedef struct {
     int64_t h, w, xcs, m, ycs, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw;
     int64_t cbytes; /* C rounded up to a multiple of 4: bytes per tap of one pixel */
     int64_t wblock; /* bytes between output blocks of the packed weights */
-    int y_zero, y_lo, y_hi;
+    int y_zero;
+    float f_lo, f_hi; /* y_lo - y_zero, y_hi - y_zero */
+    /* A kernel row's taps are one run of kw * cbytes bytes in the input as in the weights
+     * (dw == 1, xcs == cbytes), walked as one tap where a tile's pixels have all of it. */
+    int fuse_row;
 } qshape;
 
 /* The bias and multipliers of a tile's output blocks, and how many channels each stores. */
@@ -68,9 +73,14 @@ typedef struct {
     int count[2];
 } qblocks;
 
-/* --- Requantization of QV int32 lanes and the store of the first `count` bytes: exactly
- * gk_requant per lane (cvtdq2ps, one mulps, clamp to +-2^22, cvtps2dq rounding to nearest
- * even under the default MXCSR, + zero, saturate to [lo, hi]). --- */
+/* --- Requantization of QV int32 lanes plus the bias and the store of the first `count`
+ * bytes: exactly gk_requant per lane. (The bias is added here rather than starting the
+ * accumulators from it: that way gcc -O3, the native build's compiler, kept 28 of the 32 zmm
+ * accumulators and operands of the tile's loop on the stack and ran it 2x slower.) gk_requant rounds the product
+ * clamped to +-2^22, adds the zero point and saturates to [lo, hi]; clamping the product to
+ * [lo - zero, hi - zero] instead and adding the zero point after rounding gives the same
+ * integers, since those bounds are integers inside +-2^22 and rounding is monotonic (an
+ * integer rounds to itself). cvtps2dq rounds to nearest even under the default MXCSR. --- */
 #if QV == 16
 typedef __m512i qi32;
 
@@ -79,12 +89,10 @@ GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *m
 {
     __m512i a = _mm512_add_epi32(acc, _mm512_loadu_si512(bias));
     __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_loadu_ps(mult));
-    f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(-GK_Q_LIMIT)), _mm512_set1_ps(GK_Q_LIMIT));
+    f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(s->f_lo)), _mm512_set1_ps(s->f_hi));
     __m512i r = _mm512_add_epi32(_mm512_cvtps_epi32(f), _mm512_set1_epi32(s->y_zero));
-    r = _mm512_max_epi32(_mm512_min_epi32(r, _mm512_set1_epi32(s->y_hi)),
-                         _mm512_set1_epi32(s->y_lo));
     /* vpmovdb keeps the low byte: the value itself for u8 and i8 results alike. */
-    _mm_mask_storeu_epi8(y, (__mmask16)((1u << count) - 1), _mm512_cvtepi32_epi8(r));
+    _mm512_mask_cvtepi32_storeu_epi8(y, (__mmask16)((1u << count) - 1), r);
 }
 #else
 typedef __m256i qi32;
@@ -94,10 +102,8 @@ GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *m
 {
     __m256i a = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)bias));
     __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(mult));
-    f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(-GK_Q_LIMIT)), _mm256_set1_ps(GK_Q_LIMIT));
+    f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->f_lo)), _mm256_set1_ps(s->f_hi));
     __m256i r = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(s->y_zero));
-    r = _mm256_max_epi32(_mm256_min_epi32(r, _mm256_set1_epi32(s->y_hi)),
-                         _mm256_set1_epi32(s->y_lo));
     /* The low byte of each lane: bytes 0, 4, 8, 12 of each 128-bit half, then both halves. */
     __m256i sel = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                    0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
@@ -123,13 +129,26 @@ GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *m
     int64_t iy##p = 0, ix##p = 0;                                                            \
     qacc a0_##p = q_zero(), a1_##p = q_zero();
 /* Pixel p of the tile (the last live one again past `live`): its image and the input row and
- * column of its top-left tap. */
+ * column of its top-left tap; (qn, qy, qx) steps from pixel to pixel without dividing. */
 #define QPIX_INIT(p)                                                                         \
     if (p < NP) {                                                                            \
-        int64_t q_ = q0 + (p < live ? p : live - 1), r_ = q_ % ohw;                          \
-        img##p = s->x + q_ / ohw * s->h * s->w * s->xcs;                                     \
-        iy##p = r_ / s->ow * s->sh - s->ph;                                                  \
-        ix##p = r_ % s->ow * s->sw - s->pw;                                                  \
+        img##p = s->x + qn * s->h * s->w * s->xcs;                                           \
+        iy##p = qy * s->sh - s->ph;                                                          \
+        ix##p = qx * s->sw - s->pw;                                                          \
+        if (p + 1 < live && ++qx == s->ow) {                                                 \
+            qx = 0;                                                                          \
+            if (++qy == s->oh)                                                               \
+                qy = 0, qn++;                                                                \
+        }                                                                                    \
+    }
+/* Pixel p's bytes of kernel row ky when all its kw taps are inside the input; all_in says
+ * whether every pixel's are. */
+#define QPIX_ROW(p)                                                                          \
+    if (p < NP) {                                                                            \
+        int64_t y_ = iy##p + ky * s->dh, x_ = ix##p;                                         \
+        bool in_ = (uint64_t)y_ < (uint64_t)s->h && x_ >= 0 && x_ + s->kw <= s->w;           \
+        pt##p = in_ ? img##p + (y_ * s->w + x_) * s->xcs : s->zrow;                          \
+        all_in &= in_;                                                                       \
     }
 /* Pixel p's bytes of tap (ky, kx), channel chunk c0, or the padding row. */
 #define QPIX_PTR(p)                                                                          \
@@ -153,27 +172,42 @@ GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *m
         if (NM > 1)                                                                          \
             q_store(y_ + QV, q_sum(a1_##p), bk->bias[1], bk->mult[1], s, bk->count[1]);      \
     }
+/* The dot products of `bytes` consecutive channel bytes from the pixels' pointers, with the
+ * weights from wt (and wt + wblock for the second output block). */
+#define QDOT_RUN(wt, bytes)                                                                  \
+    for (int64_t c = 0; c < (bytes); c += 4) {                                               \
+        qwt w0 = q_wload((wt) + c * QV);                                                     \
+        qwt w1 = NM > 1 ? q_wload((wt) + s->wblock + c * QV) : w0;                           \
+        Q_REP12(QPIX_DOT)                                                                    \
+    }
 
 /* Output pixels [q0, q0 + live) (live <= NP) of output blocks mb0 .. mb0 + NM - 1. */
 GK_INLINE void q_tile(const qshape *s, const qblocks *bk, int64_t q0, int live, int64_t mb0,
                       const int NM, const int NP, const int FLIP)
 {
     int64_t ohw = s->oh * s->ow, c0 = 0;
+    int64_t qn = q0 / ohw, qy = q0 % ohw / s->ow, qx = q0 % s->ow;
     Q_REP12(QPIX_DECL)
     Q_REP12(QPIX_INIT)
     const int8_t *wb = s->wp + mb0 * s->wblock;
     for (; c0 < s->cbytes; c0 += QZ) {
         int64_t cn = s->cbytes - c0 < QZ ? s->cbytes - c0 : QZ;
-        for (int64_t ky = 0; ky < s->kh; ky++)
+        for (int64_t ky = 0; ky < s->kh; ky++) {
+            if (s->fuse_row) {
+                bool all_in = true;
+                Q_REP12(QPIX_ROW)
+                if (all_in) {
+                    const int8_t *wt = wb + ky * s->kw * s->cbytes * QV;
+                    QDOT_RUN(wt, s->kw * s->cbytes)
+                    continue;
+                }
+            }
             for (int64_t kx = 0; kx < s->kw; kx++) {
                 const int8_t *wt = wb + ((ky * s->kw + kx) * s->cbytes + c0) * QV;
                 Q_REP12(QPIX_PTR)
-                for (int64_t c = 0; c < cn; c += 4) {
-                    qwt w0 = q_wload(wt + c * QV);
-                    qwt w1 = NM > 1 ? q_wload(wt + s->wblock + c * QV) : w0;
-                    Q_REP12(QPIX_DOT)
-                }
+                QDOT_RUN(wt, cn)
             }
+        }
     }
     Q_REP12(QPIX_STORE)
 }
@@ -202,8 +236,9 @@ void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float
 {
     uint8_t zrow[QZ];
     qshape s = { x, zrow, wp, y, h, w, xcs, m, ycs, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw,
-                 (c + 3) / 4 * 4, 0, y_zero, y_lo, y_hi };
+                 (c + 3) / 4 * 4, 0, y_zero, (float)(y_lo - y_zero), (float)(y_hi - y_zero), 0 };
     s.wblock = kh * kw * s.cbytes * QV;
+    s.fuse_row = kw > 1 && dw == 1 && xcs == s.cbytes && s.cbytes <= QZ;
     /* The flip is applied on load to padding bytes too, so they are stored pre-flipped. */
     memset(zrow, (x_zero ^ (x_flip ? 0x80 : 0)) & 0xff,
            (size_t)(s.cbytes < QZ ? s.cbytes : QZ));
