@@ -149,7 +149,7 @@ static void test_qconv(const gk_row *row)
     static const int ks[] = { 1, 3, 5, 7 };
     int ncases = 0;
     srand(17); /* every variant sees the same cases */
-    for (int i = 0; i < 44; i++) {
+    for (int i = 0; i < 120; i++) {
         int c = cs[rand() % 11], m = ms[rand() % 13], k = ks[i % 4];
         if (k == 7 && c > 16)
             c = 16; /* keeps the reference cheap under the sanitizers */
@@ -158,7 +158,7 @@ static void test_qconv(const gk_row *row)
         ncases++;
     }
     /* 1x1 stride 1 unpadded (a GEMM over pixels), and fully connected layers with a batch. */
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 16; i++) {
         qcase t = { rnd_int(1, 3), cs[rand() % 11] * 3, rnd_int(1, 7), rnd_int(1, 20),
                     ms[rand() % 13], 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, i & 1, i % 4, i == 2 };
         run_case(row, &t);
