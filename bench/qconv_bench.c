@@ -220,9 +220,11 @@ int main(int argc, char **argv)
 
         double ops = 2.0 * (double)ws * (double)opix;
         double tf = time_layer(run_f, &j, budget), tq = time_layer(run_q, &j, budget);
-        printf("%-34s %9.3f %9.1f %9.3f %9.1f %5.0f%% %6.2fx\n", l->name, tf * 1e3,
-               ops / tf / 1e9, tq * 1e3, ops / tq / 1e9, peak > 0 ? 100 * ops / tq / 1e9 / peak : 0,
-               tf / tq);
+        char pct[16] = "-";
+        if (peak > 0)
+            snprintf(pct, sizeof pct, "%.0f%%", 100 * ops / tq / 1e9 / peak);
+        printf("%-34s %9.3f %9.1f %9.3f %9.1f %6s %6.2fx\n", l->name, tf * 1e3, ops / tf / 1e9,
+               tq * 1e3, ops / tq / 1e9, pct, tf / tq);
         free(j.qx), free(w8), free(j.qw), free(j.qb), free(j.qm), free(j.qy);
         free(j.in), free(w), free(b), free(j.wt), free(j.bias), free(j.out);
     }

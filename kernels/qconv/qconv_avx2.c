@@ -38,14 +38,16 @@ GK_INLINE qwt q_wload(const int8_t *p)
               _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(p + 16))) };
     return w;
 }
-/* 4 input bytes (XORed with 0x80 for i8 inputs) as 4 int16 repeated in every 64 bits. */
+/* 4 input bytes (XORed with 0x80 for i8 inputs) as 4 int16 repeated in every 64 bits: the
+ * broadcast dword interleaved with zero bytes (one load-broadcast and one shuffle). */
 GK_INLINE qxv q_xload(const uint8_t *p, int flip)
 {
     int32_t v;
     memcpy(&v, p, 4);
+    __m256i x = _mm256_set1_epi32(v);
     if (flip)
-        v ^= (int32_t)0x80808080u;
-    return _mm256_broadcastq_epi64(_mm_cvtepu8_epi16(_mm_cvtsi32_si128(v)));
+        x = _mm256_xor_si256(x, _mm256_set1_epi32((int32_t)0x80808080u));
+    return _mm256_unpacklo_epi8(x, _mm256_setzero_si256());
 }
 GK_INLINE qacc q_dot(qacc a, qxv x, qwt w)
 {
