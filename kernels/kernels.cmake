@@ -7,7 +7,8 @@
 # for generic x86-64 would only get in the way (docs/cpu-backend.md). -ffp-contract=off keeps
 # the scalar kernels' a*b+c exactly as written (the interpreter's rounding); the AVX files ask
 # for fused multiply-adds explicitly through intrinsics. -fno-math-errno lets sqrtf & co become
-# instructions. Each ISA file (<family>_avx2.c, <family>_avx512.c) gets its ISA's flags.
+# instructions. Each ISA file (<family>_avx2.c, <family>_avx512.c, <family>_avx512vnni.c,
+# <family>_avxvnni.c) gets its ISA's flags.
 find_program(GLOWC_CLANG14 clang-14 REQUIRED)
 find_program(GLOWC_LLVM_LINK14 llvm-link-14 REQUIRED)
 find_program(GLOWC_LLVM_CONFIG14 llvm-config-14 REQUIRED)
@@ -20,6 +21,10 @@ if(GLOWC_WERROR)
 endif()
 set(GLOWC_KERNEL_FLAGS_avx2 -mavx2 -mfma -mf16c)
 set(GLOWC_KERNEL_FLAGS_avx512 -mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx2 -mfma -mf16c)
+# The int8 kernels' VNNI variants (kernels/qconv): AVX-512 VNNI, and the VEX AVX-VNNI.
+set(GLOWC_KERNEL_FLAGS_avx512vnni -mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx512vnni -mavx2
+    -mfma)
+set(GLOWC_KERNEL_FLAGS_avxvnni -mavx2 -mfma -mavxvnni)
 
 file(GLOB_RECURSE GLOWC_KERNEL_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/kernels/*.c)
 file(GLOB_RECURSE GLOWC_KERNEL_HEADERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/kernels/*.h
@@ -34,6 +39,10 @@ foreach(src ${GLOWC_KERNEL_SOURCES})
     set(isa_flags ${GLOWC_KERNEL_FLAGS_avx512})
   elseif(base MATCHES "_avx2$")
     set(isa_flags ${GLOWC_KERNEL_FLAGS_avx2})
+  elseif(base MATCHES "_avx512vnni$")
+    set(isa_flags ${GLOWC_KERNEL_FLAGS_avx512vnni})
+  elseif(base MATCHES "_avxvnni$")
+    set(isa_flags ${GLOWC_KERNEL_FLAGS_avxvnni})
   endif()
   set(bc ${GLOWC_KERNEL_BC_DIR}/${base}.bc)
   add_custom_command(

@@ -14,14 +14,27 @@ endforeach()
 set_source_files_properties(${GLOWC_KERNELS_AVX512} PROPERTIES
   COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mfma;-O3")
 set_source_files_properties(${GLOWC_KERNELS_AVX2} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-O3")
+# The int8 convolution (kernels/qconv), each ISA file with its bitcode's flags (kernels.cmake).
+set(GLOWC_KERNELS_VNNI ${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx512vnni.c
+    ${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avxvnni.c ${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx2.c)
+set_source_files_properties(${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx2.c PROPERTIES
+  COMPILE_OPTIONS "-mavx2;-mfma;-O3")
+set_source_files_properties(${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx512vnni.c PROPERTIES
+  COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mavx512vnni;-mavx2;-mfma;-O3")
+set_source_files_properties(${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avxvnni.c PROPERTIES
+  COMPILE_OPTIONS "-mavx2;-mfma;-mavxvnni;-O3")
 file(GLOB GLOWC_KERNELS_SCALAR CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/kernels/*/*_scalar.c)
 set_source_files_properties(${GLOWC_KERNELS_SCALAR} PROPERTIES
   COMPILE_OPTIONS "-ffp-contract=off;-fno-math-errno")
 add_library(glowc_kernels_native STATIC ${GLOWC_KERNELS_AVX512} ${GLOWC_KERNELS_AVX2}
-            ${GLOWC_KERNELS_SCALAR})
+            ${GLOWC_KERNELS_VNNI} ${GLOWC_KERNELS_SCALAR})
 target_include_directories(glowc_kernels_native PUBLIC ${CMAKE_SOURCE_DIR}/kernels)
 target_link_libraries(glowc_kernels_native PUBLIC m)
 
 # A micro-benchmark, not a test: GFLOP/s of the ResNet-50 / VGG-19 conv layers at one thread.
 add_executable(kernels_bench ${CMAKE_SOURCE_DIR}/bench/kernels_bench.c)
 target_link_libraries(kernels_bench PRIVATE glowc_kernels_native glowc)
+
+# The int8 convolution against the f32 one (GOP/s and ratio), at one thread.
+add_executable(qconv_bench ${CMAKE_SOURCE_DIR}/bench/qconv_bench.c)
+target_link_libraries(qconv_bench PRIVATE glowc_kernels_native glowc)

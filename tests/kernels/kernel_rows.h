@@ -8,6 +8,7 @@
 #ifndef GLOW_KERNEL_ROWS_H
 #define GLOW_KERNEL_ROWS_H
 
+#include <cpuid.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,15 +39,25 @@ static inline bool gk_row_is(const gk_row *row, const char *family)
 }
 
 /* Whether this CPU runs the row's ISA: the AVX2 kernels also use FMA; the AVX-512 ones
- * BW/VL/DQ (Zen 4 and Skylake-X have all). */
+ * BW/VL/DQ (Zen 4 and Skylake-X have all); avx512vnni is avx512 plus VNNI, avxvnni is avx2
+ * plus AVX-VNNI (CPUID leaf 7 subleaf 1, EAX bit 4: not every compiler's
+ * __builtin_cpu_supports knows it). */
 static inline bool gk_row_runs_here(const gk_row *row)
 {
     __builtin_cpu_init();
+    bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                  __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
     if (!strcmp(row->isa, "avx2"))
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        return avx2;
     if (!strcmp(row->isa, "avx512"))
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+        return avx512;
+    if (!strcmp(row->isa, "avx512vnni"))
+        return avx512 && __builtin_cpu_supports("avx512vnni");
+    if (!strcmp(row->isa, "avxvnni")) {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        return avx2 && __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1);
+    }
     return !strcmp(row->isa, "scalar");
 }
 

@@ -34,6 +34,9 @@
 /* Host features the selector may use (LLVMGetHostCPUFeatures). */
 typedef struct cpu_isa {
     bool avx2, avx512;
+    /* The int8 kernels' dot-product instructions (kernels/qconv): AVX-512 VNNI on top of avx512,
+     * the VEX-encoded AVX-VNNI on top of avx2. */
+    bool avx512vnni, avxvnni;
 } cpu_isa;
 
 /* The vector length of the blocked layouts on isa: 16 (AVX-512), 8 (AVX2) or 0 (none). */

@@ -28,6 +28,16 @@ void cpu_host_isa(cpu_isa *isa)
     isa->avx2 = strstr(f, "+avx2") && strstr(f, "+fma");
     isa->avx512 = strstr(f, "+avx512f") && strstr(f, "+avx512bw") && strstr(f, "+avx512vl") &&
                   strstr(f, "+avx512dq");
+    /* Whole names (followed by ',' or the end): "+avxvnni" also begins later features' names. */
+    isa->avx512vnni = false;
+    isa->avxvnni = false;
+    for (char *p = f; (p = strstr(p, "+avx")) != NULL; p++) {
+        size_t len = strcspn(p, ",");
+        if (len == 11 && !strncmp(p, "+avx512vnni", len))
+            isa->avx512vnni = isa->avx512;
+        else if (len == 8 && !strncmp(p, "+avxvnni", len))
+            isa->avxvnni = isa->avx2;
+    }
     LLVMDisposeMessage(f);
 }
 

@@ -1,0 +1,304 @@
+// qconv_tmpl.h - Int8 convolution (group 1) on NHWC bytes, written once for the SIMD variants:
+// qconv_avx512vnni.c (16 output channels per zmm, vpdpbusd), qconv_avxvnni.c (8 per ymm, the
+// VEX vpdpbusd) and qconv_avx2.c (8 per ymm, vpmaddwd on bytes widened to 16 bits).
+// qconv_scalar.c is the plain-C reference of the same contract.
+//
+// Contract (kernels.def row qconv u8):
+// - x is [N][H][W][xcs] bytes: channels [0, C) are data, xcs >= C, xcs % 4 == 0; the bytes
+//   [C, xcs) are arbitrary (the packed weights are 0 there). y is [N][OH][OW][ycs], ycs >= M;
+//   the kernel writes channels [0, M) of each pixel and nothing else.
+// - x bytes are u8; with x_flip = 1 they are i8 and are XORed with 0x80 on load (i8 v becomes
+//   u8 v + 128; the caller passes x_zero already shifted by 128). Weights are s8, packed by
+//   gk_qpack_conv (qpack.h, which also documents the layout and each row's block, vlen).
+// - For each output pixel and channel m: acc = bias[m] + sum over the KH*KW*C taps of x~ * w,
+//   where x~ is the input byte (after the flip) or x_zero for taps in the padding, and bias is
+//   the packer's corrected bias (bias_in - x_zero * sum w), so acc = bias_in + sum((x - zx) w).
+//   y = gk_requant(acc, mult[m], y_zero, y_lo, y_hi) (qmath.h) stored as one byte: [y_lo, y_hi]
+//   is the kind's range (0..255 for u8, -128..127 for i8) narrowed by a fused Relu or Clip.
+// - Pads are top/left ph/pw; bottom/right follow from oh/ow. Dilations dh/dw, strides sh/sw.
+// - Thread tid computes units [tid * U / nthreads, (tid + 1) * U / nthreads) of the U units
+//   (output-channel block pair x tile of output pixels); every unit is computed the same way
+//   whatever the split, so results are identical for every thread count. No allocation: the
+//   one stack array is a QZ-byte row of the padding value.
+//
+// Approach: a register tile of NM (1 or 2) output-channel blocks of QV lanes times NP output
+// pixels (AVX-512: 2 x 12 zmm accumulators). For each tap and each 4 input channels it loads NM
+// weight vectors (4 channels x QV outputs) and broadcasts 4 input bytes per pixel: one
+// broadcast feeds NM dot products and one weight vector NP. The tile's pixels are consecutive
+// in the flattened [N][OH][OW] output (a tile may cross rows and images: fully connected
+// layers with a batch are 1x1 pixels in a row), each with its own input pointer per tap; a tap
+// in the padding points the pixel at `zrow`, bytes holding x_zero (pre-flipped), so padding
+// costs no branch in the dot-product loop and contributes exactly x_zero * w. Taps whose
+// channels exceed QZ bytes are walked in chunks of QZ so that the row stays bounded. Tail
+// tiles compute NP in {QNP, QNP_MID, 4, 2, 1} pixels, the missing ones repeating the last
+// pixel (never stored). 1x1 stride-1 unpadded convolutions and FC layers (GEMMs over pixels)
+// take a tile of their own without the per-tap pointer setup (q_tile_gemm).
+//
+// The ISA file defines, before including this: QV (lanes = output channels per block), QNP
+// (pixels per tile), QNP_MID, QNM (1 or 2 blocks per tile), GK_QFN (the kernel's name), the
+// types qacc (an accumulator), qwt (one weight vector) and qxv (one broadcast), and
+// q_zero(), q_wload(p), q_xload(p, flip), q_dot(acc, x, w) and q_sum(acc) -> qi32 (QV int32
+// lanes in channel order).
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../kernels.h"
+#include "../qmath.h"
+
+#define QZ 4096 /* bytes of the padding row: channel chunk of one tap */
+#ifndef GK_INLINE
+#define GK_INLINE static inline __attribute__((always_inline))
+#endif
+
+/* The shape of one call, shared by the tiles. */
+typedef struct {
+    const uint8_t *x, *zrow;
+    const int8_t *wp;
+    uint8_t *y;
+    int64_t h, w, xcs, m, ycs, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw;
+    int64_t cbytes; /* C rounded up to a multiple of 4: bytes per tap of one pixel */
+    int64_t wblock; /* bytes between output blocks of the packed weights */
+    int y_zero;
+    float f_lo, f_hi; /* y_lo - y_zero, y_hi - y_zero */
+    /* A kernel row's taps are one run of kw * cbytes bytes in the input as in the weights
+     * (dw == 1, xcs == cbytes), walked as one tap where a tile's pixels have all of it. */
+    int fuse_row;
+    /* 1x1, stride 1, no padding: pixel q's input is x + q * xcs (a GEMM over pixels). */
+    int gemm;
+} qshape;
+
+/* The bias and multipliers of a tile's output blocks, and how many channels each stores. */
+typedef struct {
+    const int32_t *bias[2];
+    const float *mult[2];
+    int count[2];
+} qblocks;
+
+/* --- Requantization of QV int32 lanes plus the bias and the store of the first `count`
+ * bytes: exactly gk_requant per lane. (The bias is added here rather than starting the
+ * accumulators from it: that way gcc -O3, the native build's compiler, kept 28 of the 32 zmm
+ * accumulators and operands of the tile's loop on the stack and ran it 2x slower.) gk_requant rounds the product
+ * clamped to +-2^22, adds the zero point and saturates to [lo, hi]; clamping the product to
+ * [lo - zero, hi - zero] instead and adding the zero point after rounding gives the same
+ * integers, since those bounds are integers inside +-2^22 and rounding is monotonic (an
+ * integer rounds to itself). cvtps2dq rounds to nearest even under the default MXCSR. --- */
+#if QV == 16
+typedef __m512i qi32;
+
+GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *mult,
+                       const qshape *s, int count)
+{
+    __m512i a = _mm512_add_epi32(acc, _mm512_loadu_si512(bias));
+    __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_loadu_ps(mult));
+    f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(s->f_lo)), _mm512_set1_ps(s->f_hi));
+    __m512i r = _mm512_add_epi32(_mm512_cvtps_epi32(f), _mm512_set1_epi32(s->y_zero));
+    /* vpmovdb keeps the low byte: the value itself for u8 and i8 results alike. */
+    _mm512_mask_cvtepi32_storeu_epi8(y, (__mmask16)((1u << count) - 1), r);
+}
+#else
+typedef __m256i qi32;
+
+GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *mult,
+                       const qshape *s, int count)
+{
+    __m256i a = _mm256_add_epi32(acc, _mm256_loadu_si256((const __m256i *)bias));
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(mult));
+    f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->f_lo)), _mm256_set1_ps(s->f_hi));
+    __m256i r = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(s->y_zero));
+    /* The low byte of each lane: bytes 0, 4, 8, 12 of each 128-bit half, then both halves. */
+    __m256i sel = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                   0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    __m256i b = _mm256_shuffle_epi8(r, sel);
+    __m128i bytes = _mm_unpacklo_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1));
+    if (count == 8) {
+        _mm_storel_epi64((__m128i *)y, bytes);
+    } else {
+        uint8_t t[16];
+        _mm_storeu_si128((__m128i *)t, bytes);
+        memcpy(y, t, (size_t)count);
+    }
+}
+#endif
+
+/* The tile names its registers per pixel (a0_<p>, a1_<p>: output block 0 / 1) instead of
+ * using arrays and guards each pixel with `p < NP`: with NM and NP constants they stay in
+ * registers whatever the compiler unrolls (as in conv_tmpl.h). QNP <= 12. */
+#define Q_REP12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+
+#define QPIX_DECL(p)                                                                         \
+    const uint8_t *img##p = s->x, *pt##p = s->zrow;                                          \
+    int64_t iy##p = 0, ix##p = 0;                                                            \
+    qacc a0_##p = q_zero(), a1_##p = q_zero();
+/* Pixel p of the tile (the last live one again past `live`): its image and the input row and
+ * column of its top-left tap; (qn, qy, qx) steps from pixel to pixel without dividing. */
+#define QPIX_INIT(p)                                                                         \
+    if (p < NP) {                                                                            \
+        img##p = s->x + qn * s->h * s->w * s->xcs;                                           \
+        iy##p = qy * s->sh - s->ph;                                                          \
+        ix##p = qx * s->sw - s->pw;                                                          \
+        if (p + 1 < live && ++qx == s->ow) {                                                 \
+            qx = 0;                                                                          \
+            if (++qy == s->oh)                                                               \
+                qy = 0, qn++;                                                                \
+        }                                                                                    \
+    }
+/* Pixel p's bytes of kernel row ky when all its kw taps are inside the input; all_in says
+ * whether every pixel's are. */
+#define QPIX_ROW(p)                                                                          \
+    if (p < NP) {                                                                            \
+        int64_t y_ = iy##p + ky * s->dh, x_ = ix##p;                                         \
+        bool in_ = (uint64_t)y_ < (uint64_t)s->h && x_ >= 0 && x_ + s->kw <= s->w;           \
+        pt##p = in_ ? img##p + (y_ * s->w + x_) * s->xcs : s->zrow;                          \
+        all_in &= in_;                                                                       \
+    }
+/* Pixel p's bytes of tap (ky, kx), channel chunk c0, or the padding row. */
+#define QPIX_PTR(p)                                                                          \
+    if (p < NP) {                                                                            \
+        int64_t y_ = iy##p + ky * s->dh, x_ = ix##p + kx * s->dw;                            \
+        pt##p = (uint64_t)y_ < (uint64_t)s->h && (uint64_t)x_ < (uint64_t)s->w               \
+                    ? img##p + (y_ * s->w + x_) * s->xcs + c0                                \
+                    : s->zrow;                                                               \
+    }
+#define QPIX_DOT(p)                                                                          \
+    if (p < NP) {                                                                            \
+        qxv v_ = q_xload(pt##p + c, FLIP);                                                   \
+        a0_##p = q_dot(a0_##p, v_, w0);                                                      \
+        if (NM > 1)                                                                          \
+            a1_##p = q_dot(a1_##p, v_, w1);                                                  \
+    }
+#define QPIX_STORE(p)                                                                        \
+    if (p < NP && p < live) {                                                                \
+        uint8_t *y_ = s->y + (q0 + p) * s->ycs + mb0 * QV;                                   \
+        q_store(y_, q_sum(a0_##p), bk->bias[0], bk->mult[0], s, bk->count[0]);               \
+        if (NM > 1)                                                                          \
+            q_store(y_ + QV, q_sum(a1_##p), bk->bias[1], bk->mult[1], s, bk->count[1]);      \
+    }
+/* The dot products of `bytes` consecutive channel bytes from the pixels' pointers, with the
+ * weights from wt (and wt + wblock for the second output block). */
+#define QDOT_RUN(wt, bytes)                                                                  \
+    for (int64_t c = 0; c < (bytes); c += 4) {                                               \
+        qwt w0 = q_wload((wt) + c * QV);                                                     \
+        qwt w1 = NM > 1 ? q_wload((wt) + s->wblock + c * QV) : w0;                           \
+        Q_REP12(QPIX_DOT)                                                                    \
+    }
+
+/* Output pixels [q0, q0 + live) (live <= NP) of output blocks mb0 .. mb0 + NM - 1. */
+GK_INLINE void q_tile(const qshape *s, const qblocks *bk, int64_t q0, int live, int64_t mb0,
+                      const int NM, const int NP, const int FLIP)
+{
+    int64_t ohw = s->oh * s->ow, c0 = 0;
+    int64_t qn = q0 / ohw, qy = q0 % ohw / s->ow, qx = q0 % s->ow;
+    Q_REP12(QPIX_DECL)
+    Q_REP12(QPIX_INIT)
+    const int8_t *wb = s->wp + mb0 * s->wblock;
+    for (; c0 < s->cbytes; c0 += QZ) {
+        int64_t cn = s->cbytes - c0 < QZ ? s->cbytes - c0 : QZ;
+        for (int64_t ky = 0; ky < s->kh; ky++) {
+            if (s->fuse_row) {
+                bool all_in = true;
+                Q_REP12(QPIX_ROW)
+                if (all_in) {
+                    const int8_t *wt = wb + ky * s->kw * s->cbytes * QV;
+                    QDOT_RUN(wt, s->kw * s->cbytes)
+                    continue;
+                }
+            }
+            for (int64_t kx = 0; kx < s->kw; kx++) {
+                const int8_t *wt = wb + ((ky * s->kw + kx) * s->cbytes + c0) * QV;
+                Q_REP12(QPIX_PTR)
+                QDOT_RUN(wt, cn)
+            }
+        }
+    }
+    Q_REP12(QPIX_STORE)
+}
+
+/* Pixel p's input row in a GEMM (the last live one again past `live`). */
+#define QPIX_DECL_GEMM(p)                                                                    \
+    const uint8_t *pt##p = s->x + (q0 + (p < live ? p : live - 1)) * s->xcs;                 \
+    qacc a0_##p = q_zero(), a1_##p = q_zero();
+
+/* q_tile for a 1x1 stride-1 unpadded convolution or an FC layer (a GEMM): one tap, no
+ * padding, no bounds checks. A function of its own rather than a branch inside q_tile: the
+ * per-tap pointer setup it skips cost a quarter of the time of 1x1 64->256 layers. */
+GK_INLINE void q_tile_gemm(const qshape *s, const qblocks *bk, int64_t q0, int live,
+                           int64_t mb0, const int NM, const int NP, const int FLIP)
+{
+    Q_REP12(QPIX_DECL_GEMM)
+    const int8_t *wb = s->wp + mb0 * s->wblock;
+    QDOT_RUN(wb, s->cbytes)
+    Q_REP12(QPIX_STORE)
+}
+
+/* The tile for `live` pixels: NP rounded up to one of the compiled tile widths; GEMMs take
+ * q_tile_gemm for their full tiles (q_tile for the few others, FC layers of a small batch). */
+GK_INLINE void q_tile_np(const qshape *s, const qblocks *bk, int64_t q0, int live, int64_t mb0,
+                         const int NM, const int FLIP)
+{
+    if (s->gemm && live > QNP_MID)
+        q_tile_gemm(s, bk, q0, live, mb0, NM, QNP, FLIP);
+    else if (live > QNP_MID)
+        q_tile(s, bk, q0, live, mb0, NM, QNP, FLIP);
+    else if (live > 4)
+        q_tile(s, bk, q0, live, mb0, NM, QNP_MID, FLIP);
+    else if (live > 2)
+        q_tile(s, bk, q0, live, mb0, NM, 4, FLIP);
+    else if (live == 2)
+        q_tile(s, bk, q0, live, mb0, NM, 2, FLIP);
+    else
+        q_tile(s, bk, q0, live, mb0, NM, 1, FLIP);
+}
+
+void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float *mult,
+            uint8_t *y, int64_t n, int64_t h, int64_t w, int64_t c, int64_t xcs, int64_t m,
+            int64_t ycs, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t sh, int64_t sw,
+            int64_t dh, int64_t dw, int64_t ph, int64_t pw, int x_zero, int x_flip, int y_zero,
+            int y_lo, int y_hi, int tid, int nthreads)
+{
+    uint8_t zrow[QZ];
+    qshape s = { x, zrow, wp, y, h, w, xcs, m, ycs, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw,
+                 (c + 3) / 4 * 4, 0, y_zero, (float)(y_lo - y_zero), (float)(y_hi - y_zero), 0, 0 };
+    s.wblock = kh * kw * s.cbytes * QV;
+    s.fuse_row = kw > 1 && dw == 1 && xcs == s.cbytes && s.cbytes <= QZ;
+    s.gemm = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && oh == h && ow == w;
+    /* The flip is applied on load to padding bytes too, so they are stored pre-flipped. */
+    memset(zrow, (x_zero ^ (x_flip ? 0x80 : 0)) & 0xff,
+           (size_t)(s.cbytes < QZ ? s.cbytes : QZ));
+    int64_t mblocks = (m + QV - 1) / QV, pairs = (mblocks + QNM - 1) / QNM;
+    int64_t nq = n * oh * ow, tiles = (nq + QNP - 1) / QNP, units = pairs * tiles;
+    int64_t u0 = units * tid / nthreads, u1 = units * (tid + 1) / nthreads;
+    /* Bias and multipliers of a block past M, zero-padded to whole vectors. */
+    int32_t btail[QV];
+    float mtail[QV];
+    for (int64_t u = u0; u < u1; u++) {
+        /* Block pairs outermost: a thread's consecutive units reuse the same weights. */
+        int64_t mb0 = u / tiles * QNM, q0 = u % tiles * QNP;
+        int nm = mblocks - mb0 < QNM ? (int)(mblocks - mb0) : QNM;
+        int live = nq - q0 < QNP ? (int)(nq - q0) : QNP;
+        qblocks bk;
+        for (int b = 0; b < 2; b++) {
+            int64_t m0 = (mb0 + (b < nm ? b : 0)) * QV;
+            int count = m - m0 < QV ? (int)(m - m0) : QV;
+            bk.bias[b] = bias + m0;
+            bk.mult[b] = mult + m0;
+            bk.count[b] = count;
+            if (count < QV && b < nm) {
+                memset(btail, 0, sizeof btail);
+                memset(mtail, 0, sizeof mtail);
+                memcpy(btail, bias + m0, (size_t)count * sizeof(int32_t));
+                memcpy(mtail, mult + m0, (size_t)count * sizeof(float));
+                bk.bias[b] = btail;
+                bk.mult[b] = mtail;
+            }
+        }
+if (QNM > 1 && nm > 1 && x_flip)
+            q_tile_np(&s, &bk, q0, live, mb0, 2, 1);
+        else if (QNM > 1 && nm > 1)
+            q_tile_np(&s, &bk, q0, live, mb0, 2, 0);
+        else if (x_flip)
+            q_tile_np(&s, &bk, q0, live, mb0, 1, 1);
+        else
+            q_tile_np(&s, &bk, q0, live, mb0, 1, 0);
+    }
+}

@@ -1,0 +1,187 @@
+// test_qconv.c - The int8 convolution kernels (kernels/qconv, every ISA variant the host runs)
+// against an independent reference: acc = bias + sum((x - zx) * w) over the taps inside the
+// input, requantized by gk_requant. Random shapes (C = 1, 3, odd, past the 4096-byte padding
+// row; M around the 8- and 16-channel blocks; kernels 1-7, strides and dilations 1-2, pads,
+// batches, FC layers), u8 and i8 inputs (x_flip), u8, i8 and Relu/Clip-narrowed outputs;
+// results must be identical bytes, at 1 and 3 threads, and the channels [M, ycs) untouched.
+#include "check.h"
+#include "kernels_test.h"
+#include "../../kernels/qconv/qpack.h"
+#include "../../kernels/qmath.h"
+
+#include <stdint.h>
+
+typedef struct {
+    int n, c, h, w, m, kh, kw, sh, sw, dh, dw, ph, pw, phe, pwe;
+    int flip;    /* i8 input */
+    int out;     /* 0: u8, 1: i8, 2: u8 with Relu (lo = zero), 3: i8 clipped */
+    int pow2;    /* power-of-two multipliers: exact ties for round half to even */
+} qcase;
+
+typedef __typeof__(gk_qconv_u8_scalar) qconv_fn;
+
+static int rnd_int(int lo, int hi)
+{
+    return lo + rand() % (hi - lo + 1);
+}
+
+static void run_case(const gk_row *row, const qcase *t)
+{
+    int oh = (t->h + t->ph + t->phe - t->dh * (t->kh - 1) - 1) / t->sh + 1;
+    int ow = (t->w + t->pw + t->pwe - t->dw * (t->kw - 1) - 1) / t->sw + 1;
+    CHECK(oh >= 1 && ow >= 1);
+    int xcs = (t->c + 3) / 4 * 4 + 4 * rnd_int(0, 2), ycs = t->m + rnd_int(0, 3);
+    int k = t->c * t->kh * t->kw;
+    size_t xs = (size_t)t->n * t->h * t->w * xcs, ys = (size_t)t->n * oh * ow * ycs;
+    size_t ws = (size_t)t->m * k;
+    uint8_t *x = malloc(xs), *want = malloc(ys), *y1 = malloc(ys), *y3 = malloc(ys);
+    int8_t *w = malloc(ws);
+    int32_t *bias_in = malloc((size_t)t->m * 4), *bias = malloc((size_t)t->m * 4);
+    float *mult = malloc((size_t)t->m * 4);
+    for (size_t i = 0; i < xs; i++)
+        x[i] = (uint8_t)rand(); /* the bytes [C, xcs) too: the kernel must ignore them */
+    for (size_t i = 0; i < ws; i++)
+        w[i] = (int8_t)rand();
+    /* The real zero point; the kernel gets it shifted by 128 for i8 inputs. */
+    int zx = t->flip ? rnd_int(-128, 127) : rnd_int(0, 255);
+    int x_zero = t->flip ? zx + 128 : zx;
+    int lo = t->out & 1 ? -128 : 0, hi = t->out & 1 ? 127 : 255;
+    int y_zero = rnd_int(lo, hi);
+    if (t->out == 2)
+        lo = y_zero;
+    if (t->out == 3)
+        lo = lo + 20, hi = hi - 30;
+    /* A multiplier bringing the accumulator's typical size to ~60 output steps. */
+    double spread = sqrt((double)k) * 5400.0;
+    for (int m = 0; m < t->m; m++) {
+        bias_in[m] = rnd_int(-30000, 30000);
+        mult[m] = t->pow2 ? ldexpf(1.0f, -(int)lround(log2(spread / 60.0)) - rnd_int(0, 1))
+                          : (float)((0.3 + rand() / (double)RAND_MAX) * 60.0 / spread);
+    }
+
+    for (int n = 0; n < t->n; n++)
+        for (int oy = 0; oy < oh; oy++)
+            for (int ox = 0; ox < ow; ox++) {
+                size_t yi = (((size_t)n * oh + oy) * ow + ox) * ycs;
+                for (int m = 0; m < t->m; m++) {
+                    int64_t acc = bias_in[m];
+                    for (int c = 0; c < t->c; c++)
+                        for (int ky = 0; ky < t->kh; ky++)
+                            for (int kx = 0; kx < t->kw; kx++) {
+                                int iy = oy * t->sh - t->ph + ky * t->dh;
+                                int ix = ox * t->sw - t->pw + kx * t->dw;
+                                if (iy < 0 || iy >= t->h || ix < 0 || ix >= t->w)
+                                    continue;
+                                uint8_t b = x[(((size_t)n * t->h + iy) * t->w + ix) * xcs + c];
+                                int xv = t->flip ? (int8_t)b : b;
+                                acc += (int64_t)(xv - zx) *
+                                       w[(((size_t)m * t->c + c) * t->kh + ky) * t->kw + kx];
+                            }
+                    CHECK(acc >= INT32_MIN && acc <= INT32_MAX);
+                    want[yi + m] = (uint8_t)gk_requant((int32_t)acc, mult[m], y_zero, lo, hi);
+                }
+                for (int m = t->m; m < ycs; m++)
+                    want[yi + m] = 0xa5;
+            }
+
+    int vlen = gk_qconv_vlen(row->isa);
+    CHECK(vlen > 0);
+    int8_t *wp = malloc(gk_qpack_bytes(vlen, t->m, t->c, t->kh, t->kw));
+    gk_qpack_conv(vlen, w, bias_in, x_zero, t->m, t->c, t->kh, t->kw, wp, bias);
+    qconv_fn *qconv = ROW_FN(row, gk_qconv_u8_scalar);
+    memset(y1, 0xa5, ys);
+    memset(y3, 0xa5, ys);
+#define QCALL(y, tid, nt)                                                                     \
+    qconv(x, wp, bias, mult, y, t->n, t->h, t->w, t->c, xcs, t->m, ycs, t->kh, t->kw, oh, ow, \
+          t->sh, t->sw, t->dh, t->dw, t->ph, t->pw, x_zero, t->flip, y_zero, lo, hi, tid, nt)
+    QCALL(y1, 0, 1);
+    for (int tid = 2; tid >= 0; tid--)
+        QCALL(y3, tid, 3);
+#undef QCALL
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < ys; i++)
+        if (y1[i] != want[i] && !bad++)
+            first = i;
+    if (bad)
+        fprintf(stderr,
+                "%s: n%d c%d %dx%d m%d k%dx%d s%d,%d d%d,%d p%d,%d,%d,%d flip%d out%d pow2 %d: "
+                "%zu bytes differ, first at pixel %zu channel %zu: %d, want %d\n",
+                row->name, t->n, t->c, t->h, t->w, t->m, t->kh, t->kw, t->sh, t->sw, t->dh,
+                t->dw, t->ph, t->pw, t->phe, t->pwe, t->flip, t->out, t->pow2, bad,
+                first / ycs, first % ycs, y1[first], want[first]);
+    CHECK_EQ(bad, 0);
+    CHECK(memcmp(y3, want, ys) == 0);
+    free(x), free(want), free(y1), free(y3), free(w), free(bias_in), free(bias), free(mult);
+    free(wp);
+}
+
+/* A random case around the given kernel size and channels; the other parameters random. */
+static qcase random_case(int c, int m, int k)
+{
+    qcase t = { 0 };
+    t.n = rnd_int(1, 2);
+    t.c = c;
+    t.m = m;
+    t.kh = k;
+    t.kw = rand() % 4 ? k : (k > 1 ? k - 2 : 3);
+    t.sh = rnd_int(1, 2);
+    t.sw = rand() % 3 ? t.sh : 3 - t.sh;
+    t.dh = rand() % 4 ? 1 : 2;
+    t.dw = rand() % 4 ? t.dh : 3 - t.dh;
+    t.ph = rnd_int(0, (t.kh - 1) * t.dh / 2 + (rand() % 4 == 0));
+    t.pw = rnd_int(0, (t.kw - 1) * t.dw / 2 + (rand() % 4 == 0));
+    t.phe = rnd_int(0, t.ph);
+    t.pwe = rnd_int(0, t.pw + 1 < (t.kw - 1) * t.dw ? t.pw + 1 : t.pw);
+    /* Inputs at least as large as the dilated kernel minus the pads. */
+    int eh = (t.kh - 1) * t.dh + 1 - t.ph - t.phe, ew = (t.kw - 1) * t.dw + 1 - t.pw - t.pwe;
+    t.h = (eh > 1 ? eh : 1) + rnd_int(0, 9);
+    t.w = (ew > 1 ? ew : 1) + rnd_int(0, 13);
+    t.flip = rand() & 1;
+    t.out = rand() % 4;
+    t.pow2 = rand() % 3 == 0;
+    return t;
+}
+
+static void test_qconv(const gk_row *row)
+{
+    static const int cs[] = { 1, 3, 4, 5, 7, 8, 13, 16, 19, 32, 64 };
+    static const int ms[] = { 1, 5, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40, 64 };
+    static const int ks[] = { 1, 3, 5, 7 };
+    int ncases = 0;
+    srand(17); /* every variant sees the same cases */
+    for (int i = 0; i < 120; i++) {
+        int c = cs[rand() % 11], m = ms[rand() % 13], k = ks[i % 4];
+        if (k == 7 && c > 16)
+            c = 16; /* keeps the reference cheap under the sanitizers */
+        qcase t = random_case(c, m, k);
+        run_case(row, &t);
+        ncases++;
+    }
+    /* 1x1 stride 1 unpadded (a GEMM over pixels), and fully connected layers with a batch. */
+    for (int i = 0; i < 16; i++) {
+        qcase t = { rnd_int(1, 3), cs[rand() % 11] * 3, rnd_int(1, 7), rnd_int(1, 20),
+                    ms[rand() % 13], 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, i & 1, i % 4, i == 2 };
+        run_case(row, &t);
+        qcase fc = { rnd_int(1, 15), rnd_int(1, 300), 1, 1, ms[rand() % 13] * 2, 1, 1, 1, 1,
+                     1, 1, 0, 0, 0, 0, (i + 1) & 1, (i + 1) % 4, i == 3 };
+        run_case(row, &fc);
+        ncases += 2;
+    }
+    /* Channels past the 4096-byte padding row: the chunked channel loop with padded taps. */
+    qcase big = { 1, 4101, 3, 4, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 };
+    run_case(row, &big);
+    /* The first layer of ResNet-50 in small: 7x7 stride 2, 3 channels, pads 3. */
+    qcase first = { 1, 3, 17, 19, 64, 7, 7, 2, 2, 1, 1, 3, 3, 2, 3, 0, 2, 0 };
+    run_case(row, &first);
+    printf("%s: %d cases\n", row->name, ncases + 2);
+}
+
+int main(int argc, char **argv)
+{
+    static const kernel_test tests[] = {
+        { "qconv_u8", test_qconv },
+    };
+    srand(17);
+    CHECK_EQ(kernel_tests_run(argc, argv, tests, sizeof tests / sizeof tests[0]), 0);
+    return CHECK_DONE();
+}
