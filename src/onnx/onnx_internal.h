@@ -207,4 +207,17 @@ glow_status onnx_concat_many(onnx_ctx *cx, const Onnx__NodeProto *np, const glow
 glow_status onnx_slice_axis(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, int axis,
                             int64_t start, int64_t end, glow_value *out);
 
+/* --- onnx_ops_nn.c / onnx_ops_norm.c: shared with the quantized loaders --- */
+
+#define ONNX_CONV_MAX_ATTRS 5
+/* Conv's attributes for input x and weights w (kernel, strides, pads, dilations, group: auto_pad
+ * resolved), as Conv and ChannelwiseQuantizedConv take them; attrs has room for
+ * ONNX_CONV_MAX_ATTRS, their arrays live in cx->scratch. */
+glow_status onnx_conv_attrs(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x, glow_value w,
+                            glow_attr *attrs, int *na);
+/* numpy.matmul of a and b (rank-1 operands promoted, batch dims broadcast) as a MATMUL node;
+ * `declared` (may be NULL) gives a quantized or i32 result's kind and parameters. */
+glow_status onnx_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value a, glow_value b,
+                        const glow_type *declared, glow_value *out);
+
 #endif
