@@ -28,6 +28,9 @@ typedef struct onnx_ctx {
     int nbuilt;                   /* helper nodes built for it so far (names them uniquely) */
     bool main_built;              /* a node named after it exists (later ones get suffixes) */
     glow_arena scratch;           /* per-node temporaries, reset after each node */
+    /* Added by onnx_ops_quant.c: the integer data behind constants DequantizeLinear made
+     * (onnx_quant.h), so QDQ-wrapped products can import as quantized nodes. */
+    struct onnx_dq_const *dq_consts;
 } onnx_ctx;
 
 /* Constants computed at import (folding, ConstantOfShape, Range) larger than this stay

@@ -8,10 +8,15 @@
 // accumulator itself as i32 (the *Integer ops). The ONNX tensors keep their plain u8 / i8
 // kinds; Reinterpret views give them their scale and offset.
 //
+// QDQ models (DequantizeLinear'd activations, weights and bias into a float Conv or MatMul whose
+// result goes to QuantizeLinear) import the same way: QuantizeLinear finds the product and
+// rebuilds it from the integers behind the dequantized operands (onnx_q_fuse_product).
+//
 // Parameters computed at run time (and per-row / per-column MatMul parameters, which no
 // quantized type can hold) keep the plain-arithmetic form: integer products accumulated
 // exactly (MatMul in i32 as ONNX specifies, Conv in f64, whose 53 bits hold any sum of 8-bit
 // products), then requantized in f64 as ONNX's reference does.
+#include <math.h>
 #include <string.h>
 
 #include "onnx/onnx_quant.h"
@@ -181,6 +186,113 @@ static bool out_channels(glow_value w, int64_t *m)
     const glow_type *t = glow_value_type(w);
     *m = t->rank >= 1 ? t->dims[0] : 0;
     return t->rank >= 3 && *m >= 1;
+}
+
+/* --- QDQ: DequantizeLinear'd operands, a float product, QuantizeLinear --- */
+
+/* The quantized value a float operand was dequantized from at run time, if it was. */
+static bool dequantized(glow_value v, glow_value *q)
+{
+    if (v.node->kind != NK_DEQUANTIZE)
+        return false;
+    *q = v.node->ins[0];
+    glow_dtype t = glow_value_type(*q)->dtype;
+    return t == GLOW_U8Q || t == GLOW_I8Q;
+}
+
+/* The bias record fits ChannelwiseQuantizedConv's i32 bias when its scales are the products
+ * of the input's and the weights' (as quantizers write them; rounding of that product in f32
+ * is tolerated) and its zero points are 0. */
+static bool bias_fits(const onnx_dq_const *b, int64_t m, float sx, const double *sw)
+{
+    if (glow_value_type(b->q)->dtype != GLOW_I32 || glow_value_type(b->q)->rank != 1 ||
+        glow_value_type(b->q)->dims[0] != m || (b->n != 1 && b->n != m))
+        return false;
+    for (int64_t k = 0; k < m; k++) {
+        double want = (double)sx * sw[k], got = b->scales[b->n == 1 ? 0 : k];
+        if (b->offsets[b->n == 1 ? 0 : k] != 0 || fabs(got - want) > 1e-6 * want)
+            return false;
+    }
+    return true;
+}
+
+/* Conv(DQ(xq), DQ(w const), DQ(b const)?) as ChannelwiseQuantizedConv into `res`. */
+static glow_status fuse_conv(onnx_ctx *cx, const Onnx__NodeProto *np, const glow_node *c,
+                             const glow_type *res, glow_value *out, bool *fused)
+{
+    glow_value xq;
+    const onnx_dq_const *w = onnx_q_find_dq(cx, c->ins[1]);
+    if (!dequantized(c->ins[0], &xq) || !w || (w->axis != -1 && w->axis != 0))
+        return GLOW_OK;
+    const glow_type *wt = glow_value_type(w->q);
+    int64_t m = wt->dims[0];
+    if (wt->dtype != GLOW_I8 && wt->dtype != GLOW_U8)
+        return GLOW_OK;
+    double *sw = GLOW_NEW_ARRAY(&cx->scratch, double, m);
+    double *zw = GLOW_NEW_ARRAY(&cx->scratch, double, m);
+    for (int64_t k = 0; k < m; k++) {
+        sw[k] = w->scales[w->n == 1 ? 0 : k];
+        zw[k] = w->offsets[w->n == 1 ? 0 : k];
+        if (!(sw[k] > 0 && sw[k] <= 3.4e38))
+            return GLOW_OK;
+    }
+    glow_value ins[5] = { xq, w->q };
+    void *buf;
+    if (c->nin == 3) {
+        const onnx_dq_const *b = onnx_q_find_dq(cx, c->ins[2]);
+        if (!b || !bias_fits(b, m, glow_value_type(xq)->scale, sw))
+            return GLOW_OK;
+        ins[2] = b->q;
+    } else {
+        glow_type bt = glow_type_make(GLOW_I32, 1, &m);
+        GLOW_TRY(onnx_const_buffer(cx, np, m, sizeof(int32_t), &buf));
+        ins[2] = onnx_constant(cx, onnx_sub_name(cx, np, "bias"), &bt, buf);
+    }
+    GLOW_TRY(onnx_const_buffer(cx, np, m, sizeof(float), &buf));
+    ins[3] = onnx_f64_constant(cx, np, "scales", GLOW_F32, 1, &m, sw, buf);
+    GLOW_TRY(onnx_const_buffer(cx, np, m, sizeof(int32_t), &buf));
+    ins[4] = onnx_f64_constant(cx, np, "offsets", GLOW_I32, 1, &m, zw, buf);
+    /* The float Conv's attributes are already Conv's normalized form. */
+    GLOW_TRY(onnx_build(cx, np, NK_CHANNELWISE_QCONV, ins, 5, c->attrs, (int)c->nattr, res, 1,
+                        out));
+    *fused = true;
+    return GLOW_OK;
+}
+
+/* MatMul(DQ(aq), DQ(b const), per tensor) as a quantized MatMul into `res`. */
+static glow_status fuse_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, const glow_node *mm,
+                               const glow_type *res, glow_value *out, bool *fused)
+{
+    glow_value aq, bq;
+    const onnx_dq_const *b = onnx_q_find_dq(cx, mm->ins[1]);
+    if (!dequantized(mm->ins[0], &aq) || !b || b->n != 1)
+        return GLOW_OK;
+    glow_dtype kb;
+    glow_dtype bt = glow_value_type(b->q)->dtype;
+    onnx_qparam qb = { (float)b->scales[0], (int32_t)b->offsets[0] };
+    if ((bt != GLOW_I8 && bt != GLOW_U8) || !onnx_q_kind(bt, &kb) || !(qb.scale > 0))
+        return GLOW_OK;
+    GLOW_TRY(onnx_q_view(cx, np, b->q, kb, qb, &bq));
+    GLOW_TRY(onnx_build(cx, np, NK_MATMUL, (glow_value[]){ aq, bq }, 2, NULL, 0, res, 1, out));
+    *fused = true;
+    return GLOW_OK;
+}
+
+glow_status onnx_q_fuse_product(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x,
+                                glow_dtype qk, onnx_qparam q, glow_value *out, bool *fused)
+{
+    *fused = false;
+    const glow_node *p = x.node;
+    if (x.res != 0 || glow_value_type(x)->dtype != GLOW_F32)
+        return GLOW_OK;
+    glow_type res = glow_type_scalar(qk);
+    res.scale = q.scale;
+    res.offset = q.offset;
+    if (p->kind == NK_CONV && p->nin >= 2)
+        return fuse_conv(cx, np, p, &res, out, fused);
+    if (p->kind == NK_MATMUL)
+        return fuse_matmul(cx, np, p, &res, out, fused);
+    return GLOW_OK;
 }
 
 /* --- plain arithmetic, for parameters computed at run time --- */

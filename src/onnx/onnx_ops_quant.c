@@ -152,6 +152,59 @@ glow_status onnx_q_view(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, g
     return onnx_build(cx, np, NK_REINTERPRET, &v, 1, NULL, 0, &t, 1, out);
 }
 
+/* The values of parameter input i (absent: n copies of dflt) when it is a constant of one
+ * value or of n values along the data's axis; NULL otherwise. */
+static double *const_params(onnx_ctx *cx, const Onnx__NodeProto *np, int i, int64_t n,
+                            double dflt)
+{
+    const glow_node *c = const_input(cx, np, i);
+    if (onnx_has_input(np, i) && !c)
+        return NULL;
+    int64_t k = c ? glow_type_numel(&c->outs[0]) : 1;
+    if (k != 1 && (k != n || c->outs[0].rank != 1))
+        return NULL;
+    double *v = GLOW_NEW_ARRAY(cx->arena, double, n);
+    for (int64_t j = 0; j < n; j++)
+        v[j] = c ? glow_load_f64(c->outs[0].dtype, c->payload.data, (size_t)(k == 1 ? 0 : j))
+                 : dflt;
+    return v;
+}
+
+/* Remembers the integers behind y = DequantizeLinear(x) when both are constants (a QDQ
+ * model's weight or bias), for onnx_q_fuse_product. Scales must be exact in f32. */
+static void record_dq(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x, glow_value y,
+                      int axis, int64_t block)
+{
+    const glow_type *xt = glow_value_type(x);
+    const glow_node *s = const_input(cx, np, 1);
+    if (!glow_value_is_constant(x) || y.node->kind != NK_CONSTANT || block != 0 || !s ||
+        glow_value_type(y)->dtype != GLOW_F32 ||
+        (xt->dtype != GLOW_U8 && xt->dtype != GLOW_I8 && xt->dtype != GLOW_I32))
+        return;
+    glow_dtype st = s->outs[0].dtype;
+    if (st != GLOW_F32 && st != GLOW_F16 && st != GLOW_BF16)
+        return;
+    onnx_dq_const *r = GLOW_NEW(cx->arena, onnx_dq_const);
+    r->axis = glow_type_numel(&s->outs[0]) == 1 ? -1 : axis;
+    r->n = r->axis >= 0 ? xt->dims[r->axis] : 1;
+    r->scales = const_params(cx, np, 1, r->n, 1.0);
+    r->offsets = const_params(cx, np, 2, r->n, 0.0);
+    if (!r->scales || !r->offsets)
+        return;
+    r->result = y.node;
+    r->q = x;
+    r->next = cx->dq_consts;
+    cx->dq_consts = r;
+}
+
+const onnx_dq_const *onnx_q_find_dq(const onnx_ctx *cx, glow_value v)
+{
+    for (const onnx_dq_const *r = cx->dq_consts; r; r = r->next)
+        if (r->result == v.node)
+            return r;
+    return NULL;
+}
+
 /* A scale or zero point shaped to broadcast against x [rank, dims]: a scalar (or one-element
  * tensor) stays a scalar, a 1-D tensor lies along `axis`, and a blocked one (block > 0, same
  * rank as x) has each value repeated `block` times along `axis`, the last block cut short. */
@@ -281,6 +334,7 @@ glow_status load_dequantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int 
         GLOW_TRY(onnx_q_view(cx, np, x, qk, q, &y));
         GLOW_TRY(onnx_build(cx, np, NK_DEQUANTIZE, &y, 1, NULL, 0, &ft, 1, &y));
         GLOW_TRY(onnx_cast(cx, np, y, out_t, &y));
+        record_dq(cx, np, x, y, axis, block);
         return onnx_set_output(cx, np, 0, y);
     }
     /* (x - zp) * scale in f32 (f64 when asked for), then one rounding to the output kind, as
@@ -296,6 +350,7 @@ glow_status load_dequantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int 
     GLOW_TRY(onnx_cast(cx, np, scale, ct, &scale));
     GLOW_TRY(onnx_q_elem2(cx, np, NK_MUL, y, scale, &y));
     GLOW_TRY(onnx_cast(cx, np, y, out_t, &y));
+    record_dq(cx, np, x, y, axis, block);
     return onnx_set_output(cx, np, 0, y);
 }
 
@@ -391,7 +446,11 @@ glow_status load_quantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int op
         glow_type t = glow_type_make(qk, xt->rank, xt->dims);
         t.scale = q.scale;
         t.offset = q.offset;
-        GLOW_TRY(onnx_build(cx, np, NK_QUANTIZE, &x, 1, NULL, 0, &t, 1, &y));
+        bool fused = false;
+        if (qk == GLOW_U8Q || qk == GLOW_I8Q)
+            GLOW_TRY(onnx_q_fuse_product(cx, np, x, qk, q, &y, &fused));
+        if (!fused)
+            GLOW_TRY(onnx_build(cx, np, NK_QUANTIZE, &x, 1, NULL, 0, &t, 1, &y));
         GLOW_TRY(onnx_q_view(cx, np, y, out_t, q, &y));
         return onnx_set_output(cx, np, 0, y);
     }

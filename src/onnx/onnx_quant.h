@@ -35,6 +35,28 @@ bool onnx_q_const_zero(onnx_ctx *cx, const Onnx__NodeProto *np, int i, int32_t *
 glow_status onnx_q_view(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, glow_dtype to,
                         onnx_qparam q, glow_value *out);
 
+/* A float constant DequantizeLinear computed from constant integers (a QDQ model's weights
+ * and biases): the integers and their parameters, per tensor or along one axis. */
+typedef struct onnx_dq_const {
+    const glow_node *result;      /* the f32 constant */
+    glow_value q;                 /* the plain u8 / i8 / i32 constant it came from */
+    int axis;                     /* the parameters' axis, -1 per tensor */
+    int64_t n;                    /* parameter count: 1, or q's dim `axis` */
+    const double *scales, *offsets;
+    struct onnx_dq_const *next;
+} onnx_dq_const;
+
+/* The record behind constant v, or NULL. */
+const onnx_dq_const *onnx_q_find_dq(const onnx_ctx *cx, glow_value v);
+
+/* QuantizeLinear(x) with constant per-tensor parameters q into 8-bit kind `qk`, where x is a
+ * float Conv or MatMul of DequantizeLinear'd values (activations quantized at run time,
+ * weights and bias constant integers): the product is rebuilt as ChannelwiseQuantizedConv or
+ * a quantized MatMul with result (qk, q), *out being its quantized result. *fused is false
+ * (nothing built) when x is not such a product. */
+glow_status onnx_q_fuse_product(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x,
+                                glow_dtype qk, onnx_qparam q, glow_value *out, bool *fused);
+
 /* The saturation range of an integer quantized ONNX kind (u8, i8, u16, i16). */
 bool onnx_q_range(glow_dtype t, double *lo, double *hi);
 /* Float-path helpers: a broadcasting binary op, and Clip to [lo, hi]. */

@@ -172,8 +172,257 @@ static void test_frozen_node_tests(void)
     }
 }
 
+/* --- models built here: a quantized chain and its QDQ form --- */
+
+enum { C_IN = 2, C_OUT = 3, HW = 5 };
+static const float SX = 0.05f, SY = 0.08f, SW[C_OUT] = { 0.01f, 0.02f, 0.015f };
+static const uint8_t ZX = 128, ZY = 100;
+static const int8_t ZW[C_OUT] = { 0, 3, -2 };
+static const int32_t BIAS[C_OUT] = { 50, -20, 0 };
+static int8_t W[C_OUT * C_IN * 9];
+static float X[C_IN * HW * HW];
+
+static void init_data(void)
+{
+    uint32_t r = 12345;
+    for (int i = 0; i < C_OUT * C_IN * 9; i++) {
+        r = r * 1103515245u + 12345u;
+        W[i] = (int8_t)((int)(r >> 16) % 255 - 127);
+    }
+    for (int i = 0; i < C_IN * HW * HW; i++) {
+        r = r * 1103515245u + 12345u;
+        X[i] = (float)((int)(r >> 16) % 6001 - 3000) / 1000.0f;
+    }
+}
+
+/* docs/quantization.md's integers for Quantize -> 3x3 conv (pads 1) -> Dequantize. */
+static void reference(float *y)
+{
+    uint8_t xq[C_IN * HW * HW];
+    for (int i = 0; i < C_IN * HW * HW; i++) {
+        float q = nearbyintf(X[i] / SX) + ZX;
+        xq[i] = (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
+    }
+    for (int m = 0; m < C_OUT; m++) {
+        float mult = (float)((double)SX * SW[m] / SY);
+        for (int oh = 0; oh < HW; oh++)
+            for (int ow = 0; ow < HW; ow++) {
+                int32_t acc = BIAS[m];
+                for (int c = 0; c < C_IN; c++)
+                    for (int kh = 0; kh < 3; kh++)
+                        for (int kw = 0; kw < 3; kw++) {
+                            int ih = oh - 1 + kh, iw = ow - 1 + kw;
+                            if (ih < 0 || ih >= HW || iw < 0 || iw >= HW)
+                                continue;
+                            acc += (xq[(c * HW + ih) * HW + iw] - ZX) *
+                                   (W[((m * C_IN + c) * 3 + kh) * 3 + kw] - ZW[m]);
+                        }
+                float v = nearbyintf((float)acc * mult) + ZY;
+                int q = (int)(v < 0 ? 0 : v > 255 ? 255 : v);
+                y[(m * HW + oh) * HW + ow] = (float)(q - ZY) * SY;
+            }
+    }
+}
+
+static const int64_t XDIMS[4] = { 1, C_IN, HW, HW }, YDIMS[4] = { 1, C_OUT, HW, HW };
+static const int64_t WDIMS[4] = { C_OUT, C_IN, 3, 3 }, VDIM[1] = { C_OUT };
+
+static void add_scalar_f32(mk_model *mk, const char *name, float v)
+{
+    mk_initializer(mk, mk_tensor_raw(mk, name, MK_F32, 0, NULL, &v, sizeof v));
+}
+
+static void add_scalar_u8(mk_model *mk, const char *name, uint8_t v)
+{
+    mk_initializer(mk, mk_tensor_raw(mk, name, MK_U8, 0, NULL, &v, sizeof v));
+}
+
+/* The parameters and weights every model shares, and QuantizeLinear(x) -> "xq". */
+static mk_model *common_model(void)
+{
+    mk_model *mk = mk_new(19);
+    mk_input(mk, "x", MK_F32, 4, XDIMS);
+    add_scalar_f32(mk, "sx", SX);
+    add_scalar_u8(mk, "zx", ZX);
+    add_scalar_f32(mk, "sy", SY);
+    add_scalar_u8(mk, "zy", ZY);
+    mk_initializer(mk, mk_tensor_raw(mk, "w", MK_I8, 4, WDIMS, W, sizeof W));
+    mk_initializer(mk, mk_tensor_raw(mk, "sw", MK_F32, 1, VDIM, SW, sizeof SW));
+    mk_initializer(mk, mk_tensor_raw(mk, "zw", MK_I8, 1, VDIM, ZW, sizeof ZW));
+    mk_initializer(mk, mk_tensor_raw(mk, "b", MK_I32, 1, VDIM, BIAS, sizeof BIAS));
+    mk_node(mk, "QuantizeLinear", "qx", 3, (const char *[]){ "x", "sx", "zx" }, 1,
+            (const char *[]){ "xq" });
+    return mk;
+}
+
+static void conv_attrs(mk_model *mk, Onnx__NodeProto *n)
+{
+    mk_attr_ints(mk, n, "pads", (const int64_t[]){ 1, 1, 1, 1 }, 4);
+    mk_attr_ints(mk, n, "kernel_shape", (const int64_t[]){ 3, 3 }, 2);
+}
+
+/* QuantizeLinear -> QLinearConv -> DequantizeLinear. */
+static mk_model *qlinear_model(void)
+{
+    mk_model *mk = common_model();
+    Onnx__NodeProto *c = mk_node(mk, "QLinearConv", "conv", 9,
+                                 (const char *[]){ "xq", "sx", "zx", "w", "sw", "zw", "sy",
+                                                   "zy", "b" },
+                                 1, (const char *[]){ "yq" });
+    conv_attrs(mk, c);
+    mk_node(mk, "DequantizeLinear", "dqy", 3, (const char *[]){ "yq", "sy", "zy" }, 1,
+            (const char *[]){ "y" });
+    mk_output(mk, "y", MK_F32, 4, YDIMS);
+    return mk;
+}
+
+/* The same computation in QDQ form: DequantizeLinear of the activations, of the per-channel
+ * weights and of the bias (scale sx * sw) into a float Conv; `requantize` adds QuantizeLinear
+ * -> DequantizeLinear after it (else the Conv's float result is the output). */
+static mk_model *qdq_model(bool requantize)
+{
+    mk_model *mk = common_model();
+    float sb[C_OUT];
+    for (int m = 0; m < C_OUT; m++)
+        sb[m] = SX * SW[m];
+    mk_initializer(mk, mk_tensor_raw(mk, "sb", MK_F32, 1, VDIM, sb, sizeof sb));
+    mk_node(mk, "DequantizeLinear", "dqx", 3, (const char *[]){ "xq", "sx", "zx" }, 1,
+            (const char *[]){ "xd" });
+    Onnx__NodeProto *n = mk_node(mk, "DequantizeLinear", "dqw", 3,
+                                 (const char *[]){ "w", "sw", "zw" }, 1,
+                                 (const char *[]){ "wd" });
+    mk_attr_int(mk, n, "axis", 0);
+    n = mk_node(mk, "DequantizeLinear", "dqb", 2, (const char *[]){ "b", "sb" }, 1,
+                (const char *[]){ "bd" });
+    mk_attr_int(mk, n, "axis", 0);
+    n = mk_node(mk, "Conv", "conv", 3, (const char *[]){ "xd", "wd", "bd" }, 1,
+                (const char *[]){ requantize ? "yf" : "y" });
+    conv_attrs(mk, n);
+    if (requantize) {
+        mk_node(mk, "QuantizeLinear", "qy", 3, (const char *[]){ "yf", "sy", "zy" }, 1,
+                (const char *[]){ "yq" });
+        mk_node(mk, "DequantizeLinear", "dqy", 3, (const char *[]){ "yq", "sy", "zy" }, 1,
+                (const char *[]){ "y" });
+    }
+    mk_output(mk, "y", MK_F32, 4, YDIMS);
+    return mk;
+}
+
+static glow_module *load_model(mk_model *mk)
+{
+    size_t size;
+    uint8_t *bytes = mk_pack(mk, &size);
+    glow_module *m = glow_module_create();
+    glow_diag d = { 0 };
+    if (glow_onnx_load_bytes(m, bytes, size, NULL, &d) != GLOW_OK) {
+        fprintf(stderr, "load: %s\n", d.msg);
+        CHECK(false);
+        glow_module_destroy(m);
+        m = NULL;
+    }
+    free(bytes);
+    return m;
+}
+
+static const glow_node *find_kind(const glow_function *f, glow_node_kind k)
+{
+    for (const glow_node *n = f->nodes.first; n; n = n->next)
+        if (n->kind == k)
+            return n;
+    return NULL;
+}
+
+/* Runs the model on X on `backend`; y gets the output. false on failure. */
+static bool run_model(mk_model *mk, const char *backend, float *y)
+{
+    glow_module *m = load_model(mk);
+    if (!m)
+        return false;
+    glow_compile_options o = { .backend = backend, .threads = 1,
+                               .stop_after = GLOW_STAGE_COMPILED };
+    glow_program *p = NULL;
+    glow_diag d = { 0 };
+    glow_type xt = glow_type_make(GLOW_F32, 4, XDIMS);
+    glow_tensor in = { .type = xt, .data = X };
+    if (glow_program_create(m, &o, &p, &d) != GLOW_OK || glow_program_run(p, &in, 1, &d)) {
+        fprintf(stderr, "%s: %s\n", backend, d.msg);
+        glow_program_destroy(p);
+        return false;
+    }
+    glow_tensor out = glow_program_output(p, 0);
+    memcpy(y, out.data, sizeof(float) * C_OUT * HW * HW);
+    glow_program_destroy(p);
+    return true;
+}
+
+/* Quantized results read by the next quantized op directly: QLinearConv takes Quantize's
+ * result, DequantizeLinear takes the convolution's (no Reinterpret to u8 and back between). */
+static void check_chain(const glow_function *f)
+{
+    const glow_node *q = find_kind(f, NK_QUANTIZE), *c = find_kind(f, NK_CHANNELWISE_QCONV);
+    const glow_node *dq = NULL; /* the last one: the output's */
+    for (const glow_node *n = f->nodes.first; n; n = n->next)
+        dq = n->kind == NK_DEQUANTIZE ? n : dq;
+    CHECK(q && c && dq);
+    if (!q || !c || !dq)
+        return;
+    CHECK(c->ins[0].node == q);
+    CHECK(dq->ins[0].node == c);
+    CHECK_EQ(c->outs[0].dtype, GLOW_U8Q);
+    CHECK_EQ(c->outs[0].offset, ZY);
+}
+
+static void test_chain_and_qdq(void)
+{
+    init_data();
+    float want[C_OUT * HW * HW], got[C_OUT * HW * HW];
+    reference(want);
+    static const char *const backends[] = { "interpreter", "cpu" };
+    for (int qdq = 0; qdq < 2; qdq++) {
+        mk_model *mk = qdq ? qdq_model(true) : qlinear_model();
+        glow_module *m = load_model(mk);
+        if (m) {
+            glow_function *f = glow_module_function(m, "main");
+            check_chain(f);
+            CHECK_EQ(count_kind(f, NK_CHANNELWISE_QCONV), 1);
+            glow_module_destroy(m);
+        }
+        for (int b = 0; b < 2; b++) {
+            memset(got, 0, sizeof got);
+            CHECK(run_model(mk, backends[b], got));
+            int bad = 0;
+            for (int i = 0; i < C_OUT * HW * HW; i++)
+                bad += got[i] != want[i];
+            if (bad)
+                fprintf(stderr, "%s on %s: %d values differ\n", qdq ? "qdq" : "qlinear",
+                        backends[b], bad);
+            CHECK_EQ(bad, 0);
+        }
+        mk_free(mk);
+    }
+    /* A QDQ Conv whose result stays float is not an int8 product: a float Conv of the
+     * dequantized values, equal to the real-valued result up to f32 rounding. */
+    mk_model *mk = qdq_model(false);
+    glow_module *m = load_model(mk);
+    if (m) {
+        glow_function *f = glow_module_function(m, "main");
+        CHECK_EQ(count_kind(f, NK_CONV), 1);
+        CHECK_EQ(count_kind(f, NK_CHANNELWISE_QCONV), 0);
+        glow_module_destroy(m);
+    }
+    CHECK(run_model(mk, "interpreter", got));
+    for (int i = 0; i < C_OUT * HW * HW; i++) {
+        /* `want` went through the u8 output's rounding and saturation too. */
+        float lo = (0 - ZY) * SY, hi = (255 - ZY) * SY;
+        float g = got[i] < lo ? lo : got[i] > hi ? hi : got[i];
+        CHECK_NEAR(g, want[i], SY * 0.5 + 1e-4);
+    }
+    mk_free(mk);
+}
+
 int main(void)
 {
     test_frozen_node_tests();
+    test_chain_and_qdq();
     return CHECK_DONE();
 }
