@@ -420,9 +420,105 @@ static void test_chain_and_qdq(void)
     mk_free(mk);
 }
 
+/* --- the quantized path against ONNX's reference arithmetic --- */
+
+enum { MM_M = 64, MM_K = 256, MM_N = 64 };
+
+/* QLinearMatMul(a fed, b constant): with every parameter an initializer (the quantized MatMul),
+ * or with a_scale fed (the float path, which computes ONNX's reference: the scale ratio in f32,
+ * the product in f64). */
+static mk_model *qlinear_matmul_model(bool fed_scale, const uint8_t *b, float sa)
+{
+    mk_model *mk = mk_new(21);
+    const int64_t ad[2] = { MM_M, MM_K }, bd[2] = { MM_K, MM_N }, yd[2] = { MM_M, MM_N };
+    mk_input(mk, "a", MK_U8, 2, ad);
+    if (fed_scale)
+        mk_input(mk, "sa", MK_F32, 0, NULL);
+    else
+        add_scalar_f32(mk, "sa", sa);
+    add_scalar_u8(mk, "za", 120);
+    mk_initializer(mk, mk_tensor_raw(mk, "b", MK_U8, 2, bd, b, MM_K * MM_N));
+    add_scalar_f32(mk, "sb", 0.0071f);
+    add_scalar_u8(mk, "zb", 131);
+    add_scalar_f32(mk, "sy", 0.0917f);
+    add_scalar_u8(mk, "zy", 127);
+    mk_node(mk, "QLinearMatMul", "mm", 8,
+            (const char *[]){ "a", "sa", "za", "b", "sb", "zb", "sy", "zy" }, 1,
+            (const char *[]){ "y" });
+    mk_output(mk, "y", MK_U8, 2, yd);
+    return mk;
+}
+
+static bool run_u8(mk_model *mk, const glow_tensor *ins, int nin, uint8_t *y)
+{
+    glow_module *m = load_model(mk);
+    if (!m)
+        return false;
+    glow_compile_options o = { .backend = "interpreter", .threads = 1,
+                               .stop_after = GLOW_STAGE_COMPILED };
+    glow_program *p = NULL;
+    glow_diag d = { 0 };
+    if (glow_program_create(m, &o, &p, &d) != GLOW_OK || glow_program_run(p, ins, nin, &d)) {
+        fprintf(stderr, "%s\n", d.msg);
+        glow_program_destroy(p);
+        return false;
+    }
+    memcpy(y, glow_program_output(p, 0).data, MM_M * MM_N);
+    glow_program_destroy(p);
+    return true;
+}
+
+/* One f32 multiplier applied in f32 against ONNX's f32 ratio applied in f64: at most one unit
+ * apart, and only where acc * M is within rounding of a half-integer (rare). */
+static void test_against_reference(void)
+{
+    static uint8_t a[MM_M * MM_K], b[MM_K * MM_N], yq[MM_M * MM_N], yf[MM_M * MM_N];
+    uint32_t r = 777;
+    for (int i = 0; i < MM_M * MM_K; i++) {
+        r = r * 1103515245u + 12345u;
+        a[i] = (uint8_t)(r >> 20);
+    }
+    for (int i = 0; i < MM_K * MM_N; i++) {
+        r = r * 1103515245u + 12345u;
+        b[i] = (uint8_t)(r >> 20);
+    }
+    float sa = 0.0123f;
+    const int64_t ad[2] = { MM_M, MM_K };
+    glow_tensor ins[2] = { { .type = glow_type_make(GLOW_U8, 2, ad), .data = a },
+                           { .type = glow_type_scalar(GLOW_F32), .data = &sa } };
+    mk_model *q = qlinear_matmul_model(false, b, sa), *f = qlinear_matmul_model(true, b, sa);
+    glow_module *m = load_model(q);
+    if (m) {
+        CHECK_EQ(count_kind(glow_module_function(m, "main"), NK_DIV), 0);
+        glow_module_destroy(m);
+    }
+    m = load_model(f);
+    if (m) {
+        CHECK_EQ(count_kind(glow_module_function(m, "main"), NK_DIV), 1);
+        glow_module_destroy(m);
+    }
+    CHECK(run_u8(q, ins, 1, yq));
+    CHECK(run_u8(f, ins, 2, yf));
+    int off = 0, worst = 0, interior = 0;
+    for (int i = 0; i < MM_M * MM_N; i++) {
+        int dlt = abs(yq[i] - yf[i]);
+        off += dlt != 0;
+        worst = dlt > worst ? dlt : worst;
+        interior += yf[i] > 0 && yf[i] < 255;
+    }
+    printf("QLinearMatMul %dx%dx%d: %d of %d results one unit from ONNX's reference "
+           "(%d unsaturated)\n", MM_M, MM_K, MM_N, off, MM_M * MM_N, interior);
+    CHECK(worst <= 1);
+    CHECK(interior > MM_M * MM_N / 2);
+    CHECK(off * 100 < MM_M * MM_N);
+    mk_free(q);
+    mk_free(f);
+}
+
 int main(void)
 {
     test_frozen_node_tests();
     test_chain_and_qdq();
+    test_against_reference();
     return CHECK_DONE();
 }
