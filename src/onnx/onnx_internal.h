@@ -28,6 +28,9 @@ typedef struct onnx_ctx {
     int nbuilt;                   /* helper nodes built for it so far (names them uniquely) */
     bool main_built;              /* a node named after it exists (later ones get suffixes) */
     glow_arena scratch;           /* per-node temporaries, reset after each node */
+    /* Added by onnx_ops_quant.c: the integer data behind constants DequantizeLinear made
+     * (onnx_quant.h), so QDQ-wrapped products can import as quantized nodes. */
+    struct onnx_dq_const *dq_consts;
 } onnx_ctx;
 
 /* Constants computed at import (folding, ConstantOfShape, Range) larger than this stay
@@ -206,5 +209,18 @@ glow_status onnx_concat_many(onnx_ctx *cx, const Onnx__NodeProto *np, const glow
 /* v[..., start:end, ...] along one axis (0 <= start <= end <= dim); v itself when whole. */
 glow_status onnx_slice_axis(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, int axis,
                             int64_t start, int64_t end, glow_value *out);
+
+/* --- onnx_ops_nn.c / onnx_ops_norm.c: shared with the quantized loaders --- */
+
+#define ONNX_CONV_MAX_ATTRS 5
+/* Conv's attributes for input x and weights w (kernel, strides, pads, dilations, group: auto_pad
+ * resolved), as Conv and ChannelwiseQuantizedConv take them; attrs has room for
+ * ONNX_CONV_MAX_ATTRS, their arrays live in cx->scratch. */
+glow_status onnx_conv_attrs(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x, glow_value w,
+                            glow_attr *attrs, int *na);
+/* numpy.matmul of a and b (rank-1 operands promoted, batch dims broadcast) as a MATMUL node;
+ * `declared` (may be NULL) gives a quantized or i32 result's kind and parameters. */
+glow_status onnx_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value a, glow_value b,
+                        const glow_type *declared, glow_value *out);
 
 #endif

@@ -192,6 +192,25 @@ static glow_status node_result(onnx_ctx *cx, const Onnx__NodeProto *np, glow_val
     return GLOW_OK;
 }
 
+glow_status onnx_conv_attrs(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x, glow_value wv,
+                            glow_attr *attrs, int *na)
+{
+    /* The attributes point into the window: scratch keeps it alive until the node is built. */
+    window *w = GLOW_NEW(&cx->scratch, window);
+    GLOW_TRY(check_nc_input(cx, np, x, &w->n));
+    const glow_type *wt = glow_value_type(wv);
+    if (wt->rank != 2 + w->n)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "W has rank %d, expected %d", wt->rank,
+                         2 + w->n);
+    GLOW_TRY(read_window(cx, np, x, &wt->dims[2], false, w));
+    int64_t group = onnx_attr_int(np, "group", 1);
+    if (group < 1 || group > MAX_WINDOW_VALUE)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "group = %lld", (long long)group);
+    *na = window_attrs(w, attrs);
+    attrs[(*na)++] = GLOW_AI(GROUP, group);
+    return GLOW_OK;
+}
+
 glow_status load_conv(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value ins[3];
@@ -200,20 +219,9 @@ glow_status load_conv(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
     GLOW_TRY(onnx_input(cx, np, 1, &ins[1]));
     if (nin == 3)
         GLOW_TRY(onnx_input(cx, np, 2, &ins[2]));
-    window w;
-    GLOW_TRY(check_nc_input(cx, np, ins[0], &w.n));
-    const glow_type *wt = glow_value_type(ins[1]);
-    if (wt->rank != 2 + w.n)
-        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "W has rank %d, expected %d", wt->rank,
-                         2 + w.n);
-    GLOW_TRY(read_window(cx, np, ins[0], &wt->dims[2], false, &w));
-    int64_t group = onnx_attr_int(np, "group", 1);
-    if (group < 1 || group > MAX_WINDOW_VALUE)
-        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "group = %lld", (long long)group);
-
-    glow_attr attrs[5];
-    int na = window_attrs(&w, attrs);
-    attrs[na++] = GLOW_AI(GROUP, group);
+    glow_attr attrs[ONNX_CONV_MAX_ATTRS];
+    int na;
+    GLOW_TRY(onnx_conv_attrs(cx, np, ins[0], ins[1], attrs, &na));
     glow_value y;
     GLOW_TRY(onnx_build(cx, np, NK_CONV, ins, nin, attrs, na, NULL, 0, &y));
     return onnx_set_output(cx, np, 0, y);

@@ -280,9 +280,16 @@ glow_status load_gemm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
  * the result; batch dims broadcast. */
 glow_status load_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
-    glow_value a, b;
+    glow_value a, b, y;
     GLOW_TRY(onnx_input(cx, np, 0, &a));
     GLOW_TRY(onnx_input(cx, np, 1, &b));
+    GLOW_TRY(onnx_matmul(cx, np, a, b, NULL, &y));
+    return onnx_set_output(cx, np, 0, y);
+}
+
+glow_status onnx_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value a, glow_value b,
+                        const glow_type *declared, glow_value *out)
+{
     glow_type at = *glow_value_type(a), bt = *glow_value_type(b);
     if (at.rank < 1 || bt.rank < 1)
         return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "operands must have rank >= 1 (got %d, %d)",
@@ -316,7 +323,8 @@ glow_status load_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow
     dims[nb + 1] = n;
     GLOW_TRY(onnx_broadcast_to(cx, np, b, nb + 2, dims, &b));
     glow_value y;
-    GLOW_TRY(onnx_build(cx, np, NK_MATMUL, (glow_value[]){ a, b }, 2, NULL, 0, NULL, 0, &y));
+    GLOW_TRY(onnx_build(cx, np, NK_MATMUL, (glow_value[]){ a, b }, 2, NULL, 0, declared,
+                        declared ? 1 : 0, &y));
     if (a_vec || b_vec) {
         int r = nb;
         if (!a_vec)
@@ -325,7 +333,8 @@ glow_status load_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow
             dims[r++] = n;
         GLOW_TRY(onnx_reshape(cx, np, y, r, dims, &y));
     }
-    return onnx_set_output(cx, np, 0, y);
+    *out = y;
+    return GLOW_OK;
 }
 
 /* Softmax, LogSoftmax, Hardmax (the row's kind). Before opset 13 the input is coerced to 2-D

@@ -1,14 +1,18 @@
-// onnx_ops_quant.c - Quantization ops (Quantize/DequantizeLinear, DynamicQuantizeLinear, QLinear*,
-// *Integer) expressed with plain arithmetic, MatMul and Conv nodes.
+// onnx_ops_quant.c - QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear, and the helpers
+// the quantization loaders share (onnx_quant.h).
 //
-// The graph has no quantized arithmetic of its own at import: these ops become casts and
+// With constant per-tensor parameters QuantizeLinear and DequantizeLinear become the graph's
+// Quantize and Dequantize nodes (docs/quantization.md): the ONNX tensors keep their plain u8 /
+// i8 / i16 / i32 kinds, and Reinterpret views give them their scale and offset. Quantize's
+// arithmetic is QuantizeLinear's (the division in f32), so this path is taken only where ONNX
+// divides in f32 too. Everything else (per-axis and blocked parameters, parameters computed at
+// run time, u16, f64 or f16 arithmetic, DynamicQuantizeLinear) is computed with casts and
 // elementwise math on ordinary kinds, with the order of operations and the working precision
 // chosen to reproduce ONNX's reference results exactly (integer outputs are compared bit for
-// bit). Integer products are accumulated exactly: MatMul in i32 (as ONNX specifies), Conv in f64
-// (the evaluator has no integer Conv; sums of 8-bit products are exact in f64's 53 bits).
+// bit).
 #include <string.h>
 
-#include "onnx/onnx_internal.h"
+#include "onnx/onnx_quant.h"
 
 /* ONNX element kinds glowc has no dtype for, named for messages. */
 static const char *onnx_code_name(int64_t code)
@@ -27,8 +31,7 @@ static const char *onnx_code_name(int64_t code)
     }
 }
 
-/* The saturation range of an integer quantized kind (u8, i8, u16, i16). */
-static bool quant_range(glow_dtype t, double *lo, double *hi)
+bool onnx_q_range(glow_dtype t, double *lo, double *hi)
 {
     bool quant = t == GLOW_U8 || t == GLOW_I8 || t == GLOW_U16 || t == GLOW_I16;
     return quant && onnx_dtype_range(t, lo, hi);
@@ -38,7 +41,7 @@ static glow_status need_quant_kind(onnx_ctx *cx, const Onnx__NodeProto *np, cons
                                    glow_dtype t, bool allow_i32)
 {
     double lo, hi;
-    if (quant_range(t, &lo, &hi) || (allow_i32 && t == GLOW_I32))
+    if (onnx_q_range(t, &lo, &hi) || (allow_i32 && t == GLOW_I32))
         return GLOW_OK;
     return onnx_unsupported(cx, np, "%s of type %s (glowc quantizes to u8, i8, u16, i16%s)",
                             what, glow_dtype_name(t), allow_i32 ? ", i32" : "");
@@ -59,17 +62,147 @@ static glow_status dtype_attr(onnx_ctx *cx, const Onnx__NodeProto *np, const cha
     return GLOW_OK;
 }
 
-static glow_status elem2(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_kind k, glow_value a,
+glow_status onnx_q_elem2(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_kind k, glow_value a,
                          glow_value b, glow_value *out)
 {
     return onnx_build_elemwise(cx, np, k, (glow_value[]){ a, b }, 2, NULL, 0, out);
 }
 
-static glow_status clip(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, double lo,
+glow_status onnx_q_clip(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, double lo,
                         double hi, glow_value *out)
 {
     glow_attr a[2] = { GLOW_AF(MIN, lo), GLOW_AF(MAX, hi) };
     return onnx_build(cx, np, NK_CLIP, &v, 1, a, 2, NULL, 0, out);
+}
+
+/* --- constant per-tensor parameters and quantized views (onnx_quant.h) --- */
+
+bool onnx_q_kind(glow_dtype t, glow_dtype *out)
+{
+    switch (t) {
+    case GLOW_U8: *out = GLOW_U8Q; return true;
+    case GLOW_I8: *out = GLOW_I8Q; return true;
+    case GLOW_I16: *out = GLOW_I16Q; return true;
+    case GLOW_I32: *out = GLOW_I32Q; return true;
+    default: return false;
+    }
+}
+
+/* The constant behind input i, or NULL (absent, computed at run time, or a failed input: the
+ * caller's float path reports those). */
+static const glow_node *const_input(onnx_ctx *cx, const Onnx__NodeProto *np, int i)
+{
+    if (!onnx_has_input(np, i))
+        return NULL;
+    const onnx_binding *b = glow_strmap_get(&cx->values, np->input[i]);
+    if (!b || b->poisoned || !glow_value_is_constant(b->v))
+        return NULL;
+    return b->v.node;
+}
+
+bool onnx_q_const_scalar(onnx_ctx *cx, const Onnx__NodeProto *np, int i, double *v)
+{
+    const glow_node *c = const_input(cx, np, i);
+    if (!c || glow_type_numel(&c->outs[0]) != 1)
+        return false;
+    *v = glow_load_f64(c->outs[0].dtype, c->payload.data, 0);
+    return true;
+}
+
+bool onnx_q_const_scale(onnx_ctx *cx, const Onnx__NodeProto *np, int i, float *out)
+{
+    const glow_node *c = const_input(cx, np, i);
+    double v;
+    glow_dtype t = c ? c->outs[0].dtype : GLOW_F64;
+    /* f16 and bf16 values are exact in f32; an f64 scale would be rounded. */
+    if ((t != GLOW_F32 && t != GLOW_F16 && t != GLOW_BF16) || !onnx_q_const_scalar(cx, np, i, &v))
+        return false;
+    *out = (float)v;
+    return *out > 0 && *out <= 3.4e38f;
+}
+
+bool onnx_q_const_zero(onnx_ctx *cx, const Onnx__NodeProto *np, int i, int32_t *out)
+{
+    double v = 0;
+    if (onnx_has_input(np, i) && !onnx_q_const_scalar(cx, np, i, &v))
+        return false;
+    if (!(v >= INT32_MIN && v <= INT32_MAX))
+        return false;
+    *out = (int32_t)v;
+    return true;
+}
+
+glow_status onnx_q_view(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, glow_dtype to,
+                        onnx_qparam q, glow_value *out)
+{
+    const glow_type *vt = glow_value_type(v);
+    glow_type t = glow_type_make(to, vt->rank, vt->dims);
+    if (glow_dtype_is_quantized(to)) {
+        t.scale = q.scale;
+        t.offset = q.offset;
+    }
+    if (v.node->kind == NK_REINTERPRET && glow_type_equal(glow_value_type(v.node->ins[0]), &t)) {
+        *out = v.node->ins[0];
+        return GLOW_OK;
+    }
+    if (glow_type_equal(vt, &t)) {
+        *out = v;
+        return GLOW_OK;
+    }
+    return onnx_build(cx, np, NK_REINTERPRET, &v, 1, NULL, 0, &t, 1, out);
+}
+
+/* The values of parameter input i (absent: n copies of dflt) when it is a constant of one
+ * value or of n values along the data's axis; NULL otherwise. */
+static double *const_params(onnx_ctx *cx, const Onnx__NodeProto *np, int i, int64_t n,
+                            double dflt)
+{
+    const glow_node *c = const_input(cx, np, i);
+    if (onnx_has_input(np, i) && !c)
+        return NULL;
+    int64_t k = c ? glow_type_numel(&c->outs[0]) : 1;
+    if (k != 1 && (k != n || c->outs[0].rank != 1))
+        return NULL;
+    double *v = GLOW_NEW_ARRAY(cx->arena, double, n);
+    for (int64_t j = 0; j < n; j++)
+        v[j] = c ? glow_load_f64(c->outs[0].dtype, c->payload.data, (size_t)(k == 1 ? 0 : j))
+                 : dflt;
+    return v;
+}
+
+/* Remembers the integers behind y = DequantizeLinear(x) when both are constants (a QDQ
+ * model's weight or bias), for onnx_q_fuse_product. Scales must be exact in f32. */
+static void record_dq(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x, glow_value y,
+                      int axis, int64_t block)
+{
+    const glow_type *xt = glow_value_type(x);
+    const glow_node *s = const_input(cx, np, 1);
+    if (!glow_value_is_constant(x) || y.node->kind != NK_CONSTANT || block != 0 || !s ||
+        glow_value_type(y)->dtype != GLOW_F32 ||
+        (xt->dtype != GLOW_U8 && xt->dtype != GLOW_I8 && xt->dtype != GLOW_I32))
+        return;
+    glow_dtype st = s->outs[0].dtype;
+    if (st != GLOW_F32 && st != GLOW_F16 && st != GLOW_BF16)
+        return;
+    onnx_dq_const *r = GLOW_NEW(cx->arena, onnx_dq_const);
+    r->axis = glow_type_numel(&s->outs[0]) == 1 ? -1 : axis;
+    r->n = r->axis >= 0 ? xt->dims[r->axis] : 1;
+    r->scales = const_params(cx, np, 1, r->n, 1.0);
+    r->offsets = const_params(cx, np, 2, r->n, 0.0);
+    if (!r->scales || !r->offsets)
+        return;
+    r->result = y.node;
+    r->q = x;
+    r->next = cx->dq_consts;
+    cx->dq_consts = r;
+}
+
+const onnx_dq_const *onnx_q_find_dq(const onnx_ctx *cx, glow_value v)
+{
+    for (const onnx_dq_const *r = cx->dq_consts; r; r = r->next)
+        if (r->result == v.node)
+            return r;
+    return NULL;
 }
 
 /* A scale or zero point shaped to broadcast against x [rank, dims]: a scalar (or one-element
@@ -189,20 +322,35 @@ glow_status load_dequantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int 
     int64_t block;
     GLOW_TRY(quant_axis(cx, np, opset, xt, &axis, &block));
     GLOW_TRY(check_axis(cx, np, scale, axis, block));
+    glow_value y;
+    /* Dequantize computes (x - zp) * scale in f32 as ONNX does; an i32 input takes this path
+     * only with a zero point of 0, where ONNX's f32 subtraction is exact too. */
+    glow_dtype qk;
+    onnx_qparam q;
+    if (block == 0 && out_t != GLOW_F64 && onnx_q_kind(xt->dtype, &qk) &&
+        onnx_q_const_scale(cx, np, 1, &q.scale) && onnx_q_const_zero(cx, np, 2, &q.offset) &&
+        (xt->dtype != GLOW_I32 || q.offset == 0)) {
+        glow_type ft = glow_type_make(GLOW_F32, xt->rank, xt->dims);
+        GLOW_TRY(onnx_q_view(cx, np, x, qk, q, &y));
+        GLOW_TRY(onnx_build(cx, np, NK_DEQUANTIZE, &y, 1, NULL, 0, &ft, 1, &y));
+        GLOW_TRY(onnx_cast(cx, np, y, out_t, &y));
+        record_dq(cx, np, x, y, axis, block);
+        return onnx_set_output(cx, np, 0, y);
+    }
     /* (x - zp) * scale in f32 (f64 when asked for), then one rounding to the output kind, as
      * ONNX's reference computes it. */
     glow_dtype ct = out_t == GLOW_F64 ? GLOW_F64 : GLOW_F32;
-    glow_value y;
     GLOW_TRY(onnx_cast(cx, np, x, ct, &y));
     if (has_zp) {
         GLOW_TRY(expand_qparam(cx, np, "x_zero_point", zp, xt, axis, block, &zp));
         GLOW_TRY(onnx_cast(cx, np, zp, ct, &zp));
-        GLOW_TRY(elem2(cx, np, NK_SUB, y, zp, &y));
+        GLOW_TRY(onnx_q_elem2(cx, np, NK_SUB, y, zp, &y));
     }
     GLOW_TRY(expand_qparam(cx, np, "x_scale", scale, xt, axis, block, &scale));
     GLOW_TRY(onnx_cast(cx, np, scale, ct, &scale));
-    GLOW_TRY(elem2(cx, np, NK_MUL, y, scale, &y));
+    GLOW_TRY(onnx_q_elem2(cx, np, NK_MUL, y, scale, &y));
     GLOW_TRY(onnx_cast(cx, np, y, out_t, &y));
+    record_dq(cx, np, x, y, axis, block);
     return onnx_set_output(cx, np, 0, y);
 }
 
@@ -215,20 +363,20 @@ static glow_status quantize(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value 
                             glow_value *out)
 {
     double lo, hi;
-    if (!quant_range(out_t, &lo, &hi))
+    if (!onnx_q_range(out_t, &lo, &hi))
         return onnx_unsupported(cx, np, "quantizing to %s", glow_dtype_name(out_t));
     glow_value q;
     GLOW_TRY(onnx_cast(cx, np, x, ct, &x));
     GLOW_TRY(onnx_cast(cx, np, scale, ct, &scale));
-    GLOW_TRY(elem2(cx, np, NK_DIV, x, scale, &q));
+    GLOW_TRY(onnx_q_elem2(cx, np, NK_DIV, x, scale, &q));
     GLOW_TRY(onnx_build(cx, np, NK_ROUND, &q, 1, NULL, 0, NULL, 0, &q));
     if (zp.node) {
-        GLOW_TRY(clip(cx, np, q, lo - hi, hi - lo, &q));
+        GLOW_TRY(onnx_q_clip(cx, np, q, lo - hi, hi - lo, &q));
         GLOW_TRY(onnx_cast(cx, np, q, GLOW_I32, &q));
         GLOW_TRY(onnx_cast(cx, np, zp, GLOW_I32, &zp));
-        GLOW_TRY(elem2(cx, np, NK_ADD, q, zp, &q));
+        GLOW_TRY(onnx_q_elem2(cx, np, NK_ADD, q, zp, &q));
     }
-    GLOW_TRY(clip(cx, np, q, lo, hi, &q));
+    GLOW_TRY(onnx_q_clip(cx, np, q, lo, hi, &q));
     return onnx_cast(cx, np, q, out_t, out);
 }
 
@@ -289,10 +437,26 @@ glow_status load_quantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int op
     int64_t block;
     GLOW_TRY(quant_axis(cx, np, opset, xt, &axis, &block));
     GLOW_TRY(check_axis(cx, np, scale, axis, block));
+    glow_value y;
+    /* Quantize divides in f32: the node serves where ONNX's reference does too. */
+    glow_dtype qk;
+    onnx_qparam q;
+    if (block == 0 && ct == GLOW_F32 && onnx_q_kind(out_t, &qk) &&
+        onnx_q_const_scale(cx, np, 1, &q.scale) && onnx_q_const_zero(cx, np, 2, &q.offset)) {
+        glow_type t = glow_type_make(qk, xt->rank, xt->dims);
+        t.scale = q.scale;
+        t.offset = q.offset;
+        bool fused = false;
+        if (qk == GLOW_U8Q || qk == GLOW_I8Q)
+            GLOW_TRY(onnx_q_fuse_product(cx, np, x, qk, q, &y, &fused));
+        if (!fused)
+            GLOW_TRY(onnx_build(cx, np, NK_QUANTIZE, &x, 1, NULL, 0, &t, 1, &y));
+        GLOW_TRY(onnx_q_view(cx, np, y, out_t, q, &y));
+        return onnx_set_output(cx, np, 0, y);
+    }
     GLOW_TRY(expand_qparam(cx, np, "y_scale", scale, xt, axis, block, &scale));
     if (has_zp)
         GLOW_TRY(expand_qparam(cx, np, "y_zero_point", zp, xt, axis, block, &zp));
-    glow_value y;
     GLOW_TRY(quantize(cx, np, x, scale, zp, ct, out_t, &y));
     return onnx_set_output(cx, np, 0, y);
 }
@@ -321,13 +485,13 @@ glow_status load_dynamic_quantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np
     const char *nm = onnx_node_name(np);
     zero = onnx_scalar(cx, glow_arena_printf(cx->arena, "%s/qmin", nm), GLOW_F32, 0.0);
     qmax = onnx_scalar(cx, glow_arena_printf(cx->arena, "%s/qmax", nm), GLOW_F32, 255.0);
-    GLOW_TRY(elem2(cx, np, NK_MIN, lo, zero, &lo));
-    GLOW_TRY(elem2(cx, np, NK_MAX, hi, zero, &hi));
-    GLOW_TRY(elem2(cx, np, NK_SUB, hi, lo, &scale));
-    GLOW_TRY(elem2(cx, np, NK_DIV, scale, qmax, &scale));
-    GLOW_TRY(elem2(cx, np, NK_DIV, lo, scale, &zp));
-    GLOW_TRY(elem2(cx, np, NK_SUB, zero, zp, &zp));
-    GLOW_TRY(clip(cx, np, zp, 0.0, 255.0, &zp));
+    GLOW_TRY(onnx_q_elem2(cx, np, NK_MIN, lo, zero, &lo));
+    GLOW_TRY(onnx_q_elem2(cx, np, NK_MAX, hi, zero, &hi));
+    GLOW_TRY(onnx_q_elem2(cx, np, NK_SUB, hi, lo, &scale));
+    GLOW_TRY(onnx_q_elem2(cx, np, NK_DIV, scale, qmax, &scale));
+    GLOW_TRY(onnx_q_elem2(cx, np, NK_DIV, lo, scale, &zp));
+    GLOW_TRY(onnx_q_elem2(cx, np, NK_SUB, zero, zp, &zp));
+    GLOW_TRY(onnx_q_clip(cx, np, zp, 0.0, 255.0, &zp));
     GLOW_TRY(onnx_build(cx, np, NK_ROUND, &zp, 1, NULL, 0, NULL, 0, &zp));
     GLOW_TRY(onnx_cast(cx, np, zp, GLOW_U8, &zp));
     GLOW_TRY(quantize(cx, np, x, scale, zp, GLOW_F32, GLOW_U8, &y));
@@ -337,203 +501,4 @@ glow_status load_dynamic_quantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np
     if (onnx_has_output(np, 2))
         GLOW_TRY(onnx_set_output(cx, np, 2, zp));
     return GLOW_OK;
-}
-
-/* --- integer MatMul and Conv --- */
-
-/* Runs another op's loader (Conv, MatMul) on already built values, so the integer ops share
- * its attribute handling and broadcasting: the values are bound to private names, a copy of
- * np (same attributes, name and op type for messages) reads them, and the copy's single
- * output is returned. */
-static glow_status delegate(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, onnx_loader fn,
-                            const glow_value *ins, int nin, glow_value *out)
-{
-    char **names = GLOW_NEW_ARRAY(cx->arena, char *, nin + 1);
-    for (int i = 0; i <= nin; i++) {
-        /* '\x01' cannot start a name ONNX models use, so these never collide. */
-        names[i] = glow_arena_printf(cx->arena, "\x01%s/%d/%d", onnx_node_name(np), cx->nbuilt++,
-                                     i);
-        if (i < nin) {
-            onnx_binding *b = GLOW_NEW(cx->arena, onnx_binding);
-            b->v = ins[i];
-            b->poisoned = false;
-            glow_strmap_put(&cx->values, names[i], b);
-        }
-    }
-    Onnx__NodeProto sub = *np;
-    sub.n_input = (size_t)nin;
-    sub.input = names;
-    sub.n_output = 1;
-    sub.output = &names[nin];
-    GLOW_TRY(fn(cx, &sub, opset, ONNX_CUSTOM));
-    const onnx_binding *b = glow_strmap_get(&cx->values, names[nin]);
-    if (!b || b->poisoned)
-        return onnx_fail(cx, np, GLOW_ERR_INTERNAL, "inner loader bound no result");
-    *out = b->v;
-    return GLOW_OK;
-}
-
-/* v - zp (zp optional input `zi`) cast to `ct`. A 1-D zero point of more than one value is
- * per row (matrix A: axis rank-2) or per output channel (conv weights: axis 0); `axis` < 0
- * leaves it to NumPy broadcasting (per column of B). */
-static glow_status sub_zero_point(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, int zi,
-                                  int axis, glow_dtype ct, glow_value *out)
-{
-    GLOW_TRY(onnx_cast(cx, np, v, ct, out));
-    if (!onnx_has_input(np, zi))
-        return GLOW_OK;
-    glow_value zp;
-    GLOW_TRY(onnx_input(cx, np, zi, &zp));
-    const glow_type *vt = glow_value_type(v), *zt = glow_value_type(zp);
-    if (zt->dtype != vt->dtype)
-        return onnx_fail(cx, np, GLOW_ERR_BAD_TYPE, "zero point input %d is %s, its data is %s",
-                         zi, glow_dtype_name(zt->dtype), glow_dtype_name(vt->dtype));
-    if (zt->rank == 1 && zt->dims[0] > 1 && axis >= 0 && axis < vt->rank &&
-        zt->dims[0] == vt->dims[axis]) {
-        int64_t dims[GLOW_MAX_DIMS];
-        for (int i = 0; i < vt->rank - axis; i++)
-            dims[i] = i == 0 ? zt->dims[0] : 1;
-        GLOW_TRY(onnx_reshape(cx, np, zp, vt->rank - axis, dims, &zp));
-    }
-    GLOW_TRY(onnx_cast(cx, np, zp, ct, &zp));
-    return elem2(cx, np, NK_SUB, *out, zp, out);
-}
-
-static glow_status need_8bit(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glow_value v)
-{
-    glow_dtype t = glow_value_type(v)->dtype;
-    if (t == GLOW_U8 || t == GLOW_I8)
-        return GLOW_OK;
-    return onnx_fail(cx, np, GLOW_ERR_BAD_TYPE, "input %d must be u8 or i8, not %s", i,
-                     glow_dtype_name(t));
-}
-
-glow_status load_matmul_integer(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
-                                glow_node_kind kind)
-{
-    glow_value a, b;
-    GLOW_TRY(onnx_input(cx, np, 0, &a));
-    GLOW_TRY(onnx_input(cx, np, 1, &b));
-    GLOW_TRY(need_8bit(cx, np, 0, a));
-    GLOW_TRY(need_8bit(cx, np, 1, b));
-    int ra = glow_value_type(a)->rank;
-    GLOW_TRY(sub_zero_point(cx, np, a, 2, ra >= 2 ? ra - 2 : -1, GLOW_I32, &a));
-    GLOW_TRY(sub_zero_point(cx, np, b, 3, -1, GLOW_I32, &b));
-    glow_value y;
-    GLOW_TRY(delegate(cx, np, opset, load_matmul, (glow_value[]){ a, b }, 2, &y));
-    return onnx_set_output(cx, np, 0, y);
-}
-
-glow_status load_conv_integer(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
-                              glow_node_kind kind)
-{
-    glow_value x, w, y;
-    GLOW_TRY(onnx_input(cx, np, 0, &x));
-    GLOW_TRY(onnx_input(cx, np, 1, &w));
-    GLOW_TRY(need_8bit(cx, np, 0, x));
-    GLOW_TRY(need_8bit(cx, np, 1, w));
-    GLOW_TRY(sub_zero_point(cx, np, x, 2, -1, GLOW_F64, &x));
-    GLOW_TRY(sub_zero_point(cx, np, w, 3, 0, GLOW_F64, &w));
-    GLOW_TRY(delegate(cx, np, opset, load_conv, (glow_value[]){ x, w }, 2, &y));
-    GLOW_TRY(onnx_cast(cx, np, y, GLOW_I32, &y));
-    return onnx_set_output(cx, np, 0, y);
-}
-
-/* acc * (s1 * s2 / sy) + zy, rounded half to even and saturated to the output kind: ONNX's
- * reference forms the scale ratio in the scales' own kind, then works in f64. `s2` may be
- * per output channel (conv: laid along axis 1 of acc). */
-static glow_status requantize(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value acc, int is1,
-                              int is2, int isy, int izy, bool conv, glow_dtype out_t,
-                              glow_value *out)
-{
-    glow_value s1, s2, sy, f;
-    GLOW_TRY(onnx_input(cx, np, is1, &s1));
-    GLOW_TRY(onnx_input(cx, np, is2, &s2));
-    GLOW_TRY(onnx_input(cx, np, isy, &sy));
-    const glow_type *t2 = glow_value_type(s2), *at = glow_value_type(acc);
-    if (conv && t2->rank == 1 && t2->dims[0] > 1 && at->rank >= 2) {
-        int64_t dims[GLOW_MAX_DIMS];
-        for (int i = 0; i < at->rank - 1; i++)
-            dims[i] = i == 0 ? t2->dims[0] : 1;
-        GLOW_TRY(onnx_reshape(cx, np, s2, at->rank - 1, dims, &s2));
-    }
-    glow_dtype st = glow_value_type(s1)->dtype;
-    if (!glow_dtype_is_float(st) || glow_value_type(s2)->dtype != st ||
-        glow_value_type(sy)->dtype != st)
-        return onnx_fail(cx, np, GLOW_ERR_BAD_TYPE, "scales must share one float type");
-    GLOW_TRY(elem2(cx, np, NK_MUL, s1, s2, &f));
-    GLOW_TRY(elem2(cx, np, NK_DIV, f, sy, &f));
-    GLOW_TRY(onnx_cast(cx, np, f, GLOW_F64, &f));
-    GLOW_TRY(onnx_cast(cx, np, acc, GLOW_F64, &acc));
-    GLOW_TRY(elem2(cx, np, NK_MUL, acc, f, &acc));
-    if (onnx_has_input(np, izy)) {
-        glow_value zy;
-        GLOW_TRY(onnx_input(cx, np, izy, &zy));
-        GLOW_TRY(onnx_cast(cx, np, zy, GLOW_F64, &zy));
-        GLOW_TRY(elem2(cx, np, NK_ADD, acc, zy, &acc));
-    }
-    double lo, hi;
-    if (!quant_range(out_t, &lo, &hi))
-        return onnx_unsupported(cx, np, "output of type %s", glow_dtype_name(out_t));
-    GLOW_TRY(onnx_build(cx, np, NK_ROUND, &acc, 1, NULL, 0, NULL, 0, &acc));
-    GLOW_TRY(clip(cx, np, acc, lo, hi, &acc));
-    return onnx_cast(cx, np, acc, out_t, out);
-}
-
-/* The output kind: y_zero_point's, else the first input's. */
-static glow_status qlinear_out_kind(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x,
-                                    int izy, glow_dtype *out)
-{
-    *out = glow_value_type(x)->dtype;
-    if (onnx_has_input(np, izy)) {
-        glow_value zy;
-        GLOW_TRY(onnx_input(cx, np, izy, &zy));
-        *out = glow_value_type(zy)->dtype;
-    }
-    return GLOW_OK;
-}
-
-/* Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point. */
-glow_status load_qlinear_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
-                                glow_node_kind kind)
-{
-    glow_value a, b, y;
-    GLOW_TRY(onnx_input(cx, np, 0, &a));
-    GLOW_TRY(onnx_input(cx, np, 3, &b));
-    GLOW_TRY(need_8bit(cx, np, 0, a));
-    GLOW_TRY(need_8bit(cx, np, 3, b));
-    glow_dtype out_t;
-    GLOW_TRY(qlinear_out_kind(cx, np, a, 7, &out_t));
-    GLOW_TRY(sub_zero_point(cx, np, a, 2, -1, GLOW_I32, &a));
-    GLOW_TRY(sub_zero_point(cx, np, b, 5, -1, GLOW_I32, &b));
-    GLOW_TRY(delegate(cx, np, opset, load_matmul, (glow_value[]){ a, b }, 2, &y));
-    GLOW_TRY(requantize(cx, np, y, 1, 4, 6, 7, false, out_t, &y));
-    return onnx_set_output(cx, np, 0, y);
-}
-
-/* Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B. */
-glow_status load_qlinear_conv(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
-                              glow_node_kind kind)
-{
-    glow_value ins[3], y;
-    GLOW_TRY(onnx_input(cx, np, 0, &ins[0]));
-    GLOW_TRY(onnx_input(cx, np, 3, &ins[1]));
-    GLOW_TRY(need_8bit(cx, np, 0, ins[0]));
-    GLOW_TRY(need_8bit(cx, np, 3, ins[1]));
-    glow_dtype out_t;
-    GLOW_TRY(qlinear_out_kind(cx, np, ins[0], 7, &out_t));
-    GLOW_TRY(sub_zero_point(cx, np, ins[0], 2, -1, GLOW_F64, &ins[0]));
-    GLOW_TRY(sub_zero_point(cx, np, ins[1], 5, 0, GLOW_F64, &ins[1]));
-    int nin = 2;
-    if (onnx_has_input(np, 8)) {
-        GLOW_TRY(onnx_input(cx, np, 8, &ins[2]));
-        if (glow_value_type(ins[2])->dtype != GLOW_I32)
-            return onnx_fail(cx, np, GLOW_ERR_BAD_TYPE, "bias B must be i32, not %s",
-                             glow_dtype_name(glow_value_type(ins[2])->dtype));
-        GLOW_TRY(onnx_cast(cx, np, ins[2], GLOW_F64, &ins[2]));
-        nin = 3;
-    }
-    GLOW_TRY(delegate(cx, np, opset, load_conv, ins, nin, &y));
-    GLOW_TRY(requantize(cx, np, y, 1, 4, 6, 7, true, out_t, &y));
-    return onnx_set_output(cx, np, 0, y);
 }
