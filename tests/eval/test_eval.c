@@ -222,16 +222,17 @@ static void test_cast(void)
     EXPECT(mk1(NK_CAST, cd, ty(GLOW_BF16, 1, DIMS(2))), INFINITY, 3.140625);
 }
 
-/* Quantized kinds and kinds without an evaluator are reported, not guessed at. */
+/* Quantized kinds without a quantized form (Sigmoid; Add has one: test_eval_quant.c) and
+ * kinds without an evaluator are reported, not guessed at. */
 static void test_unsupported(void)
 {
     glow_type q = ty(GLOW_I8Q, 1, DIMS(2));
     q.scale = 0.5f;
     glow_node *cq = glow_constant_create(M, "q", &q, NULL);
-    glow_node *add = mk2(NK_ADD, cq, cq, q);
-    CHECK(!glow_eval_supported(add));
+    glow_node *sig = mk1(NK_SIGMOID, cq, q);
+    CHECK(!glow_eval_supported(sig));
     glow_tensor out[2];
-    CHECK_EQ(run(add, out), GLOW_ERR_UNSUPPORTED);
+    CHECK_EQ(run(sig, out), GLOW_ERR_UNSUPPORTED);
     CHECK(glow_eval_supported(mk1(NK_RESHAPE, cq, q)));
     float x[16] = { 0 };
     glow_node *c = cst(GLOW_F32, 4, DIMS(1, 1, 4, 4), x);
