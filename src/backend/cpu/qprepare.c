@@ -151,7 +151,7 @@ static glow_status prep_qfc(ir_function *f, ir_instr *in, const cpu_isa *isa, qp
     const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type,
                     *wt = &in->ops[2].v->type;
     if (in->nops != 4 || x->rank != 2 || y->rank != 2 || !is_q8(x->dtype) ||
-        !is_q8(y->dtype) || !is_q8(wt->dtype) || x->dims[1] % 4 || cpu_attr(in, GA_FUSED_ACT))
+        !is_q8(y->dtype) || !is_q8(wt->dtype) || x->dims[1] % 4)
         return GLOW_OK;
     const void *w = const_payload(in->ops[2].v, wt->dtype);
     const glow_type *bt = &in->ops[3].v->type;
