@@ -292,7 +292,7 @@ void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float
                 bk.mult[b] = mtail;
             }
         }
-if (QNM > 1 && nm > 1 && x_flip)
+        if (QNM > 1 && nm > 1 && x_flip)
             q_tile_np(&s, &bk, q0, live, mb0, 2, 1);
         else if (QNM > 1 && nm > 1)
             q_tile_np(&s, &bk, q0, live, mb0, 2, 0);
