@@ -16,7 +16,8 @@ set_source_files_properties(${GLOWC_KERNELS_AVX512} PROPERTIES
 set_source_files_properties(${GLOWC_KERNELS_AVX2} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-O3")
 # The int8 convolution (kernels/qconv), each ISA file with its bitcode's flags (kernels.cmake).
 set(GLOWC_KERNELS_VNNI ${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx512vnni.c
-    ${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avxvnni.c ${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx2.c)
+    ${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avxvnni.c
+    ${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx2.c)
 set_source_files_properties(${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx2.c PROPERTIES
   COMPILE_OPTIONS "-mavx2;-mfma;-O3")
 set_source_files_properties(${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx512vnni.c PROPERTIES

@@ -76,13 +76,13 @@ typedef struct {
 } qblocks;
 
 /* --- Requantization of QV int32 lanes plus the bias and the store of the first `count`
- * bytes: exactly gk_requant per lane. (The bias is added here rather than starting the
- * accumulators from it: that way gcc -O3, the native build's compiler, kept 28 of the 32 zmm
- * accumulators and operands of the tile's loop on the stack and ran it 2x slower.) gk_requant rounds the product
- * clamped to +-2^22, adds the zero point and saturates to [lo, hi]; clamping the product to
- * [lo - zero, hi - zero] instead and adding the zero point after rounding gives the same
- * integers, since those bounds are integers inside +-2^22 and rounding is monotonic (an
- * integer rounds to itself). cvtps2dq rounds to nearest even under the default MXCSR. --- */
+ * bytes: exactly gk_requant per lane. gk_requant rounds the product clamped to +-2^22, adds
+ * the zero point and saturates to [lo, hi]; clamping the product to [lo - zero, hi - zero]
+ * instead and adding the zero point after rounding gives the same integers, since those
+ * bounds are integers inside +-2^22 and rounding is monotonic (an integer rounds to itself).
+ * cvtps2dq rounds to nearest even under the default MXCSR. (Starting the accumulators from
+ * the bias instead of adding it here made gcc keep most of them on the stack in the tile's
+ * loop, 2x slower, for one add saved per vector.) --- */
 #if QV == 16
 typedef __m512i qi32;
 
@@ -292,7 +292,7 @@ void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float
                 bk.mult[b] = mtail;
             }
         }
-if (QNM > 1 && nm > 1 && x_flip)
+        if (QNM > 1 && nm > 1 && x_flip)
             q_tile_np(&s, &bk, q0, live, mb0, 2, 1);
         else if (QNM > 1 && nm > 1)
             q_tile_np(&s, &bk, q0, live, mb0, 2, 0);
