@@ -88,7 +88,8 @@ static int parse_args(int argc, char **argv, quantize_args *a)
     return -1;
 }
 
-/* Bytes of the constants f's nodes read: 8-bit integer ones and float ones. */
+/* Bytes of the constants f's nodes read: 8-bit integer ones and float ones (of the loaded
+ * model: its weights, without initializers no node reads). */
 static void weight_bytes(const glow_function *f, uint64_t *int8, uint64_t *flt)
 {
     uint32_t nids = f->module->next_id + 1;
@@ -107,16 +108,6 @@ static void weight_bytes(const glow_function *f, uint64_t *int8, uint64_t *flt)
                 *flt += glow_type_bytes(&c->outs[0]);
         }
     free(seen);
-}
-
-/* The float model's weights: every float constant as loaded. */
-static uint64_t model_float_bytes(const glow_module *m)
-{
-    uint64_t b = 0;
-    for (const glow_node *c = m->constants.first; c; c = c->next)
-        if (glow_dtype_is_float(c->outs[0].dtype))
-            b += glow_type_bytes(&c->outs[0]);
-    return b;
 }
 
 int cmd_quantize(int argc, char **argv)
@@ -138,7 +129,8 @@ int cmd_quantize(int argc, char **argv)
         glow_module_destroy(m);
         rc = cli_model_error(a.path, &d);
     } else {
-        float_model = model_float_bytes(m);
+        uint64_t ignored;
+        weight_bytes(glow_module_function(m, "main"), &ignored, &float_model);
         /* The interpreter keeps no node whole for its kernels, so the graph holds only the
          * quantizer's nodes and lowered primitives, all of which have ONNX forms. */
         glow_opt_options oo;
