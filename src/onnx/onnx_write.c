@@ -146,7 +146,7 @@ const char *wx_dequantize(wx *w, const char *q, glow_dtype qt, int n, const floa
                           const int32_t *zps, const char *base, const char *into)
 {
     if (!is_q8(qt) && qt != GLOW_I8 && qt != GLOW_U8 && qt != GLOW_I32 && qt != GLOW_I32Q) {
-        wx_fail(w, GLOW_ERR_UNSUPPORTED, "a %s value has no DequantizeLinear at opset 13 "
+        wx_fail(w, GLOW_ERR_UNSUPPORTED, "%s values have no DequantizeLinear at opset 13 "
                 "(use --precision int8)", glow_dtype_name(qt));
         return "";
     }
@@ -165,7 +165,7 @@ void wx_quantize_into(wx *w, const char *x, glow_value v)
 {
     const glow_type *t = glow_value_type(v);
     if (!is_q8(t->dtype)) {
-        wx_fail(w, GLOW_ERR_UNSUPPORTED, "a %s result has no QuantizeLinear at opset 13 (use "
+        wx_fail(w, GLOW_ERR_UNSUPPORTED, "%s results have no QuantizeLinear at opset 13 (use "
                 "--precision int8)", glow_dtype_name(t->dtype));
         return;
     }
