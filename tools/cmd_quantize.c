@@ -80,6 +80,11 @@ static int parse_args(int argc, char **argv, quantize_args *a)
     }
     if (!a->path)
         return cli_usage_error("quantize", "quantize: missing MODEL");
+    /* Another backend keeps nodes whole for its kernels (Conv, pooling...), and the file
+     * would then depend on it: the export is the interpreter's graph, always. */
+    if (strcmp(a->model.backend, "interpreter") != 0)
+        return cli_usage_error("quantize", "quantize: writes the graph of the interpreter "
+                               "backend; --backend %s is not an option here", a->model.backend);
     if (!a->model.quant.profile)
         return cli_usage_error("quantize", "quantize: missing --profile PROFILE (glowc "
                                "profile MODEL INPUT... -o PROFILE writes one)");

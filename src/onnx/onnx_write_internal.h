@@ -23,7 +23,6 @@ typedef struct wx {
     const glow_node *at;          /* the node being written, for messages */
     glow_status status;           /* first failure (its message is in d) */
     glow_diag *d;
-    int nquantized;               /* graph nodes written with quantized operands or results */
 } wx;
 
 /* --- onnx_write.c --- */

@@ -454,12 +454,6 @@ static void write_misc(wx *w, const glow_node *n)
 
 glow_status wx_write_node(wx *w, const glow_node *n)
 {
-    bool q = false;
-    for (uint32_t i = 0; i < n->nin; i++)
-        q = q || quantized(n->ins[i]);
-    for (uint32_t i = 0; i < n->nout; i++)
-        q = q || glow_dtype_is_quantized(n->outs[i].dtype);
-    w->nquantized += q;
     switch (n->kind) {
     case NK_QUANTIZE: case NK_DEQUANTIZE: case NK_RESCALE_QUANTIZED: case NK_REINTERPRET:
         write_qnode(w, n);

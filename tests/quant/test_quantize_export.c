@@ -141,6 +141,10 @@ static void check_refusals(const char *prof)
     CHECK_EQ(r.code, 1);
     CHECK_CONTAINS(r.err, "-o");
     result_free(&r);
+    r = RUN("quantize", MODEL, "--profile", prof, "-o", out, "--backend", "cpu");
+    CHECK_EQ(r.code, 1);
+    CHECK_CONTAINS(r.err, "interpreter");
+    result_free(&r);
     r = RUN("quantize", MODEL, "--profile", prof, "-o", out, "--precision", "int4");
     CHECK_EQ(r.code, 1);
     result_free(&r);
