@@ -146,4 +146,8 @@ void cmd_compile_help(void);
 int cmd_profile(int argc, char **argv);
 void cmd_profile_help(void);
 
+/* --- cmd_quantize.c --- */
+int cmd_quantize(int argc, char **argv);
+void cmd_quantize_help(void);
+
 #endif

@@ -27,6 +27,8 @@ static const command commands[] = {
       cmd_compile, cmd_compile_help },
     { "profile", "run a model on sample inputs, record value ranges for quantization",
       cmd_profile, cmd_profile_help },
+    { "quantize", "quantize a model with a profile and write it as an ONNX QDQ model",
+      cmd_quantize, cmd_quantize_help },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -85,4 +85,12 @@ glow_status glow_tensor_write_npy(const char *path, const glow_tensor *t, glow_d
 glow_status glow_tensor_to_pb(const glow_tensor *t, const char *name, uint8_t **data,
                               size_t *size, glow_diag *d);
 
+/* --- onnx_write.c --- */
+
+/* Writes function f (its module's placeholders and constants) as an ONNX model (ir_version 8,
+ * opset 13) at `path`, atomically; quantized values in QDQ form (docs/quantization.md,
+ * "Export"). A node with no ONNX form fails naming it and its kind, and writes nothing. */
+glow_status glow_onnx_write(const glow_function *f, const char *path, const char *producer,
+                            glow_diag *d);
+
 #endif

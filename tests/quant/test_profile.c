@@ -3,95 +3,22 @@
 // across runs and thread counts, the same keys on both backends, the input folder layouts,
 // and the rejection of bad inputs.
 #define _XOPEN_SOURCE 700
-#include <fcntl.h>
-#include <ftw.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "check.h"
+#include "glowc_spawn.h"
 #include "onnx/onnx.h"
 #include "quant/quant.h"
 #include "runtime/runtime.h"
-
-extern char **environ;
 
 #define MODEL "models/digits.onnx"
 #define NSAMPLES 3
 #define NUMEL 64 /* digits' input f32[1, 1, 8, 8] */
 
-static const char *glowc_bin;
-static char tmpdir[256];
 static char samples[NSAMPLES][512];
 static float sample_min = INFINITY, sample_max = -INFINITY;
-
-typedef struct result {
-    int code;
-    char *out, *err;
-} result;
-
-static char *slurp(const char *path, size_t *len)
-{
-    uint8_t *data = NULL;
-    size_t size = 0;
-    glow_diag d = { 0 };
-    if (glow_read_file(path, &data, &size, &d) != GLOW_OK)
-        return strdup("");
-    if (len)
-        *len = size;
-    return (char *)data;
-}
-
-static result run(const char *const *args)
-{
-    char out_path[512], err_path[512];
-    snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
-    snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
-    const char *argv[40];
-    int n = 0;
-    argv[n++] = glowc_bin;
-    for (; args[n - 1] && n < 39; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    result r = { -1, NULL, NULL };
-    if (posix_spawn(&pid, glowc_bin, &fa, NULL, (char *const *)argv, environ) == 0) {
-        int st = 0;
-        waitpid(pid, &st, 0);
-        r.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    }
-    posix_spawn_file_actions_destroy(&fa);
-    r.out = slurp(out_path, NULL);
-    r.err = slurp(err_path, NULL);
-    printf("$ glowc");
-    for (int i = 1; argv[i]; i++)
-        printf(" %s", argv[i]);
-    printf("  -> %d\n", r.code);
-    if (r.code != 0 && r.err[0])
-        printf("%s", r.err);
-    return r;
-}
-
-static void result_free(result *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-#define RUN(...) run((const char *const[]){ __VA_ARGS__, NULL })
-
-/* Declares char var[] holding tmpdir/name. */
-#define TMP(var, name)  \
-    char var[600];      \
-    snprintf(var, sizeof var, "%s/%s", tmpdir, name)
 
 /* A sample with values spread over a different range each (some negative, so the first
  * Conv's result has negative elements the following Relu clears). */
@@ -212,16 +139,6 @@ static void run_range(const char *be, float *lo, float *hi)
         glow_tensor_free(&t);
         remove(out0);
     }
-}
-
-static bool same_file(const char *a, const char *b)
-{
-    size_t la = 0, lb = 0;
-    char *x = slurp(a, &la), *y = slurp(b, &lb);
-    bool same = la > 0 && la == lb && !memcmp(x, y, la);
-    free(x);
-    free(y);
-    return same;
 }
 
 static void check_profile(const char *path, const char *be, const probe *pb)
@@ -485,11 +402,6 @@ static void check_bad_inputs(void)
     CHECK(access(out, F_OK) != 0);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    return remove(path);
-}
-
 /* The profile in use: `run --quantize` gives the same integers on the interpreter and on the
  * cpu backend at 1 and 2 threads and the float run's prediction; a profile of another model,
  * a missing file and an unknown --keep-float kind are refused with messages naming them. */
@@ -545,16 +457,8 @@ static void check_quantized_runs(void)
 
 int main(void)
 {
-    glowc_bin = getenv("GLOWC_BIN");
-    if (!glowc_bin) {
-        fprintf(stderr, "GLOWC_BIN must be set (CTest sets it)\n");
+    if (!spawn_setup("glowc_test_profile"))
         return 1;
-    }
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/glowc_test_profile.XXXXXX");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
-        return 1;
-    }
     for (int k = 0; k < NSAMPLES; k++) {
         snprintf(samples[k], sizeof samples[k], "%s/sample_%d.pb", tmpdir, k);
         write_sample(samples[k], k, NULL, 0);
@@ -566,6 +470,6 @@ int main(void)
     check_special_values();
     check_bad_inputs();
     check_quantized_runs();
-    nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    spawn_cleanup();
     return CHECK_DONE();
 }
