@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "onnx/onnx.h"
+#include "quant/quant.h"
 #include "runtime/runtime.h"
 
 static const char *glowc_bin, *shared;
@@ -287,6 +288,73 @@ static void check_aarch64(const char *name, const char *model, const char *input
     free(ref);
 }
 
+/* An int8 bundle (glowc profile, then compile --quantize): the same bytes as the cpu
+ * backend's quantized run, on this machine and (portable int8 kernels) as an aarch64 bundle
+ * under qemu; its constant region a quarter of the float bundle's. */
+static void check_quantized(const char *name, const char *model, const char *input)
+{
+    char dir[512], prof[600], out[600], q[64];
+    snprintf(q, sizeof q, "%s_q", name);
+    snprintf(dir, sizeof dir, "%s/%s", tmp, q);
+    snprintf(prof, sizeof prof, "%s/%s.json", tmp, q);
+    CHECK_EQ(sh("%s profile %s %s -o %s >/dev/null", glowc_bin, model, input, prof), 0);
+    glow_quant_options qo = { .profile = prof, .per_channel = true };
+    glow_tensor x;
+    glow_diag d = { 0 };
+    CHECK(glow_tensor_read_file(input, &x, NULL, &d) == GLOW_OK);
+    glow_module *m = glow_module_create();
+    glow_program *p = NULL;
+    glow_compile_options co = { .backend = "cpu", .stop_after = GLOW_STAGE_COMPILED,
+                                .quant_hook = glow_quant_hook, .quant_ctx = &qo };
+    float *ref = NULL;
+    size_t n = 0;
+    if (glow_onnx_load(m, model, NULL, &d) == GLOW_OK &&
+        glow_program_create(m, &co, &p, &d) == GLOW_OK && glow_program_run(p, &x, 1, &d) == 0) {
+        glow_tensor y = glow_program_output(p, 0);
+        n = (size_t)glow_type_numel(&y.type);
+        ref = malloc(n * sizeof(float));
+        memcpy(ref, y.data, n * sizeof(float));
+    } else {
+        fprintf(stderr, "%s quantized: %s\n", model, d.msg);
+    }
+    glow_program_destroy(p);
+    char in[600];
+    snprintf(in, sizeof in, "%s/%s.in", tmp, q);
+    glow_write_file(in, x.data, glow_type_bytes(&x.type), &d);
+    glow_tensor_free(&x);
+    CHECK(ref != NULL);
+    if (!ref)
+        return;
+    CHECK_EQ(sh("%s compile %s --emit-bundle %s --name %s --quantize %s --per-channel "
+                "--threads 2", glowc_bin, model, dir, name, prof), 0);
+    CHECK_EQ(build_driver("cc", dir, name, "-DB_THREADED", ""), 0);
+    snprintf(out, sizeof out, "%s/out", dir);
+    CHECK_EQ(sh("%s/run %s/%s.weights.bin %s %s --threads --guard end", dir, dir, name, out,
+                in), 0);
+    double diff = compare(out, ref, n);
+    printf("%-10s int8 bundle vs cpu backend --quantize: max relative difference %g\n", name,
+           diff);
+    CHECK(diff == 0);
+    /* Weights: int8 and int32 biases against the float bundle's f32. */
+    CHECK_EQ(sh("test $(( $(stat -c %%s %s/%s.weights.bin) * 10 )) -le "
+                "$(( $(stat -c %%s %s/%s/%s.weights.bin) * 3 ))", dir, name, tmp, name, name),
+             0);
+    if (have("aarch64-linux-gnu-gcc") && have("qemu-aarch64")) {
+        char adir[600];
+        snprintf(adir, sizeof adir, "%s_arm", dir);
+        CHECK_EQ(sh("%s compile %s --emit-bundle %s --name %s --quantize %s --per-channel "
+                    "--target aarch64-linux-gnu", glowc_bin, model, adir, name, prof), 0);
+        CHECK_EQ(build_driver("aarch64-linux-gnu-gcc -static", adir, name, "", ""), 0);
+        CHECK_EQ(sh("qemu-aarch64 %s/run %s/%s.weights.bin %s %s", adir, adir, name, out, in),
+                 0);
+        diff = compare(out, ref, n);
+        printf("%-10s int8 aarch64 bundle (qemu) vs x86-64 cpu backend: max relative "
+               "difference %g\n", name, diff);
+        CHECK(diff == 0);
+    }
+    free(ref);
+}
+
 int main(void)
 {
     glowc_bin = getenv("GLOWC_BIN");
@@ -344,6 +412,7 @@ int main(void)
     check_header("lenet");
     check_header("digits");
     check_aarch64("digits", "models/digits.onnx", digit);
+    check_quantized("lenet", "models/lenet.onnx", "models/lenet_input.pb");
     check_bad_index();
 
     /* An instruction without a kernel (the node suite has none left) is refused naming it:

@@ -54,8 +54,11 @@ static glow_status cpu_prepare_hook(ir_function *f, const glow_prepare_options *
                                     glow_diag *d)
 {
     cpu_add_error_record(f);
-    if (!o->host)
-        return GLOW_OK;
+    if (!o->host) {
+        /* Another CPU gets the portable int8 kernels (scalar rows, any target). */
+        cpu_isa none = { 0 };
+        return cpu_prepare_quant(f, &none, d);
+    }
     cpu_isa isa;
     cpu_host_isa(&isa);
     GLOW_TRY(cpu_prepare_quant(f, &isa, d));
