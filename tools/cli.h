@@ -59,8 +59,12 @@ bool cli_model_match(const char *cmd, const char *arg, int *i, int argc, char **
                      cli_model_opts *o, int *rc);
 /* The options' lines of --help; threads_text says what --threads means for the command. */
 void cli_model_help(const char *threads_text);
-/* The quantization options' lines of --help (run, bench, compile). */
+/* The quantization options' lines of --help (run, bench, compile, dump). */
 void cli_quant_help(void);
+/* True when arg is one of the quantization options (consuming its value); *rc as for
+ * cli_model_match. */
+bool cli_quant_match(const char *cmd, const char *arg, int *i, int argc, char **argv,
+                     glow_quant_options *q, int *rc);
 /* Sets the compile options' backend, threads and optimizer fields (oo must outlive copt). */
 void cli_model_options(const cli_model_opts *o, struct glow_opt_options *oo,
                        struct glow_compile_options *copt);

@@ -23,8 +23,7 @@ void cli_model_free(cli_model_opts *o)
     o->defines = NULL;
 }
 
-/* The quantization options; true when arg is one of them. */
-static bool cli_quant_match(const char *cmd, const char *arg, int *i, int argc, char **argv,
+bool cli_quant_match(const char *cmd, const char *arg, int *i, int argc, char **argv,
                             glow_quant_options *q, int *rc)
 {
     const char *val = NULL;

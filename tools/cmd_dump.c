@@ -32,7 +32,7 @@ void cmd_dump_help(void)
     printf("usage: glowc dump MODEL [--stage loaded|optimized|lowered|ir] [--format text|dot]\n"
            "                        [--backend B] [--define SYM=VAL]... [-o FILE]\n"
            "                        [--no-optimize] [--dump-after=PASS] [--stats]\n"
-           "                        [--time-passes]\n"
+           "                        [--time-passes] [--quantize PROFILE [options]]\n"
            "       glowc dump --print-pipeline\n"
            "\n"
            "Loads the ONNX model MODEL into glowc's typed graph and prints it at a stage of\n"
@@ -65,7 +65,7 @@ void cmd_dump_help(void)
            "  --dump-after=PASS  print the module to stdout after each run of optimizer pass\n"
            "                     PASS ('all': after every pass that changed something)\n"
            "  --stats            per optimizer pass: runs, nodes removed, rewrites, time (to\n"
-           "                     stderr)\n"
+           "                     stderr); with --quantize, how many nodes were quantized\n"
            "  --time-passes      only the time of each optimizer pass (to stderr)\n"
            "  --print-pipeline   print the optimizer's default pipelines with the reason for\n"
            "                     each pass, and the pass list, then exit\n"
@@ -74,6 +74,7 @@ void cmd_dump_help(void)
            "A model that cannot be loaded exits with 2; the message lists every unsupported\n"
            "op of the model, or names the node at fault.\n", glow_backend_names());
     cli_memory_help();
+    cli_quant_help();
 }
 
 typedef struct dump_args {
@@ -88,6 +89,7 @@ typedef struct dump_args {
     bool no_optimize, stats, time_passes;
     const char *dump_after;
     cli_memory_args mem;
+    glow_quant_options quant;
 } dump_args;
 
 /* Returns -1 when parsing succeeded, otherwise the exit code to return at once. */
@@ -123,6 +125,9 @@ static int parse_args(int argc, char **argv, dump_args *a)
                                        "(see --print-pipeline), got '%s'", val ? val : "");
             a->dump_after = val;
         } else if (cli_memory_match(arg, &i, argc, argv, &a->mem, &mrc)) {
+            if (mrc >= 0)
+                return mrc;
+        } else if (cli_quant_match("dump", arg, &i, argc, argv, &a->quant, &mrc)) {
             if (mrc >= 0)
                 return mrc;
         } else if (cli_match_value(arg, "--stage", &i, argc, argv, &val)) {
@@ -265,6 +270,11 @@ int cmd_dump(int argc, char **argv)
     glow_compile_options copt = { .backend = a.backend,
                                   .stop_after = stages[a.stage_index].stage,
                                   .no_optimize = a.no_optimize, .optimize = &oo };
+    if (a.quant.profile) {
+        a.quant.stats_out = a.stats ? stderr : NULL;
+        copt.quant_hook = glow_quant_hook;
+        copt.quant_ctx = &a.quant;
+    }
     ir_opt_options io;
     cli_memory_compile_options(&a.mem, &copt, &io);
     if (glow_onnx_load(mod, a.path, &opt, &d) != GLOW_OK) {

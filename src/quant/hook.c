@@ -40,8 +40,13 @@ glow_status glow_quant_hook(glow_function *f, void *ctx, glow_diag *d)
         glow_profile_keys_free(&h.keys);
     }
     if (s == GLOW_OK && o->stats_out) {
-        fprintf(o->stats_out, "quantization: %d nodes converted to integer arithmetic "
-                "(profile %s)\n", nq, o->profile);
+        /* What is left in float: compute nodes with a float result (not the conversions). */
+        int left = 0;
+        for (glow_node *n = f->nodes.first; n; n = n->next)
+            left += n->nout > 0 && glow_dtype_is_float(n->outs[0].dtype) &&
+                    n->kind != NK_DEQUANTIZE && n->kind != NK_SAVE;
+        fprintf(o->stats_out, "quantization: %d nodes converted to integer arithmetic, %d "
+                "left in float (profile %s)\n", nq, left, o->profile);
     }
     glow_profile_free(pf);
     return s;

@@ -449,6 +449,11 @@ static void check_quantized_runs(void)
     CHECK_EQ(r.code, 2);
     CHECK(strstr(r.err, "no_such_profile.json") != NULL);
     result_free(&r);
+    /* dump shows the quantized graph and, with --stats, how much of it converted. */
+    r = RUN("dump", MODEL, "--stage", "lowered", "--quantize", prof, "--stats");
+    CHECK_EQ(r.code, 0);
+    CHECK(strstr(r.out, "ChannelwiseQuantizedConv") && strstr(r.err, "nodes converted"));
+    result_free(&r);
     r = RUN("run", MODEL, samples[1], "--quantize", prof, "--keep-float", "Conv,Blur");
     CHECK_EQ(r.code, 1);
     CHECK(strstr(r.err, "Blur") != NULL);
