@@ -229,6 +229,18 @@ static bool convert(quant_cx *cx, glow_node *n)
             continue;
         }
         const glow_type *want = n->kind == NK_CONCAT ? &yt : NULL;
+        /* A product's constant right operand is a weight: symmetric int8, as FullyConnected's
+         * (the int8 kernels take signed weights with zero offset). */
+        glow_type wt;
+        if (n->kind == NK_MATMUL && i == 1 && glow_value_is_constant(v)) {
+            double lo, hi;
+            quant_constant_minmax(v.node, &lo, &hi);
+            glow_quant_options sym = *cx->o;
+            sym.schema = GLOW_QSCHEMA_SYMMETRIC;
+            sym.precision = GLOW_I8Q;
+            wt = glow_quant_type(lo, hi, &sym, glow_value_type(v));
+            want = &wt;
+        }
         if (!quant_operand(cx, n, v, want, &q[i]))
             return false;
         if (i == 0 && follows_operand(n->kind)) {

@@ -144,19 +144,21 @@ static glow_status prep_qconv(ir_function *f, ir_instr *in, const cpu_isa *isa, 
     return GLOW_OK;
 }
 
-/* Quantized FullyConnected [y, x, w, bias]: the 1x1 convolution of [M][1][1][K] bytes. */
+/* Quantized FullyConnected [y, x, w, bias], or a 2-D MatMul [y, x, w] by a constant: the 1x1
+ * convolution of [M][1][1][K] bytes. */
 static glow_status prep_qfc(ir_function *f, ir_instr *in, const cpu_isa *isa, qprep *q,
                             glow_diag *d)
 {
     const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type,
                     *wt = &in->ops[2].v->type;
-    if (in->nops != 4 || x->rank != 2 || y->rank != 2 || !is_q8(x->dtype) ||
+    bool fc = in->kind == IK_FULLY_CONNECTED;
+    if (in->nops != (fc ? 4u : 3u) || x->rank != 2 || y->rank != 2 || !is_q8(x->dtype) ||
         !is_q8(y->dtype) || !is_q8(wt->dtype) || x->dims[1] % 4)
         return GLOW_OK;
     const void *w = const_payload(in->ops[2].v, wt->dtype);
-    const glow_type *bt = &in->ops[3].v->type;
-    const int32_t *bias = const_payload(in->ops[3].v, bt->dtype);
-    if (!w || !bias || (bt->dtype != GLOW_I32 && bt->dtype != GLOW_I32Q))
+    const glow_type *bt = fc ? &in->ops[3].v->type : NULL;
+    const int32_t *bias = fc ? const_payload(in->ops[3].v, bt->dtype) : NULL;
+    if (!w || (fc && (!bias || (bt->dtype != GLOW_I32 && bt->dtype != GLOW_I32Q))))
         return GLOW_OK;
     int64_t k = wt->dims[0], n = wt->dims[1];
     /* [K][N] -> [N][K] (the conv's [M][C][1][1]). */
@@ -194,7 +196,7 @@ static glow_status classify(ir_function *f, ir_instr *in, const cpu_isa *isa, qp
     switch ((int)in->kind) {
     case IK_CHANNELWISE_QCONV:
         return prep_qconv(f, in, isa, q, d);
-    case IK_FULLY_CONNECTED:
+    case IK_FULLY_CONNECTED: case IK_MATMUL:
         return prep_qfc(f, in, isa, q, d);
     case IK_MAX_POOL: case IK_AVG_POOL:
         /* The max pool kernel moves bytes: the result must have x's quantization. */
@@ -244,7 +246,8 @@ static bool *plan_nhwc(const ir_function *f, const qprep *qp, uint32_t n)
         for (uint32_t i = 0; i < in->nops && !ours; i++)
             nhwc[ir_root(in->ops[i].v)->id] = false;
         /* A convolution's weights and a pool's output with other dims stay as they are. */
-        if (ours && qp[in->id].kind == QP_NHWC && in->kind == IK_FULLY_CONNECTED)
+        if (ours && qp[in->id].kind == QP_NHWC &&
+            (in->kind == IK_FULLY_CONNECTED || in->kind == IK_MATMUL))
             for (uint32_t i = 0; i < in->nops; i++)
                 nhwc[ir_root(in->ops[i].v)->id] = false;
     }
