@@ -236,8 +236,13 @@ static bool *plan_nhwc(const ir_function *f, const qprep *qp, uint32_t n)
     bool *nhwc = glow_xcalloc(f->next_id + 1, sizeof *nhwc);
     for (ir_value *v = f->values; v; v = v->next)
         nhwc[v->id] = nhwc_candidate(v);
+    /* A view of the whole buffer under another quantization (the IR optimizer's in-place
+     * Add and Relu) reads the same elements: it follows its base. Any other view reads bytes
+     * by position and keeps the base NCHW. */
     for (ir_value *v = f->values; v; v = v->next)
-        if (v->kind == IV_VIEW)
+        if (v->kind == IV_VIEW &&
+            !(v->view_offset == 0 && is_q8(v->type.dtype) &&
+              glow_type_same_shape(&v->type, &v->base->type)))
             nhwc[v->base->id] = false;
     for (const ir_instr *in = f->first; in; in = in->next) {
         if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC)
@@ -337,7 +342,7 @@ glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d)
     }
     bool *nhwc = plan_nhwc(f, qp, n);
     for (ir_value *v = f->values; v; v = v->next)
-        if (v->id < n && nhwc[v->id])
+        if (ir_root(v)->id < n && nhwc[ir_root(v)->id])
             v->type = nhwc_type(&v->type);
     for (ir_instr *in = f->first, *next; in; in = next) {
         next = in->next;
