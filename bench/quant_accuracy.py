@@ -22,7 +22,7 @@ import models  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    ap = argparse.ArgumentParser(description="int8 accuracy of the bench models (see the header)")
     ap.add_argument("--models", default="resnet50,googlenet,mobilenet_v2,squeezenet1_1")
     ap.add_argument("--samples", type=int, default=100)
     ap.add_argument("--calib", type=int, default=8)

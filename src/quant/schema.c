@@ -88,7 +88,8 @@ static double kl_divergence(const double *p, const double *q, int n)
 
 /* TensorRT's entropy calibration on a histogram of |x| (`n` bins of width w): for each
  * candidate threshold of i bins, P is the histogram clipped at i (the outliers added to its
- * last bin) and Q is P squeezed into `levels` levels and spread back over P's non-empty bins;
+ * last bin) and Q is the first i bins (without the outliers: what clipping loses shows as
+ * P's heavier last bin) squeezed into `levels` levels and spread back over the non-empty bins;
  * the i with the least KL(P || Q) wins. Returns the threshold in bins. */
 static int kl_threshold_bins(const double *h, int n, int levels)
 {
@@ -100,12 +101,25 @@ static int kl_threshold_bins(const double *h, int n, int levels)
         free(q);
         return n;
     }
+    /* Thresholds below the median of |x| are not candidates: for a distribution far from 0
+     * (a global average pool's means) the bins before its mass are empty, and a threshold
+     * just past where the mass begins looks lossless to the divergence while it clips half
+     * the values. */
+    double total = 0, acc = 0;
+    for (int i = 0; i < n; i++)
+        total += h[i];
+    int start = levels;
+    for (int i = 0; i < n && acc < total / 2; i++) {
+        acc += h[i];
+        if (acc >= total / 2 && i + 1 > start)
+            start = i + 1;
+    }
     double total_above = 0;
-    for (int i = levels; i < n; i++)
+    for (int i = start; i < n; i++)
         total_above += h[i];
     int best = n;
     double best_kl = INFINITY;
-    for (int i = levels; i <= n; i++) {
+    for (int i = start; i <= n; i++) {
         memcpy(p, h, sizeof(double) * (size_t)i);
         p[i - 1] += total_above;
         /* Merge the i bins into `levels` groups; each group's count spreads evenly over the
@@ -153,6 +167,10 @@ void glow_quant_calibrate(const glow_quant_range *r, const glow_quant_options *o
         int ab = (int)(c / aw);
         h[ab < n ? ab : n - 1] += (double)r->hist[b];
     }
+    /* Real zero is exact in every schema (it is the offset), so the bin around it (a ReLU's
+     * spike of exact zeros) is no information to keep: left in, it makes the search favour
+     * the narrowest threshold, whose first level is that bin alone. */
+    h[0] = 0;
     /* 8-bit ranges that stay >= 0 have 256 levels on one side, signed ones 128 per side. */
     int levels = r->min >= 0 && o->precision != GLOW_I16Q ? 256 : 128;
     int t = kl_threshold_bins(h, n, levels);

@@ -236,7 +236,7 @@ bool cpu_select_index(const ir_instr *in, cpu_op *ops, int *nops);
 
 /* cpu_select for the int8 instructions (cpu.q*_nhwc, conversions) and the quantized
  * elementwise ops, Quantize and Dequantize. */
-bool cpu_select_quant(const ir_instr *in, const cpu_isa *isa, cpu_op *op);
+bool cpu_select_quant(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops);
 /* The int8 prepare step: quantized convolutions, FullyConnected and pools the int8 kernels run
  * become cpu.q*_nhwc instructions, and 8-bit activations between them stay NHWC. */
 glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d);

@@ -208,6 +208,22 @@ static glow_status classify(ir_function *f, ir_instr *in, const cpu_isa *isa, qp
             q->own = in->kind == IK_MAX_POOL ? IK_CPU_QMAXPOOL_NHWC : IK_CPU_QAVGPOOL_NHWC;
         }
         return GLOW_OK;
+    case IK_CONCAT: {
+        /* Along channels, every operand of the result's quantization and a whole number of
+         * 4-channel groups (their NHWC channels then lie unpadded inside the result's). */
+        const glow_attr *ax = cpu_attr(in, GA_AXIS);
+        if (y->rank != 4 || !is_q8(y->dtype) || !ax || ax->v.i != 1 || in->nout != 1)
+            return GLOW_OK;
+        for (uint32_t i = 1; i < in->nops; i++) {
+            const glow_type *t = &in->ops[i].v->type;
+            if (t->dtype != y->dtype || t->scale != y->scale || t->offset != y->offset ||
+                t->rank != 4 || t->dims[1] % 4)
+                return GLOW_OK;
+        }
+        q->kind = QP_ELEM;
+        q->own = IK_CPU_QCONCAT_NHWC;
+        return GLOW_OK;
+    }
     case IK_ADD: case IK_SUB: case IK_MUL: case IK_MAX: case IK_MIN: case IK_RELU: case IK_CLIP:
     case IK_RESCALE_QUANTIZED:
         for (uint32_t i = 0; i < in->nops; i++)
@@ -324,8 +340,113 @@ static void convert_operand(ir_function *f, ir_instr *in, uint32_t i, bool want_
         cpu_mark_lifetime(f, s, in, conv);
 }
 
+/* --- Concat in place, undone for NHWC --- */
+
+/* Whether view v is a channel slice of its base (the IR optimizer's Concat in place: the
+ * producers of a Concat's operands write straight into their channels of its result): one
+ * image, the base's spatial dims, a whole number of 4-channel groups. */
+static bool channel_slice(const ir_value *v)
+{
+    const glow_type *t = &v->type, *b = &v->base->type;
+    int64_t plane = b->dims[2] * b->dims[3];
+    return v->kind == IV_VIEW && v->base->kind == IV_ALLOC && t->rank == 4 && b->rank == 4 &&
+           is_q8(t->dtype) && is_q8(b->dtype) && t->dims[0] == 1 && b->dims[0] == 1 &&
+           t->dims[2] == b->dims[2] && t->dims[3] == b->dims[3] && t->dims[1] % 4 == 0 &&
+           plane > 0 && v->view_offset % (uint64_t)plane == 0 &&
+           t->dtype == b->dtype && t->scale == b->scale && t->offset == b->offset;
+}
+
+/* Whether instruction b comes after a in program order. */
+static bool comes_after(const ir_instr *a, const ir_instr *b)
+{
+    for (const ir_instr *in = a->next; in; in = in->next)
+        if (in == b)
+            return true;
+    return false;
+}
+
+/* In NCHW a channel slice is contiguous, so Concat costs nothing; in NHWC it is strided. So
+ * for a base whose views are all channel slices, each slice gets its own buffer again and
+ * a Concat (which the NHWC planning may make cpu.qconcat_nhwc) joins them after the last
+ * instruction that writes one: the int8 convolutions around it stay NHWC. */
+static void undo_concat_inplace(ir_function *f)
+{
+    static const glow_attr axis1 = { .id = GA_AXIS, .v.i = 1 };
+    for (ir_value *b = f->values; b; b = b->next) {
+        if (b->kind != IV_ALLOC || b->type.rank != 4 || !is_q8(b->type.dtype))
+            continue;
+        int nslices = 0;
+        bool ok = true;
+        for (ir_value *v = f->values; v && ok; v = v->next)
+            if (v->kind == IV_VIEW && v->base == b) {
+                ok = channel_slice(v);
+                nslices++;
+            }
+        if (!ok || nslices < 2 || nslices > 64)
+            continue;
+        /* The slices in channel order, each with the first and last instruction using it. */
+        ir_value *sl[64];
+        ir_instr *first[64] = { NULL }, *last[64] = { NULL }, *last_write = NULL;
+        int k = 0;
+        for (ir_value *v = f->values; v; v = v->next)
+            if (v->kind == IV_VIEW && v->base == b)
+                sl[k++] = v;
+        for (int i = 1; i < k; i++)
+            for (int j = i; j > 0 && sl[j]->view_offset < sl[j - 1]->view_offset; j--) {
+                ir_value *t = sl[j];
+                sl[j] = sl[j - 1];
+                sl[j - 1] = t;
+            }
+        int64_t channels = 0;
+        for (int i = 0; i < k; i++) {
+            int64_t plane = b->type.dims[2] * b->type.dims[3];
+            ok &= (int64_t)sl[i]->view_offset == channels * plane;
+            channels += sl[i]->type.dims[1];
+        }
+        if (!ok || channels != b->type.dims[1])
+            continue;
+        for (ir_instr *in = f->first; in; in = in->next)
+            for (uint32_t o = 0; o < in->nops; o++)
+                for (int i = 0; i < k; i++)
+                    if (in->ops[o].v == sl[i]) {
+                        if (!first[i])
+                            first[i] = in;
+                        last[i] = in;
+                        if (in->ops[o].role != 'i')
+                            last_write = in;
+                    }
+        if (!last_write)
+            continue;
+        ir_operand ops[65] = { { b, 'o' } };
+        for (int i = 0; i < k; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "cpu.qslice.%u.%d", b->id, i);
+            ir_value *a = ir_alloc_create(f, name, &sl[i]->type);
+            for (ir_instr *in = first[i]; in; in = in->next) {
+                for (uint32_t o = 0; o < in->nops; o++)
+                    if (in->ops[o].v == sl[i])
+                        in->ops[o].v = a;
+                if (in == last[i])
+                    break;
+            }
+            /* Nothing uses the view any more: it becomes an unused activation (no memory). */
+            sl[i]->base = NULL;
+            sl[i]->kind = IV_ALLOC;
+            sl[i]->view_offset = 0;
+            ops[1 + i] = (ir_operand){ a, 'i' };
+            sl[i] = a;
+        }
+        ir_instr *cat = ir_instr_append(f, IK_CONCAT, b->name, ops, 1 + k, 1, &axis1, 1);
+        ir_instr_unlink(f, cat);
+        ir_instr_insert_before(f, last_write->next, cat);
+        for (int i = 0; i < k; i++)
+            cpu_mark_lifetime(f, sl[i], first[i], comes_after(cat, last[i]) ? last[i] : cat);
+    }
+}
+
 glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d)
 {
+    undo_concat_inplace(f);
     uint32_t n = f->next_id;
     qprep *qp = glow_xcalloc(n + 1, sizeof *qp);
     glow_status s = GLOW_OK;
@@ -355,6 +476,8 @@ glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d)
                 all &= nhwc[ir_root(in->ops[i].v)->id];
             for (uint32_t i = 0; i < in->nops && !all; i++)
                 convert_operand(f, in, i, false, nhwc);
+            if (all && q->own)
+                in->kind = q->own;
             continue;
         }
         convert_operand(f, in, 0, true, nhwc);

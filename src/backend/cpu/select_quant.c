@@ -230,9 +230,36 @@ static bool sel_qelem(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     }
 }
 
-bool cpu_select_quant(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
+/* cpu.qconcat_nhwc: each operand's pixels copied into their channels of the result's. */
+static bool sel_qconcat(const ir_instr *in, cpu_op *ops, int *nops)
 {
+    const ir_value *yv = in->ops[0].v;
+    const glow_type *y = &yv->type;
+    int nin = (int)in->nops - 1;
+    if (y->rank != 4 || nin < 1 || nin > CPU_MAX_CALLS || !cpu_no_alias(in))
+        return false;
+    int64_t pixels = y->dims[0] * y->dims[1] * y->dims[2], cs = y->dims[3], at = 0;
+    for (int i = 0; i < nin; i++) {
+        const ir_value *v = in->ops[1 + i].v;
+        const glow_type *t = &v->type;
+        if (t->rank != 4 || t->dims[0] * t->dims[1] * t->dims[2] != pixels)
+            return false;
+        CPU_OP(&ops[i], CPU_K_copy2d_u8_scalar, cpu_num(pixels), cpu_num(t->dims[3]),
+               cpu_ptr(v, 0), cpu_num(t->dims[3]), cpu_ptr(yv, (uint64_t)at), cpu_num(cs));
+        at += t->dims[3];
+    }
+    if (at != cs)
+        return false;
+    *nops = nin;
+    return true;
+}
+
+bool cpu_select_quant(const ir_instr *in, const cpu_isa *isa, cpu_op *op, int *nops)
+{
+    *nops = 1;
     switch ((int)in->kind) {
+    case IK_CPU_QCONCAT_NHWC:
+        return sel_qconcat(in, op, nops);
     case IK_CPU_QCONV_NHWC: case IK_CPU_QDWCONV_NHWC:
         return sel_qconv(in, isa, op);
     case IK_CPU_QMAXPOOL_NHWC: case IK_CPU_QAVGPOOL_NHWC:
