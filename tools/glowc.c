@@ -46,7 +46,7 @@ static void print_help(FILE *out)
             "\n"
             "commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(out,
             "\n"
             "Run 'glowc <command> --help' for the options of a command.\n"
