@@ -4,6 +4,7 @@
 //
 // Accumulators are exact int32 sums (int64 while summing, checked to fit: an 8-bit model with
 // a reduction long enough to overflow int32 fails here rather than differing from the
+// kernels), int64 for products with a 16-bit operand (--precision int16, which has no
 // kernels); every rounding is kernels/qmath.h's, which the int8 kernels share.
 #include <stdlib.h>
 
@@ -73,19 +74,27 @@ static glow_status fused_range(const glow_node *n, const glow_type *y, int32_t *
                      lo, hi, d);
 }
 
-/* An accumulator into the result: requantized, or itself for an i32 result. */
+/* An accumulator into the result: requantized, or itself for an i32 result. Products with
+ * a 16-bit operand accumulate in int64 (a 16 x 8-bit product sum outgrows int32 within a few
+ * hundred terms); the requantization converts that to f32 the same way. */
 static void store_acc(const glow_type *y, void *p, int64_t i, int64_t acc, float mult,
                       int32_t lo, int32_t hi)
 {
     if (!glow_dtype_is_quantized(y->dtype))
         stq(GLOW_I32, p, i, (int32_t)acc);
     else
-        stq(y->dtype, p, i, gk_requant((int32_t)acc, mult, y->offset, lo, hi));
+        stq(y->dtype, p, i, gk_q_clamp(gk_q_round((float)acc * mult) + y->offset, lo, hi));
 }
 
-static glow_status acc_fits(const glow_node *n, int64_t acc, glow_diag *d)
+/* Whether a product of these operand kinds accumulates in int64. */
+static bool wide_acc(glow_dtype a, glow_dtype b)
 {
-    if (acc >= INT32_MIN && acc <= INT32_MAX)
+    return a == GLOW_I16Q || b == GLOW_I16Q;
+}
+
+static glow_status acc_fits(const glow_node *n, int64_t acc, bool wide, glow_diag *d)
+{
+    if (wide ? glow_dtype_is_quantized(n->outs[0].dtype) : acc >= INT32_MIN && acc <= INT32_MAX)
         return GLOW_OK;
     return glow_fail(d, GLOW_ERR_UNSUPPORTED, "%s '%s': the int32 accumulator overflows "
                      "(%lld)", KIND_NAME(n), (long long)acc);
@@ -217,7 +226,7 @@ static glow_status pool(const glow_node *n, const glow_tensor *x, glow_tensor *y
                             }
                             count *= in;
                         }
-                        GLOW_TRY(acc_fits(n, acc, d));
+                        GLOW_TRY(acc_fits(n, acc, false, d));
                         float m = gk_q_avg_multiplier(tx->scale, ty->scale, count);
                         r = count ? gk_requant((int32_t)acc, m, ty->offset, lo, hi)
                                   : gk_q_clamp(ty->offset, lo, hi);
@@ -262,7 +271,7 @@ static glow_status matmul(const glow_node *n, const glow_tensor *ins, glow_tenso
                     acc += (int64_t)(ldq(ta->dtype, ins[0].data, (b * m + i) * k + kk) -
                                      ta->offset) *
                            (ldq(tb->dtype, ins[1].data, (b * k + kk) * nn + j) - tb->offset);
-                GLOW_TRY(acc_fits(n, acc, d));
+                GLOW_TRY(acc_fits(n, acc, wide_acc(ta->dtype, tb->dtype), d));
                 store_acc(ty, y->data, (b * m + i) * nn + j, acc, mult, lo, hi);
             }
     return GLOW_OK;
@@ -325,7 +334,7 @@ static glow_status qconv(const glow_node *n, const glow_tensor *ins, glow_tensor
                                                (ldq(tw->dtype, ins[1].data, wb + ki) - woff);
                                     }
                         }
-                        GLOW_TRY(acc_fits(n, acc, d));
+                        GLOW_TRY(acc_fits(n, acc, wide_acc(tx->dtype, tw->dtype), d));
                         store_acc(ty, y->data, oi, acc, mult, lo, hi);
                     }
         }
@@ -360,7 +369,7 @@ bool glow_ev_quant_types(glow_node_kind k, const glow_type *const *in, int nin,
         return (qx || qy) && (qx || ev_is_int(x)) && (qy || ev_is_int(y)) &&
                ev_size(x) == ev_size(y);
     case NK_CHANNELWISE_QCONV:
-        return nin == 5 && (x == GLOW_I8Q || x == GLOW_U8Q) &&
+        return nin == 5 && (x == GLOW_I8Q || x == GLOW_U8Q || x == GLOW_I16Q) &&
                (in[1]->dtype == GLOW_I8 || in[1]->dtype == GLOW_U8) &&
                in[2]->dtype == GLOW_I32 && in[3]->dtype == GLOW_F32 &&
                in[4]->dtype == GLOW_I32 && (qy || y == GLOW_I32);

@@ -59,8 +59,8 @@ static glow_status want_vec(infer_cx *cx, int i, const char *role, int64_t len);
 static glow_status want_qconv_operands(infer_cx *cx)
 {
     const glow_type *x = in_type(cx, 0), *w = in_type(cx, 1);
-    if (x->dtype != GLOW_I8Q && x->dtype != GLOW_U8Q)
-        return ifail(cx, GLOW_ERR_BAD_TYPE, "input %s must be i8q or u8q", ts(x).s);
+    if (x->dtype != GLOW_I8Q && x->dtype != GLOW_U8Q && x->dtype != GLOW_I16Q)
+        return ifail(cx, GLOW_ERR_BAD_TYPE, "input %s must be i8q, u8q or i16q", ts(x).s);
     if (w->dtype != GLOW_I8 && w->dtype != GLOW_U8)
         return ifail(cx, GLOW_ERR_BAD_TYPE, "weight %s must be i8 or u8", ts(w).s);
     static const glow_dtype want[] = { GLOW_I32, GLOW_F32, GLOW_I32 };

@@ -81,7 +81,7 @@ bool quant_conv(quant_cx *cx, glow_node *n, glow_node *act, const glow_type *yt,
     if (!quant_operand(cx, n, n->ins[0], NULL, &x))
         return false;
     const glow_type *xt = glow_value_type(x);
-    if (xt->dtype != GLOW_U8Q && xt->dtype != GLOW_I8Q)
+    if (xt->dtype != GLOW_U8Q && xt->dtype != GLOW_I8Q && xt->dtype != GLOW_I16Q)
         return false;
     int64_t m = wt->dims[0], per = glow_type_numel(wt) / (m ? m : 1);
     const float *w = n->ins[1].node->payload.data;
