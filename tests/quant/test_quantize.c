@@ -240,6 +240,84 @@ static void test_numbers(void)
     }
 }
 
+/* Two convolutions joined by a channel Concat (the IR optimizer makes it in place; the int8
+ * prepare step undoes that into cpu.qconcat_nhwc), a residual Add and a max pool: the cpu
+ * backend gives the interpreter's bytes. */
+static const char *const CAT =
+    "module {\n"
+    "  %x = Placeholder input : f32[1, 4, 6, 6]\n"
+    "  %w1 = Constant [0.5, -0.25, 0.125] : f32[8, 4, 3, 3]\n"
+    "  %w2 = Constant [-0.5, 0.75, 0.25, 0.1] : f32[4, 4, 1, 1]\n"
+    "  %w3 = Constant [0.3, -0.2] : f32[12, 12, 1, 1]\n"
+    "  %out = Placeholder output : f32[1, 12, 3, 3]\n"
+    "}\n"
+    "function main {\n"
+    "  %a = Conv(%x, %w1) {kernel=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1], "
+    "dilations=[1, 1], group=1}\n"
+    "  %ar = Relu(%a)\n"
+    "  %b = Conv(%x, %w2) {kernel=[1, 1], strides=[1, 1], pads=[0, 0, 0, 0], "
+    "dilations=[1, 1], group=1}\n"
+    "  %br = Relu(%b)\n"
+    "  %cat = Concat(%ar, %br) {axis=1}\n"
+    "  %c = Conv(%cat, %w3) {kernel=[1, 1], strides=[1, 1], pads=[0, 0, 0, 0], "
+    "dilations=[1, 1], group=1}\n"
+    "  %sum = Add(%c, %cat)\n"
+    "  %pool = MaxPool(%sum) {kernel=[2, 2], strides=[2, 2], pads=[0, 0, 0, 0], "
+    "dilations=[1, 1]}\n"
+    "  Save(%pool, %out)\n"
+    "}\n";
+
+static const named_range CAT_RANGES[] = {
+    { "x", -1, 1 }, { "a", -3, 3 }, { "ar", 0, 3 }, { "b", -2, 2 }, { "br", 0, 2 },
+    { "cat", 0, 3 }, { "c", -4, 4 }, { "sum", -4, 6 }, { "pool", -4, 6 }, { NULL, 0, 0 } };
+
+static void test_concat(void)
+{
+    float x[144], yi[108], yc[108];
+    for (int i = 0; i < 144; i++)
+        x[i] = cosf((float)i * 0.37f);
+    glow_quant_options o = { .schema = GLOW_QSCHEMA_ASYMMETRIC, .per_channel = true };
+    const char *be[2] = { "interpreter", "cpu" };
+    float *out[2] = { yi, yc };
+    for (int k = 0; k < 2; k++) {
+        glow_module *m = parse(CAT);
+        int nq = 0;
+        quantize(m, &o, CAT_RANGES, &nq);
+        CHECK(nq >= 5);
+        glow_compile_options co = { .backend = be[k], .threads = 2,
+                                    .stop_after = GLOW_STAGE_COMPILED };
+        glow_program *p = NULL;
+        glow_diag d = { 0 };
+        glow_type xt = glow_type_make(GLOW_F32, 4, (const int64_t[]){ 1, 4, 6, 6 });
+        glow_tensor t = { .type = xt, .data = x };
+        glow_status s = glow_program_create(m, &co, &p, &d);
+        if (s == GLOW_OK)
+            s = glow_program_run(p, &t, 1, &d);
+        if (s != GLOW_OK)
+            fprintf(stderr, "%s: %s\n", be[k], d.msg);
+        CHECK_EQ(s, GLOW_OK);
+        if (s == GLOW_OK)
+            memcpy(out[k], glow_program_output(p, 0).data, sizeof yi);
+        if (k == 1 && s == GLOW_OK) {
+            const ir_instr *const *fb = NULL;
+            CHECK_EQ(glow_program_fallbacks(p, &fb), 0);
+            /* The Concat runs NHWC and nothing around it converts: the only conversions are
+             * the graph input's (once for each of its two convolutions) and the output's. */
+            int cats = 0, convs = 0;
+            for (const ir_instr *in = p->ir->first; in; in = in->next) {
+                cats += in->kind == IK_CPU_QCONCAT_NHWC;
+                convs += in->kind == IK_CPU_Q_TO_NHWC || in->kind == IK_CPU_Q_FROM_NHWC;
+            }
+            CHECK_EQ(cats, 1);
+            CHECK(convs <= 3);
+            if (convs > 3 || getenv("QDEBUG"))
+                ir_function_print(stderr, p->ir);
+        }
+        glow_program_destroy(p);
+    }
+    CHECK(!memcmp(yi, yc, sizeof yi));
+}
+
 /* --precision int16: convolutions convert too (16-bit activations, 8-bit weights, int64
  * accumulators on the reference), closer to float than int8. */
 static void test_int16(void)
@@ -273,6 +351,7 @@ int main(void)
     test_schemas();
     test_kl();
     test_numbers();
+    test_concat();
     test_int16();
     return CHECK_DONE();
 }
