@@ -57,6 +57,25 @@ static inline int32_t gk_quantize(float x, float scale, int32_t zero, int32_t lo
     return gk_q_clamp(gk_q_round(x / scale) + zero, lo, hi);
 }
 
+/* Activations folded into a requantization (gk_q_act_range). */
+enum { GK_QACT_NONE, GK_QACT_RELU, GK_QACT_CLIP };
+
+/* The range [*lo, *hi] of a result of scale `scale` and zero point `zero` narrowed by a folded
+ * activation: Relu raises lo to the zero point (real 0), Clip(a, b) clamps to the quantized
+ * bounds. The evaluator and the backend's kernel calls both narrow through this. */
+static inline void gk_q_act_range(int act, double a, double b, float scale, int32_t zero,
+                                  int32_t *lo, int32_t *hi)
+{
+    if (act == GK_QACT_RELU) {
+        *lo = *lo > zero ? *lo : zero;
+    } else if (act == GK_QACT_CLIP) {
+        int32_t qa = gk_quantize((float)a, scale, zero, *lo, *hi);
+        int32_t qb = gk_quantize((float)b, scale, zero, *lo, *hi);
+        *lo = qa > *lo ? qa : *lo;
+        *hi = qb < *hi ? qb : *hi;
+    }
+}
+
 /* ONNX DequantizeLinear: (q - zero) * scale in f32. */
 static inline float gk_dequantize(int32_t q, float scale, int32_t zero)
 {

@@ -136,6 +136,12 @@ int cli_memory_output(const struct glow_program *p, const cli_memory_args *m, FI
 
 /* --- cmd_run.c --- */
 int cmd_run(int argc, char **argv);
+/* One vector of scores ([K], [1, K], ...: a classifier's output), where a prediction means
+ * something. */
+bool cli_is_scores(const glow_type *t);
+/* Index of the largest value of t (first of equals; NaN never wins), -1 when there is none;
+ * *best gets it. */
+int64_t cli_argmax(const glow_tensor *t, double *best);
 void cmd_run_help(void);
 
 /* --- cmd_bench.c --- */

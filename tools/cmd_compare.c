@@ -47,20 +47,6 @@ static int compile(const char *path, const cli_model_opts *o, bool quantized,
     return rc;
 }
 
-static int64_t top1(const glow_tensor *t)
-{
-    int64_t n = glow_type_numel(&t->type), k = -1;
-    double best = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double v = glow_load_f64(t->type.dtype, t->data, (size_t)i);
-        if (v == v && (k < 0 || v > best)) {
-            k = i;
-            best = v;
-        }
-    }
-    return k;
-}
-
 static void accumulate(out_stats *st, const glow_tensor *ref, const glow_tensor *q)
 {
     int64_t n = glow_type_numel(&ref->type);
@@ -73,10 +59,10 @@ static void accumulate(out_stats *st, const glow_tensor *ref, const glow_tensor 
         st->sum_err2 += e * e;
     }
     st->count += n;
-    const glow_type *t = &ref->type;
-    if (n > 1 && t->rank > 0 && t->dims[t->rank - 1] == n) {
+    if (cli_is_scores(&ref->type)) {
+        double br = 0, bq = 0;
         st->scored++;
-        st->agree += top1(ref) == top1(q);
+        st->agree += cli_argmax(ref, &br) == cli_argmax(q, &bq);
     }
 }
 

@@ -265,8 +265,13 @@ static int read_inputs(const run_args *a, const glow_onnx_summary *s, const char
     return -1;
 }
 
-/* Index of the largest value (first of equals; NaN never wins). */
-static int64_t argmax(const glow_tensor *t, double *best)
+bool cli_is_scores(const glow_type *t)
+{
+    int64_t numel = glow_type_numel(t);
+    return numel > 1 && t->rank > 0 && t->dims[t->rank - 1] == numel;
+}
+
+int64_t cli_argmax(const glow_tensor *t, double *best)
 {
     int64_t n = glow_type_numel(&t->type), k = -1;
     for (int64_t i = 0; i < n; i++) {
@@ -289,10 +294,8 @@ static void print_outputs(const glow_program *p)
         printf("\n");
         /* A prediction only means something for one vector of scores ([K], [1, K], ...). */
         double best = 0;
-        int64_t numel = glow_type_numel(&t.type);
-        if (glow_dtype_is_float(t.type.dtype) && numel > 1 && t.type.rank > 0 &&
-            t.type.dims[t.type.rank - 1] == numel) {
-            int64_t k = argmax(&t, &best);
+        if (glow_dtype_is_float(t.type.dtype) && cli_is_scores(&t.type)) {
+            int64_t k = cli_argmax(&t, &best);
             if (k >= 0)
                 printf("  argmax %lld = %g\n", (long long)k, best);
         }

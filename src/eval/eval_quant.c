@@ -55,14 +55,8 @@ static glow_status out_range(const glow_node *n, const glow_type *y, const char 
         return glow_fail(d, GLOW_ERR_UNSUPPORTED, "%s '%s': no quantized form of fused "
                          "activation '%s' with result %s", KIND_NAME(n), act,
                          glow_dtype_name(y->dtype));
-    if (!strcmp(act, "Relu")) {
-        *lo = *lo > y->offset ? *lo : y->offset;
-        return GLOW_OK;
-    }
-    int32_t a = gk_quantize((float)alpha, y->scale, y->offset, *lo, *hi);
-    int32_t b = gk_quantize((float)beta, y->scale, y->offset, *lo, *hi);
-    *lo = a > *lo ? a : *lo;
-    *hi = b < *hi ? b : *hi;
+    gk_q_act_range(!strcmp(act, "Relu") ? GK_QACT_RELU : GK_QACT_CLIP, alpha, beta, y->scale,
+                   y->offset, lo, hi);
     return GLOW_OK;
 }
 

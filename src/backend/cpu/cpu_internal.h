@@ -114,6 +114,11 @@ int cpu_fuse_residuals(ir_function *f, const bool *blocked);
 
 /* --- prepare.c --- */
 
+/* A new read-only constant cpu.<what>.<id> of `count` elements of kind t (1-D), for the
+ * caller to fill through *data (repacked and packed weights); NULL with *s set when there is
+ * no memory. */
+ir_value *cpu_new_const(ir_function *f, const char *what, uint32_t id, glow_dtype t,
+                        int64_t count, void **data, glow_diag *d, glow_status *s);
 /* Allocates the activation val right before `first` and frees it right after `last` (at the
  * end of the program when last is NULL). */
 void cpu_mark_lifetime(ir_function *f, ir_value *val, ir_instr *first, ir_instr *last);

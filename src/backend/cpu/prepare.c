@@ -74,22 +74,31 @@ static void remember_repacked(repack_cache *c, const ir_value *src, const char *
     c->v[c->n++] = (repack_key){ src, what, a, b, packed };
 }
 
-/* A new f32 constant of n floats named cpu.<what>.<id>, filled by the caller. */
-static ir_value *new_const(ir_function *f, const char *what, uint32_t id, size_t n,
-                           float **data, glow_diag *d, glow_status *s)
+ir_value *cpu_new_const(ir_function *f, const char *what, uint32_t id, glow_dtype t,
+                        int64_t count, void **data, glow_diag *d, glow_status *s)
 {
     char name[64];
     snprintf(name, sizeof name, "cpu.%s.%u", what, id);
-    glow_type t = { .dtype = GLOW_F32, .rank = 1, .dims = { (int64_t)n } };
-    glow_node *c = glow_constant_create(f->module, name, &t, NULL);
+    glow_type ty = { .dtype = t, .rank = 1, .dims = { count > 0 ? count : 1 } };
+    glow_node *c = glow_constant_create(f->module, name, &ty, NULL);
     if (!c) {
         *s = glow_fail(d, GLOW_ERR_TOO_LARGE, "cpu backend: no memory to repack '%s'", name);
         return NULL;
     }
-    *data = (float *)c->payload.data;
+    *data = c->payload.data;
     ir_value *val = ir_weight_create(f, c);
     val->readonly = true;
     return val;
+}
+
+/* cpu_new_const of n floats. */
+static ir_value *new_const(ir_function *f, const char *what, uint32_t id, size_t n,
+                           float **data, glow_diag *d, glow_status *s)
+{
+    void *p = NULL;
+    ir_value *v = cpu_new_const(f, what, id, GLOW_F32, (int64_t)n, &p, d, s);
+    *data = p;
+    return v;
 }
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }

@@ -44,24 +44,6 @@ const char *cpu_qconv_isa(const cpu_isa *isa)
                                                                                   : "scalar";
 }
 
-/* A new constant cpu.<what>.<id> of `bytes` bytes (kind t, 1-D) for the caller to fill. */
-static ir_value *new_const(ir_function *f, const char *what, uint32_t id, glow_dtype t,
-                           int64_t count, void **data, glow_diag *d, glow_status *s)
-{
-    char name[64];
-    snprintf(name, sizeof name, "cpu.%s.%u", what, id);
-    glow_type ty = { .dtype = t, .rank = 1, .dims = { count > 0 ? count : 1 } };
-    glow_node *c = glow_constant_create(f->module, name, &ty, NULL);
-    if (!c) {
-        *s = glow_fail(d, GLOW_ERR_TOO_LARGE, "cpu backend: no memory to pack '%s'", name);
-        return NULL;
-    }
-    *data = c->payload.data;
-    ir_value *val = ir_weight_create(f, c);
-    val->readonly = true;
-    return val;
-}
-
 /* The s8 weights with their offsets subtracted, when every value fits (u8 weights, or an
  * imported nonzero offset); NULL otherwise. w holds m groups of `per` values. */
 static int8_t *signed_weights(const void *w, bool u8, const int32_t *off, int32_t off1,
@@ -108,18 +90,18 @@ static glow_status prep_qconv(ir_function *f, ir_instr *in, const cpu_isa *isa, 
         return GLOW_OK;
     glow_status s = GLOW_OK;
     void *p;
-    if (!(q->mult = new_const(f, "qmult", in->id, GLOW_F32, m, &p, d, &s)))
+    if (!(q->mult = cpu_new_const(f, "qmult", in->id, GLOW_F32, m, &p, d, &s)))
         return s;
     for (int64_t i = 0; i < m; i++)
         ((float *)p)[i] = gk_q_multiplier((double)x->scale * scales[i], y->scale);
     if (dw) {
         int64_t cp = gk_qdw_cpad(c);
         int16_t *wp;
-        if (!(q->w = new_const(f, "qdww", in->id, GLOW_I16, kh * kw * cp, &p, d, &s)))
+        if (!(q->w = cpu_new_const(f, "qdww", in->id, GLOW_I16, kh * kw * cp, &p, d, &s)))
             return s;
         wp = p;
         gk_qdw_pack_weights(wp, w, !u8, off, c, kh, kw);
-        if (!(q->bias = new_const(f, "qdwb", in->id, GLOW_I32, cp, &p, d, &s)))
+        if (!(q->bias = cpu_new_const(f, "qdwb", in->id, GLOW_I32, cp, &p, d, &s)))
             return s;
         gk_qdw_pack_bias(p, bias, wp, c, kh, kw, x_zero_read(x));
         q->own = IK_CPU_QDWCONV_NHWC;
@@ -129,10 +111,10 @@ static glow_status prep_qconv(ir_function *f, ir_instr *in, const cpu_isa *isa, 
             return GLOW_OK;
         int vlen = gk_qconv_vlen(cpu_qconv_isa(isa));
         size_t bytes = gk_qpack_bytes(vlen, m, c, kh, kw);
-        if ((q->w = new_const(f, "qw", in->id, GLOW_I8, (int64_t)bytes, &p, d, &s))) {
+        if ((q->w = cpu_new_const(f, "qw", in->id, GLOW_I8, (int64_t)bytes, &p, d, &s))) {
             void *bp;
             int8_t *packed = p;
-            if ((q->bias = new_const(f, "qb", in->id, GLOW_I32, m, &bp, d, &s)))
+            if ((q->bias = cpu_new_const(f, "qb", in->id, GLOW_I32, m, &bp, d, &s)))
                 gk_qpack_conv(vlen, w8, bias, x_zero_read(x), m, c, kh, kw, packed, bp);
         }
         free(w8);
@@ -174,11 +156,11 @@ static glow_status prep_qfc(ir_function *f, ir_instr *in, const cpu_isa *isa, qp
     void *p, *bp;
     int vlen = gk_qconv_vlen(cpu_qconv_isa(isa));
     size_t bytes = gk_qpack_bytes(vlen, n, k, 1, 1);
-    if ((q->w = new_const(f, "qw", in->id, GLOW_I8, (int64_t)bytes, &p, d, &s)) &&
-        (q->bias = new_const(f, "qb", in->id, GLOW_I32, n, &bp, d, &s)))
+    if ((q->w = cpu_new_const(f, "qw", in->id, GLOW_I8, (int64_t)bytes, &p, d, &s)) &&
+        (q->bias = cpu_new_const(f, "qb", in->id, GLOW_I32, n, &bp, d, &s)))
         gk_qpack_conv(vlen, w8, bias, x_zero_read(x), n, k, 1, 1, p, bp);
     free(w8);
-    if (s == GLOW_OK && (q->mult = new_const(f, "qmult", in->id, GLOW_F32, n, &p, d, &s)))
+    if (s == GLOW_OK && (q->mult = cpu_new_const(f, "qmult", in->id, GLOW_F32, n, &p, d, &s)))
         for (int64_t j = 0; j < n; j++)
             ((float *)p)[j] = gk_q_multiplier((double)x->scale * wt->scale, y->scale);
     if (s == GLOW_OK) {

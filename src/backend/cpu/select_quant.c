@@ -14,19 +14,15 @@
 static bool is_q8(glow_dtype t) { return t == GLOW_U8Q || t == GLOW_I8Q; }
 
 /* The byte range of a quantized result, narrowed by a fused Relu or Clip (act, with Clip's
- * bounds a and b) as the evaluator narrows it. */
+ * bounds a and b) through qmath.h, as the evaluator narrows it. */
 static void q_range(const glow_type *y, const char *act, double a, double b, int *lo, int *hi)
 {
-    *lo = y->dtype == GLOW_I8Q ? -128 : 0;
-    *hi = y->dtype == GLOW_I8Q ? 127 : 255;
-    if (act && !strcmp(act, "Relu")) {
-        *lo = *lo > y->offset ? *lo : y->offset;
-    } else if (act && !strcmp(act, "Clip")) {
-        int qa = gk_quantize((float)a, y->scale, y->offset, *lo, *hi);
-        int qb = gk_quantize((float)b, y->scale, y->offset, *lo, *hi);
-        *lo = qa > *lo ? qa : *lo;
-        *hi = qb < *hi ? qb : *hi;
-    }
+    int32_t l = y->dtype == GLOW_I8Q ? -128 : 0, h = y->dtype == GLOW_I8Q ? 127 : 255;
+    int code = !act ? GK_QACT_NONE : !strcmp(act, "Relu") ? GK_QACT_RELU
+             : !strcmp(act, "Clip") ? GK_QACT_CLIP : GK_QACT_NONE;
+    gk_q_act_range(code, a, b, y->scale, y->offset, &l, &h);
+    *lo = l;
+    *hi = h;
 }
 
 /* The fused activation of a quantized conv; false for one the requantization cannot apply. */
