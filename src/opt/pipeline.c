@@ -1,32 +1,26 @@
-// pipeline.c - The pass table, the default pipelines around lowering, and the driver that runs
-// them with verification, dumps and per-pass statistics.
+// pipeline.c - The pass table, the default pipelines around lowering and quantization, and
+// how the shared pass driver (support/passrun.h) runs them on a graph function.
 #include <string.h>
-#include <time.h>
 
 #include "opt/opt_internal.h"
+#include "support/passrun.h"
 
-typedef void (*pass_fn)(opt_cx *cx);
-
-static const struct {
-    const char *name, *desc;
-    pass_fn fn;
-} pass_table[] = {
-#define PASS(id, name, desc) [GLOW_PASS_##id] = { #name, desc, glow_pass_##name },
+static const glow_pass_desc pass_desc[] = {
+#define PASS(id, name, desc) [GLOW_PASS_##id] = { #name, desc },
 #include "passes.def"
 #undef PASS
 };
 
-/* A step runs its pass once, or until the pass reports no change (bounded: a pass that keeps
- * changing the graph is a bug, and the bound keeps it from hanging the compiler). */
-typedef struct step {
-    glow_pass_id id;
-    bool fixpoint;
-    const char *why;
-} step;
+static void (*const pass_fn[])(opt_cx *cx) = {
+#define PASS(id, name, desc) [GLOW_PASS_##id] = glow_pass_##name,
+#include "passes.def"
+#undef PASS
+};
 
+/* Repeats of a fixpoint step (see glow_pass_step). */
 #define MAX_FIXPOINT 16
 
-static const step before_lowering[] = {
+static const glow_pass_step before_lowering[] = {
     { GLOW_PASS_DCE, false, "drop dead nodes and unused constants before anything counts users" },
     { GLOW_PASS_FOLD_CONST, false, "compute all-constant subgraphs (weight transposes, reshapes, "
       "casts) so later patterns see constants" },
@@ -58,7 +52,7 @@ static const step before_lowering[] = {
     { GLOW_PASS_DCE, false, "drop what the rewrites left unused" },
 };
 
-static const step after_lowering[] = {
+static const glow_pass_step after_lowering[] = {
     { GLOW_PASS_FOLD_CONST, false, "lowering expands constant operands (norm parameters)" },
     { GLOW_PASS_ARITH_IDENTITY, true, "lowering produces x*1 and x+0 for default attributes" },
     { GLOW_PASS_REMOVE_NOOPS, true, "and trivial Reshapes/Broadcasts" },
@@ -69,7 +63,7 @@ static const step after_lowering[] = {
     { GLOW_PASS_DCE, false, "drop what the rewrites left unused" },
 };
 
-static const step after_quantization[] = {
+static const glow_pass_step after_quantization[] = {
     { GLOW_PASS_FOLD_CONST, false, "the quantizer quantizes weights with Quantize(constant)" },
     { GLOW_PASS_FOLD_QDQ, true, "Dequantize/Quantize pairs at the quantizer's boundaries and "
       "in imported QDQ models" },
@@ -81,186 +75,128 @@ static const step after_quantization[] = {
 };
 
 #define NSTEPS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define NAME_WIDTH 22
 
 const char *glow_pass_name(glow_pass_id id)
 {
-    return (unsigned)id < GLOW_PASS_COUNT ? pass_table[id].name : "?";
+    return (unsigned)id < GLOW_PASS_COUNT ? pass_desc[id].name : "?";
 }
 
 const char *glow_pass_description(glow_pass_id id)
 {
-    return (unsigned)id < GLOW_PASS_COUNT ? pass_table[id].desc : "?";
+    return (unsigned)id < GLOW_PASS_COUNT ? pass_desc[id].desc : "?";
 }
 
 bool glow_pass_from_name(const char *name, glow_pass_id *out)
 {
-    for (int i = 0; i < GLOW_PASS_COUNT; i++) {
-        /* Accept dashes for underscores: --dump-after=fold-const. */
-        const char *a = pass_table[i].name, *b = name;
-        while (*a && (*a == *b || (*a == '_' && *b == '-'))) {
-            a++;
-            b++;
-        }
-        if (!*a && !*b) {
-            *out = (glow_pass_id)i;
-            return true;
-        }
-    }
-    return false;
-}
-
-static void print_steps(FILE *out, const char *title, const step *s, int n)
-{
-    fprintf(out, "%s:\n", title);
-    for (int i = 0; i < n; i++)
-        fprintf(out, "  %2d. %-22s %-9s %s\n", i + 1, pass_table[s[i].id].name,
-                s[i].fixpoint ? "fixpoint" : "once", s[i].why);
+    int id;
+    if (!glow_pass_find(pass_desc, GLOW_PASS_COUNT, name, &id))
+        return false;
+    *out = (glow_pass_id)id;
+    return true;
 }
 
 void glow_print_pipeline(FILE *out)
 {
-    print_steps(out, "before lowering", before_lowering, NSTEPS(before_lowering));
-    print_steps(out, "after lowering", after_lowering, NSTEPS(after_lowering));
-    print_steps(out, "after quantization", after_quantization, NSTEPS(after_quantization));
+    static const struct {
+        const char *title;
+        const glow_pass_step *steps;
+        int n;
+    } phases[] = {
+        { "before lowering", before_lowering, NSTEPS(before_lowering) },
+        { "after lowering", after_lowering, NSTEPS(after_lowering) },
+        { "after quantization", after_quantization, NSTEPS(after_quantization) },
+    };
+    for (int i = 0; i < NSTEPS(phases); i++) {
+        fprintf(out, "%s:\n", phases[i].title);
+        glow_pass_print_steps(out, pass_desc, phases[i].steps, phases[i].n, NAME_WIDTH);
+    }
     fputs("passes:\n", out);
-    for (int i = 0; i < GLOW_PASS_COUNT; i++)
-        fprintf(out, "  %-22s %s\n", pass_table[i].name, pass_table[i].desc);
+    glow_pass_print_table(out, pass_desc, GLOW_PASS_COUNT, NAME_WIDTH);
 }
 
-/* `removed` counts function nodes (constants come and go with folding; DCE's count of
- * rewrites includes the constants it drops). */
-typedef struct pass_stats {
-    int runs, changes, removed;
-    double seconds;
-} pass_stats;
+/* --- the driver's callbacks on a graph function --- */
 
-static double now(void)
+typedef struct unit {
+    glow_function *f;
+    const glow_opt_options *o;
+} unit;
+
+static glow_status run_pass(void *u_, int id, int *changes, glow_diag *d)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    unit *u = u_;
+    opt_cx cx = { .f = u->f, .m = u->f->module, .o = u->o, .d = d, .status = GLOW_OK };
+    glow_function_count_users(u->f);
+    pass_fn[id](&cx);
+    *changes = cx.changes;
+    return cx.status;
 }
 
-static bool want_verify(const glow_opt_options *o)
+/* Function nodes (constants come and go with folding; DCE's count of rewrites includes the
+ * constants it drops). */
+static int count_nodes(void *u_) { return (int)((unit *)u_)->f->nodes.count; }
+
+static glow_status verify(void *u_, glow_diag *d) { return glow_function_verify(((unit *)u_)->f, d); }
+
+static void print(FILE *out, void *u_) { glow_module_print(out, ((unit *)u_)->f->module); }
+
+static bool skip(void *u_, int id)
 {
+    return id == GLOW_PASS_FUSE_ACTIVATION && !((unit *)u_)->o->fuse_activation;
+}
+
+static glow_pass_driver driver(unit *u, glow_pass_stats *st)
+{
+    bool verify_all = u->o->verify;
 #ifndef NDEBUG
-    (void)o;
-    return true;
-#else
-    return o && o->verify;
+    verify_all = true;
 #endif
+    return (glow_pass_driver){
+        .what = "optimizer pass", .passes = pass_desc, .npasses = GLOW_PASS_COUNT,
+        .max_fixpoint = MAX_FIXPOINT, .unit = u, .run = run_pass, .count = count_nodes,
+        .verify = verify_all ? verify : NULL, .print = print, .dump_after = u->o->dump_after,
+        .dump_out = u->o->dump_out, .stats = st, .skip = skip,
+    };
 }
 
-static glow_status run_one(glow_function *f, glow_pass_id id, const glow_opt_options *o,
-                           int *changes, pass_stats *st, glow_diag *d)
-{
-    static const glow_opt_options dflt = { 0 };
-    if (!o)
-        o = &dflt;
-    opt_cx cx = { .f = f, .m = f->module, .o = o, .d = d, .status = GLOW_OK };
-    uint32_t before = f->nodes.count;
-    glow_function_count_users(f);
-    double t0 = now();
-    pass_table[id].fn(&cx);
-    double t1 = now();
-    if (cx.status != GLOW_OK) {
-        if (d && d->status == GLOW_OK)
-            glow_fail(d, cx.status, "optimizer pass %s failed", pass_table[id].name);
-        return cx.status;
-    }
-    if (want_verify(o) && glow_function_verify(f, d) != GLOW_OK) {
-        char msg[sizeof d->msg];
-        snprintf(msg, sizeof msg, "%s", d->msg);
-        return glow_fail(d, GLOW_ERR_INTERNAL, "after optimizer pass %s: %s",
-                         pass_table[id].name, msg);
-    }
-    uint32_t after = f->nodes.count;
-    if (st) {
-        st->runs++;
-        st->changes += cx.changes;
-        st->removed += (int)before - (int)after;
-        st->seconds += t1 - t0;
-    }
-    if (o->dump_after && o->dump_out) {
-        /* "all" shows only passes that changed something; a named pass shows every run. */
-        glow_pass_id want;
-        bool all = !strcmp(o->dump_after, "all");
-        if ((all && cx.changes) ||
-            (!all && glow_pass_from_name(o->dump_after, &want) && want == id)) {
-            fprintf(o->dump_out, "# after %s (%d change%s)\n", pass_table[id].name, cx.changes,
-                    cx.changes == 1 ? "" : "s");
-            glow_module_print(o->dump_out, f->module);
-        }
-    }
-    if (changes)
-        *changes = cx.changes;
-    return GLOW_OK;
-}
+static const glow_opt_options default_options = { 0 };
 
 glow_status glow_run_pass(glow_function *f, glow_pass_id id, const glow_opt_options *o,
                           int *changes, glow_diag *d)
 {
+    unit u = { f, o ? o : &default_options };
+    glow_pass_driver dr = driver(&u, NULL);
     if ((unsigned)id >= GLOW_PASS_COUNT)
         return glow_fail(d, GLOW_ERR_USAGE, "no optimizer pass %d", (int)id);
-    return run_one(f, id, o, changes, NULL, d);
-}
-
-static void print_stats(FILE *out, const glow_opt_options *o, const pass_stats *st)
-{
-    double total = 0;
-    for (int i = 0; i < GLOW_PASS_COUNT; i++)
-        total += st[i].seconds;
-    fprintf(out, "# optimizer (%s lowering)\n", o->phase == GLOW_OPT_BEFORE_LOWERING ?
-            "before" : "after");
-    if (o->stats)
-        fprintf(out, "# %-22s %5s %8s %8s %10s\n", "pass", "runs", "removed", "changes",
-                "time(ms)");
-    else
-        fprintf(out, "# %-22s %10s\n", "pass", "time(ms)");
-    for (int i = 0; i < GLOW_PASS_COUNT; i++) {
-        if (!st[i].runs)
-            continue;
-        if (o->stats)
-            fprintf(out, "  %-22s %5d %8d %8d %10.3f\n", pass_table[i].name, st[i].runs,
-                    st[i].removed, st[i].changes, st[i].seconds * 1e3);
-        else
-            fprintf(out, "  %-22s %10.3f\n", pass_table[i].name, st[i].seconds * 1e3);
-    }
-    fprintf(out, "  %-22s %10.3f\n", "total", total * 1e3);
+    return glow_pass_run_once(&dr, id, changes, d);
 }
 
 glow_status glow_optimize(glow_function *f, const glow_opt_options *o, glow_diag *d)
 {
-    static const glow_opt_options dflt = { 0 };
-    if (!o)
-        o = &dflt;
-    pass_stats st[GLOW_PASS_COUNT] = { 0 };
+    unit u = { f, o ? o : &default_options };
+    o = u.o;
+    glow_pass_stats st[GLOW_PASS_COUNT] = { 0 };
+    glow_pass_driver dr = driver(&u, st);
     glow_status s = GLOW_OK;
     if (o->passes) {
         for (int i = 0; i < o->npasses && s == GLOW_OK; i++)
-            s = run_one(f, o->passes[i], o, NULL, &st[o->passes[i]], d);
+            s = (unsigned)o->passes[i] < GLOW_PASS_COUNT
+                    ? glow_pass_run_once(&dr, o->passes[i], NULL, d)
+                    : glow_fail(d, GLOW_ERR_USAGE, "no optimizer pass %d", (int)o->passes[i]);
+    } else if (o->phase == GLOW_OPT_AFTER_LOWERING) {
+        s = glow_pass_run_steps(&dr, after_lowering, NSTEPS(after_lowering), d);
+    } else if (o->phase == GLOW_OPT_AFTER_QUANTIZATION) {
+        s = glow_pass_run_steps(&dr, after_quantization, NSTEPS(after_quantization), d);
     } else {
-        const step *steps = before_lowering;
-        int n = NSTEPS(before_lowering);
-        if (o->phase == GLOW_OPT_AFTER_LOWERING) {
-            steps = after_lowering;
-            n = NSTEPS(after_lowering);
-        } else if (o->phase == GLOW_OPT_AFTER_QUANTIZATION) {
-            steps = after_quantization;
-            n = NSTEPS(after_quantization);
-        }
-        for (int i = 0; i < n && s == GLOW_OK; i++) {
-            if (steps[i].id == GLOW_PASS_FUSE_ACTIVATION && !o->fuse_activation)
-                continue;
-            for (int k = 0; k < (steps[i].fixpoint ? MAX_FIXPOINT : 1); k++) {
-                int changes = 0;
-                s = run_one(f, steps[i].id, o, &changes, &st[steps[i].id], d);
-                if (s != GLOW_OK || !changes)
-                    break;
-            }
-        }
+        s = glow_pass_run_steps(&dr, before_lowering, NSTEPS(before_lowering), d);
     }
-    if ((o->stats || o->time_passes) && o->stats_out)
-        print_stats(o->stats_out, o, st);
+    if ((o->stats || o->time_passes) && o->stats_out) {
+        const char *title = o->phase == GLOW_OPT_AFTER_LOWERING ? "optimizer (after lowering)"
+                          : o->phase == GLOW_OPT_AFTER_QUANTIZATION
+                              ? "optimizer (after quantization)"
+                              : "optimizer (before lowering)";
+        glow_pass_print_stats(o->stats_out, title, pass_desc, st, GLOW_PASS_COUNT, NAME_WIDTH,
+                              !o->stats);
+    }
     return s;
 }
