@@ -148,6 +148,33 @@ static int kl_threshold_bins(const double *h, int n, int levels)
     return best;
 }
 
+/* The mean squared error the histogram predicts for values quantized with the type the schema
+ * makes of [lo, hi]: values outside the representable range lose what clipping cuts off, the
+ * others the rounding error of a uniform step (step^2 / 12). Bin centers stand for the
+ * values. */
+static double expected_mse(const glow_quant_range *r, const glow_quant_options *o, double lo,
+                           double hi)
+{
+    glow_type shape = { .dtype = GLOW_F32 };
+    glow_type t = glow_quant_type(lo, hi, o, &shape);
+    int64_t qmin = t.dtype == GLOW_U8Q ? 0 : t.dtype == GLOW_I16Q ? -32768 : -128;
+    int64_t qmax = t.dtype == GLOW_U8Q ? 255 : t.dtype == GLOW_I16Q ? 32767 : 127;
+    double s = t.scale, rlo = s * (double)(qmin - t.offset), rhi = s * (double)(qmax - t.offset);
+    double w = (r->max - r->min) / r->nbins, err = 0, total = 0;
+    for (int b = 0; b < r->nbins; b++) {
+        double c = r->min + (b + 0.5) * w, n = (double)r->hist[b];
+        /* The bin around 0 is mostly exact zeros where there are many (a ReLU's): they
+         * quantize exactly in every schema, so they count for neither candidate. */
+        if (r->min + b * w <= 0 && 0 < r->min + (b + 1) * w)
+            continue;
+        double e = c < rlo ? (rlo - c) * (rlo - c) : c > rhi ? (c - rhi) * (c - rhi)
+                                                              : s * s / 12;
+        err += n * e;
+        total += n;
+    }
+    return total > 0 ? err / total : 0;
+}
+
 void glow_quant_calibrate(const glow_quant_range *r, const glow_quant_options *o, double *lo,
                           double *hi)
 {
@@ -176,9 +203,15 @@ void glow_quant_calibrate(const glow_quant_range *r, const glow_quant_options *o
     int t = kl_threshold_bins(h, n, levels);
     free(h);
     double thr = (t + 0.5) * aw;
-    if (thr < absmax) {
-        *lo = fmax(*lo, -thr);
-        *hi = fmin(*hi, thr);
+    if (thr >= absmax)
+        return;
+    /* The divergence compares distributions, not values: it may clip a few large values that
+     * matter most (a classifier's top scores), so its threshold stands only where the
+     * histogram says it also loses less than the whole range would. */
+    double klo = fmax(*lo, -thr), khi = fmin(*hi, thr);
+    if (expected_mse(r, o, klo, khi) < expected_mse(r, o, *lo, *hi)) {
+        *lo = klo;
+        *hi = khi;
     }
 }
 

@@ -199,6 +199,20 @@ static void test_kl(void)
     o.calibration = GLOW_QCALIB_MINMAX;
     glow_quant_calibrate(&r, &o, &lo, &hi);
     CHECK(lo == -10 && hi == 10);
+
+    /* A ReLU's output: exact zeros, a narrow bulk near 0 and eight values (a classifier's top
+     * scores) between 8 and 10. The divergence alone clips at the bulk (1.25); clipping those
+     * values costs more than the finer step saves, so KL keeps the whole range. */
+    memset(hist, 0, sizeof hist);
+    hist[0] = 500000;
+    for (int b = 1; b < 410; b++)
+        hist[b] = (uint64_t)(20000 * exp(-b / 10.0));
+    for (int b = 1640; b < 2048; b += 51)
+        hist[b] = 1;
+    r = (glow_quant_range){ .min = 0, .max = 10, .nbins = 2048, .hist = hist };
+    o.calibration = GLOW_QCALIB_KL;
+    glow_quant_calibrate(&r, &o, &lo, &hi);
+    CHECK(lo == 0 && hi == 10);
 }
 
 /* Runs module m (consumed) on x with the given backend; copies the 5 outputs. */
