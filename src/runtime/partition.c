@@ -209,10 +209,10 @@ static glow_status check_nodes(walk *w, glow_diag *d)
         char need[160], cap[32];
         describe_need(need, sizeof need, &r);
         glow_bytes_str(o->devices[best].capacity, cap, sizeof cap);
-        return glow_fail(d, GLOW_ERR_TOO_LARGE, "node '%s' (%s) needs %s, more than %s: "
-                         "the largest device it may run on (device %d, %s) holds %s", n->name,
-                         glow_node_kind_name(n->kind), need,
-                         w->pin[i] >= 0 ? "the device it is assigned to" : "any device",
+        return glow_fail(d, GLOW_ERR_TOO_LARGE, "node '%s' (%s) needs %s, more than %s "
+                         "holds (device %d, %s: %s)", n->name, glow_node_kind_name(n->kind),
+                         need, w->pin[i] >= 0 ? "the device it is assigned to"
+                                              : "the largest device it may run on",
                          best, o->devices[best].backend, cap);
     }
     return GLOW_OK;

@@ -135,7 +135,9 @@ void glow_partition_plan_print(FILE *out, const glow_partition_plan *plan)
         const glow_partition *p = &plan->parts[i];
         fprintf(out, "partition %d: device %d (%s), %d node%s", i, p->device,
                 plan->devices[p->device].backend, p->nnodes, p->nnodes == 1 ? "" : "s");
-        if (p->nnodes)
+        if (p->nnodes == 1)
+            fprintf(out, " '%s'", p->first);
+        else if (p->nnodes)
             fprintf(out, " '%s' .. '%s'", p->first, p->last);
         fprintf(out, "\n  weights %s, inputs+outputs %s, activations %s (total %s)\n",
                 glow_bytes_str(p->weight_bytes, b1, sizeof b1),
