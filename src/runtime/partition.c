@@ -166,6 +166,7 @@ typedef struct walk {
     const glow_partition_options *o;
     pt_scratch sc;
     int *pin;              /* device by position, -1 when not pinned */
+    bool *sup;             /* [pos * ndevices + dev]: the device's backend runs the node */
     uint64_t *room;        /* bytes left per device */
     bool *full;            /* a capacity cut closed the device */
     GLOW_VEC(pt_range) parts;
@@ -175,8 +176,33 @@ static bool can_run(const walk *w, int pos, int dev)
 {
     if (w->pin[pos] >= 0)
         return w->pin[pos] == dev;
-    return !w->o->supports ||
-           w->o->supports(w->g->node[pos], w->o->devices[dev].backend, w->o->supports_ctx);
+    return w->sup[(size_t)pos * (size_t)w->o->ndevices + (size_t)dev];
+}
+
+/* The support table: the options' check, else the backends' own (partition_support.c) when
+ * the devices have more than one backend; asked once per node and backend. */
+static void support_table(walk *w)
+{
+    const glow_partition_options *o = w->o;
+    int nd = o->ndevices;
+    glow_partition_support_fn fn = o->supports;
+    void *ctx = o->supports_ctx;
+    for (int k = 1; !fn && k < nd; k++)
+        if (strcmp(o->devices[k].backend, o->devices[0].backend) != 0)
+            fn = glow_partition_backend_supports;
+    w->sup = glow_xcalloc((size_t)w->g->n * (size_t)nd + 1, sizeof *w->sup);
+    for (int i = 0; i < w->g->n; i++) {
+        bool *row = &w->sup[(size_t)i * (size_t)nd];
+        for (int k = 0; k < nd; k++) {
+            int same = 0;
+            while (same < k && strcmp(o->devices[same].backend, o->devices[k].backend) != 0)
+                same++;
+            if (same < k)
+                row[k] = row[same];
+            else
+                row[k] = !fn || fn(w->g->node[i], o->devices[k].backend, ctx);
+        }
+    }
 }
 
 static void describe_need(char *buf, size_t size, const pt_range *r)
@@ -218,15 +244,30 @@ static glow_status check_nodes(walk *w, glow_diag *d)
     return GLOW_OK;
 }
 
+/* The device an unpinned node belongs on: the first open device that can run it. */
+static int preferred(const walk *w, int pos)
+{
+    for (int k = 0; k < w->o->ndevices; k++)
+        if (!w->full[k] && can_run(w, pos, k))
+            return k;
+    return -1;
+}
+
 /* The device for a range starting at position s: its pinned device, else the first open
- * device that can run it and has room. */
+ * device that can run it and has room. An open device without room for s is closed, so the
+ * next nodes in order do not come back to it (the walk keeps to one device at a time). */
 static glow_status choose_device(walk *w, int s, int *dev, glow_diag *d)
 {
     pt_range r;
     range_cost(w->g, &w->sc, s, s, &r);
     for (int k = 0; k < w->o->ndevices; k++) {
-        if ((w->pin[s] < 0 && w->full[k]) || !can_run(w, s, k) || total(&r) > w->room[k])
+        if ((w->pin[s] < 0 && w->full[k]) || !can_run(w, s, k))
             continue;
+        if (total(&r) > w->room[k]) {
+            if (w->pin[s] < 0)
+                w->full[k] = true;
+            continue;
+        }
         *dev = k;
         return GLOW_OK;
     }
@@ -276,8 +317,11 @@ static glow_status walk_graph(walk *w, glow_diag *d)
         int e = s + 1;
         for (; e < g->n; e++) {
             /* A range a pinned node starts holds only nodes pinned there: the user chose
-             * where those run, not their neighbours. */
-            if (w->pin[s] >= 0 ? w->pin[e] != dev : !can_run(w, e, dev))
+             * where those run, not their neighbours. An unpinned range holds the nodes that
+             * belong on its device (pinned ones only when pinned there): a node another
+             * device comes first for (backend support) goes back to that device. */
+            if (w->pin[s] >= 0 || w->pin[e] >= 0 ? w->pin[e] != dev
+                                                  : preferred(w, e) != dev)
                 break;
             pt_range t;
             range_cost(g, &w->sc, s, e, &t);
@@ -356,8 +400,10 @@ static glow_status partition_graph(pt_graph *g, const glow_partition_options *o,
     for (int k = 0; k < o->ndevices; k++)
         w.room[k] = o->devices[k].capacity;
     glow_status st = read_assignments(&w, d);
-    if (st == GLOW_OK)
+    if (st == GLOW_OK) {
+        support_table(&w);
         st = check_nodes(&w, d);
+    }
     if (st == GLOW_OK)
         st = walk_graph(&w, d);
     if (st == GLOW_OK && g->n == 0) {
@@ -373,6 +419,7 @@ static glow_status partition_graph(pt_graph *g, const glow_partition_options *o,
     free(w.sc.vals);
     free(w.sc.diff);
     free(w.pin);
+    free(w.sup);
     free(w.room);
     free(w.full);
     return st;

@@ -30,8 +30,7 @@ char *glow_bytes_str(uint64_t bytes, char *buf, size_t size);
 
 /* --- partition.c: the partitioner --- */
 
-/* Says whether backend `backend` can run graph node n (ctx as given); NULL: every backend
- * runs every node (true of cpu and interpreter today, docs/partitioning.md). */
+/* Says whether backend `backend` can run graph node n (ctx as given). */
 typedef bool (*glow_partition_support_fn)(const glow_node *n, const char *backend, void *ctx);
 
 typedef struct glow_partition_options {
@@ -41,6 +40,8 @@ typedef struct glow_partition_options {
      * `glowc dump --stage optimized` prints it, and a device index): overrides everything. */
     const char *const *assign;
     int nassign;
+    /* NULL: glow_partition_backend_supports when the devices have more than one backend
+     * (with one, there is nothing to choose: what it cannot run fails to compile). */
     glow_partition_support_fn supports;
     void *supports_ctx;
     bool no_optimize;      /* partition the graph as loaded */
@@ -91,6 +92,13 @@ typedef struct glow_partition_plan {
 glow_status glow_partition_module(glow_module *m, const glow_partition_options *o,
                                   glow_partition_plan **out, glow_diag *d);
 void glow_partition_plan_destroy(glow_partition_plan *plan);
+
+/* --- partition_support.c --- */
+
+/* The backend's own answer: node n alone (operands as placeholders) compiled for the backend
+ * up to its prepared IR, and every instruction passed through its supports hook, as
+ * glow_program_create checks a whole program. ctx is unused. */
+bool glow_partition_backend_supports(const glow_node *n, const char *backend, void *ctx);
 
 /* --- partition_text.c (continued) --- */
 

@@ -23,7 +23,7 @@ typedef struct builder {
     int_vec cross_val;     /* the value each crossing carries */
 } builder;
 
-static void copy_attrs(glow_node *to, const glow_node *from)
+void pt_copy_attrs(glow_node *to, const glow_node *from)
 {
     for (uint32_t i = 0; i < from->nattr; i++) {
         const glow_attr *a = &from->attrs[i];
@@ -169,7 +169,7 @@ static glow_status build_one(builder *b, int p, glow_diag *d)
                                         (int)n->nout);
         if (buf != ins)
             free(buf);
-        copy_attrs(c, n);
+        pt_copy_attrs(c, n);
         for (uint32_t res = 0; res < n->nout; res++)
             b->newval[g->vbase[i] + (int)res] = glow_val(c, res);
     }

@@ -56,5 +56,7 @@ static inline int pt_value_of(const pt_graph *g, glow_value v)
 /* Builds one module per range of g (saves placed by g->save_part) and fills the plan's
  * partitions, crossings and model input/output tables. */
 glow_status pt_build(pt_graph *g, glow_partition_plan *plan, glow_diag *d);
+/* Gives `to` copies of from's attributes (arrays and strings into to's module). */
+void pt_copy_attrs(glow_node *to, const glow_node *from);
 
 #endif

@@ -41,10 +41,12 @@ static glow_module *load_lenet(void)
     return m;
 }
 
-/* A DAG with a skip from an early result and from the model input into the last layers, and
- * a model output computed early:
+/* A DAG with two branches from an early result, a skip from the model input into the last
+ * layers, and a model output computed early:
  *   h1 = Relu(x W1)   -> output "early"
- *   h2 = Tanh(h1 W2); h3 = h2 W3; s = h3 + h1 + x; y = Relu(s W4) -> output "final" */
+ *   a = Tanh(h1 W2); b = Tanh(h1 W3); y = Relu(a W4 + b W5 + x) -> output "final"
+ * Over devices that hold one weight each, the two branches give partitions that do not
+ * depend on each other, and run at once. */
 static glow_module *build_dag(void)
 {
     glow_module *m = glow_module_create();
@@ -57,8 +59,8 @@ static glow_module *build_dag(void)
     glow_node *final = glow_placeholder_create(m, "final", &xt, false);
     float w[64 * 64];
     uint32_t seed = 12345;
-    glow_node *ws[4];
-    for (int k = 0; k < 4; k++) {
+    glow_node *ws[5];
+    for (int k = 0; k < 5; k++) {
         for (int i = 0; i < 64 * 64; i++) {
             seed = seed * 1664525u + 1013904223u;
             w[i] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 0.3f;
@@ -73,12 +75,14 @@ static glow_module *build_dag(void)
     glow_node *mm1 = B2(NK_MATMUL, "mm1", glow_val(x, 0), glow_val(ws[0], 0));
     glow_node *h1 = B1(NK_RELU, "h1", glow_val(mm1, 0));
     glow_node *mm2 = B2(NK_MATMUL, "mm2", glow_val(h1, 0), glow_val(ws[1], 0));
-    glow_node *h2 = B1(NK_TANH, "h2", glow_val(mm2, 0));
-    glow_node *h3 = B2(NK_MATMUL, "h3", glow_val(h2, 0), glow_val(ws[2], 0));
-    glow_node *s1 = B2(NK_ADD, "s1", glow_val(h3, 0), glow_val(h1, 0));
+    glow_node *a = B1(NK_TANH, "a", glow_val(mm2, 0));
+    glow_node *mm3 = B2(NK_MATMUL, "mm3", glow_val(h1, 0), glow_val(ws[2], 0));
+    glow_node *b = B1(NK_TANH, "b", glow_val(mm3, 0));
+    glow_node *mm4 = B2(NK_MATMUL, "mm4", glow_val(a, 0), glow_val(ws[3], 0));
+    glow_node *mm5 = B2(NK_MATMUL, "mm5", glow_val(b, 0), glow_val(ws[4], 0));
+    glow_node *s1 = B2(NK_ADD, "s1", glow_val(mm4, 0), glow_val(mm5, 0));
     glow_node *s2 = B2(NK_ADD, "s2", glow_val(s1, 0), glow_val(x, 0));
-    glow_node *mm4 = B2(NK_MATMUL, "mm4", glow_val(s2, 0), glow_val(ws[3], 0));
-    glow_node *y = B1(NK_RELU, "y", glow_val(mm4, 0));
+    glow_node *y = B1(NK_RELU, "y", glow_val(s2, 0));
 #undef B1
 #undef B2
     if (!y) {
@@ -128,7 +132,7 @@ static bool run_whole(glow_module *m, const char *backend, const glow_tensor *in
  * the caller through *nparts and the part_device array (device of each partition). */
 static bool run_parts(glow_module *m, const char *devices, const char *const *assign,
                       int nassign, const glow_tensor *in, int nin, glow_tensor *outs,
-                      int *nparts, int *part_device, int *part_nodes)
+                      int *nparts, int *part_device, int *part_nodes, unsigned *part_deps)
 {
     glow_device_spec *devs = NULL;
     int ndevs = 0;
@@ -145,10 +149,14 @@ static bool run_parts(glow_module *m, const char *devices, const char *const *as
         fprintf(stderr, "partitioned over %s: %s\n", devices, d.msg);
     } else {
         const glow_partition_plan *pl = glow_executor_plan(e);
+        glow_partition_plan_print(stdout, pl);
         *nparts = pl->nparts;
         for (int i = 0; i < pl->nparts && i < 16; i++) {
             part_device[i] = pl->parts[i].device;
             part_nodes[i] = pl->parts[i].nnodes;
+            part_deps[i] = 0;
+            for (int k = 0; k < pl->parts[i].ndeps; k++)
+                part_deps[i] |= 1u << (pl->parts[i].deps[k] & 31);
         }
         for (int j = 0; j < glow_executor_noutputs(e); j++) {
             glow_tensor t = glow_executor_output(e, j);
@@ -173,10 +181,11 @@ static void test_split(const char *b, const char *lenet_devices, const char *dag
     glow_tensor in = { 0 }, whole[2] = { 0 }, parts[2] = { 0 };
     glow_diag d = { 0 };
     int nout = 0, nparts = 0, dev[16], nodes[16];
+    unsigned deps[16];
     CHECK(glow_tensor_read_file(LENET_INPUT, &in, NULL, &d) == GLOW_OK);
     CHECK(run_whole(load_lenet(), b, &in, 1, whole, &nout));
     CHECK(run_parts(load_lenet(), lenet_devices, NULL, 0, &in, 1, parts, &nparts, dev,
-                    nodes));
+                    nodes, deps));
     printf("lenet on %s: %d partitions, max rel error %.3g\n", lenet_devices, nparts,
            rel_err(&parts[0], &whole[0]));
     CHECK(nparts >= 3);
@@ -188,10 +197,23 @@ static void test_split(const char *b, const char *lenet_devices, const char *dag
     dag_input(&in);
     CHECK(run_whole(build_dag(), b, &in, 1, whole, &nout));
     CHECK_EQ(nout, 2);
-    CHECK(run_parts(build_dag(), dag_devices, NULL, 0, &in, 1, parts, &nparts, dev, nodes));
+    CHECK(run_parts(build_dag(), dag_devices, NULL, 0, &in, 1, parts, &nparts, dev, nodes,
+                    deps));
     printf("dag on %s: %d partitions, max rel errors %.3g %.3g\n", dag_devices, nparts,
            rel_err(&parts[0], &whole[0]), rel_err(&parts[1], &whole[1]));
-    CHECK(nparts >= 3);
+    CHECK_EQ(nparts, 5);
+    /* Some two partitions (of the two branches) do not depend on each other. */
+    unsigned reach[16] = { 0 };
+    bool independent = false;
+    for (int j = 0; j < nparts && j < 16; j++) {
+        reach[j] = deps[j];
+        for (int k = 0; k < j; k++)
+            if (deps[j] & (1u << k))
+                reach[j] |= reach[k];
+        for (int i = 0; i < j; i++)
+            independent |= !(reach[j] & (1u << i));
+    }
+    CHECK(independent);
     CHECK(rel_err(&parts[0], &whole[0]) <= 1e-5);
     CHECK(rel_err(&parts[1], &whole[1]) <= 1e-5);
     free_all(whole, 2);
@@ -206,11 +228,12 @@ static void test_assign(void)
     glow_tensor in = { 0 }, whole[1] = { 0 }, parts[1] = { 0 };
     glow_diag d = { 0 };
     int nout = 0, nparts = 0, dev[16] = { 0 }, nodes[16] = { 0 };
+    unsigned deps[16];
     CHECK(glow_tensor_read_file(LENET_INPUT, &in, NULL, &d) == GLOW_OK);
     CHECK(run_whole(load_lenet(), "cpu", &in, 1, whole, &nout));
     const char *assign[] = { "relu2=1" };
     CHECK(run_parts(load_lenet(), "cpu:1GiB,interpreter:1GiB", assign, 1, &in, 1, parts,
-                    &nparts, dev, nodes));
+                    &nparts, dev, nodes, deps));
     CHECK_EQ(nparts, 3);
     CHECK_EQ(dev[0], 0);
     CHECK_EQ(dev[1], 1);
@@ -219,6 +242,61 @@ static void test_assign(void)
     CHECK(rel_err(&parts[0], &whole[0]) <= 1e-5);
     free_all(whole, 1);
     free_all(parts, 1);
+    glow_tensor_free(&in);
+}
+
+/* Backend-support partitioning, with a support check that says the cpu cannot run Relu:
+ * every Relu runs on the interpreter device, alone, and everything else goes back to the cpu
+ * device (the real check says both backends run everything, see docs/partitioning.md). */
+static bool no_relu_on_cpu(const glow_node *n, const char *backend, void *ctx)
+{
+    (*(int *)ctx)++;
+    return !(n->kind == NK_RELU && !strcmp(backend, "cpu"));
+}
+
+static void test_support(void)
+{
+    glow_tensor in = { 0 }, whole[1] = { 0 };
+    glow_diag d = { 0 };
+    int nout = 0, asked = 0;
+    CHECK(glow_tensor_read_file(LENET_INPUT, &in, NULL, &d) == GLOW_OK);
+    CHECK(run_whole(load_lenet(), "cpu", &in, 1, whole, &nout));
+    glow_device_spec devs[2] = { { "cpu", UINT64_MAX }, { "interpreter", UINT64_MAX } };
+    glow_partition_options po = { .devices = devs, .ndevices = 2, .supports = no_relu_on_cpu,
+                                  .supports_ctx = &asked };
+    glow_partition_plan *plan = NULL;
+    glow_executor *e = NULL;
+    CHECK(glow_partition_module(load_lenet(), &po, &plan, &d) == GLOW_OK);
+    /* conv1 | relu1 | pool1 conv2 | relu2 | pool2 flatten fc1 | relu3 | fc2 softmax */
+    CHECK_EQ(plan ? plan->nparts : 0, 7);
+    for (int i = 0; plan && i < plan->nparts; i++) {
+        CHECK_EQ(plan->parts[i].device, i % 2);
+        if (i % 2)
+            CHECK_EQ(plan->parts[i].nnodes, 1);
+    }
+    /* Asked once per node and backend: lenet has 11 nodes. */
+    CHECK_EQ(asked, 22);
+    if (plan && glow_executor_create(plan, NULL, &e, &d) == GLOW_OK &&
+        glow_executor_run(e, &in, 1, &d) == GLOW_OK) {
+        glow_tensor out = glow_executor_output(e, 0);
+        CHECK(rel_err(&out, &whole[0]) <= 1e-5);
+    } else {
+        CHECK(!"partitioned run failed");
+        fprintf(stderr, "%s\n", d.msg);
+    }
+    glow_executor_destroy(e);
+
+    /* The backends' own check: both run every node of lenet. */
+    glow_module *m = load_lenet();
+    glow_function *f = m ? glow_module_function(m, "main") : NULL;
+    int nodes = 0, yes = 0;
+    for (glow_node *n = f ? f->nodes.first : NULL; n; n = n->next, nodes++)
+        yes += glow_partition_backend_supports(n, "cpu", NULL) +
+               glow_partition_backend_supports(n, "interpreter", NULL);
+    CHECK(nodes > 0);
+    CHECK_EQ(yes, 2 * nodes);
+    glow_module_destroy(m);
+    free_all(whole, 1);
     glow_tensor_free(&in);
 }
 
@@ -340,11 +418,13 @@ static void test_cli(void)
 int main(void)
 {
     test_split("cpu", "cpu:40KiB,cpu:40KiB,cpu:40KiB,cpu:256KiB",
-               "cpu:24KiB,cpu:24KiB,cpu:24KiB,cpu:24KiB,cpu:24KiB");
+               "cpu:24KiB,cpu:24KiB,cpu:24KiB,cpu:24KiB,cpu:24KiB,cpu:24KiB");
     test_split("interpreter",
                "interpreter:40KiB,interpreter:40KiB,interpreter:40KiB,interpreter:256KiB",
-               "interpreter:24KiB,interpreter:24KiB,interpreter:24KiB,interpreter:24KiB");
+               "interpreter:24KiB,interpreter:24KiB,interpreter:24KiB,interpreter:24KiB,"
+               "interpreter:24KiB");
     test_assign();
+    test_support();
     test_errors();
     test_cli();
     return CHECK_DONE();
