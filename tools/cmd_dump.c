@@ -35,6 +35,7 @@ void cmd_dump_help(void)
            "                        [--no-optimize] [--dump-after=PASS] [--stats]\n"
            "                        [--time-passes] [--quantize PROFILE [options]]\n"
            "       glowc dump MODEL --partitions --devices SPEC [--assign NODE=DEV]...\n"
+           "                        [--split-nodes]\n"
            "                        [--dot FILE] [-o FILE]\n"
            "       glowc dump --print-pipeline\n"
            "\n"
@@ -80,6 +81,8 @@ void cmd_dump_help(void)
            "                     (backend[:capacity], capacity in B, KiB, MiB, GiB, KB, MB, GB)\n"
            "  --assign NODE=DEV  put graph node NODE (as --stage optimized names it) on device\n"
            "                     index DEV; repeatable\n"
+           "  --split-nodes      split a Gemm/FullyConnected/MatMul whose weights no device\n"
+           "                     holds into products over column slices (else: an error)\n"
            "  --dot FILE         with --partitions: write the partition graph as Graphviz DOT\n"
            "  -h, --help         show this help\n"
            "\n"
@@ -107,6 +110,7 @@ typedef struct dump_args {
     const char *dot;      /* --dot FILE */
     const char **assign;  /* --assign NODE=DEV */
     int nassign;
+    bool split_nodes;     /* --split-nodes */
 } dump_args;
 
 /* Returns -1 when parsing succeeded, otherwise the exit code to return at once. */
@@ -131,6 +135,8 @@ static int parse_args(int argc, char **argv, dump_args *a)
             return CLI_EXIT_OK;
         } else if (!strcmp(arg, "--partitions")) {
             a->partitions = true;
+        } else if (!strcmp(arg, "--split-nodes")) {
+            a->split_nodes = true;
         } else if (cli_match_value(arg, "--devices", &i, argc, argv, &val)) {
             if (!val || !val[0])
                 return cli_usage_error("dump", "dump: --devices needs a device list such as "
@@ -191,9 +197,10 @@ static int parse_args(int argc, char **argv, dump_args *a)
     }
     if (!a->path)
         return cli_usage_error("dump", "dump: missing MODEL");
-    if (a->partitions != (a->devices != NULL) || (!a->partitions && (a->dot || a->nassign)))
-        return cli_usage_error("dump", "dump: --partitions and --devices go together; --dot "
-                               "and --assign need them");
+    if (a->partitions != (a->devices != NULL) ||
+        (!a->partitions && (a->dot || a->nassign || a->split_nodes)))
+        return cli_usage_error("dump", "dump: --partitions and --devices go together; --dot, "
+                               "--assign and --split-nodes need them");
     if (strcmp(a->format, "text") != 0 && strcmp(a->format, "dot") != 0)
         return cli_usage_error("dump", "dump: unknown format '%s' (expected text or dot)",
                                a->format);
@@ -288,7 +295,8 @@ static int dump_partitions(const dump_args *a, glow_module *m)
         return cli_usage_error("dump", "dump: --devices: %s", d.msg);
     }
     glow_partition_options po = { .devices = devs, .ndevices = ndevs, .assign = a->assign,
-                                  .nassign = a->nassign, .no_optimize = a->no_optimize };
+                                  .nassign = a->nassign, .no_optimize = a->no_optimize,
+                                  .split_nodes = a->split_nodes };
     glow_partition_plan *plan = NULL;
     int rc = CLI_EXIT_OK;
     if (glow_partition_module(m, &po, &plan, &d) != GLOW_OK) {

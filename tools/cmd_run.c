@@ -20,7 +20,7 @@ void cmd_run_help(void)
            "                       [--backend B] [--threads N] [--define SYM=VAL]...\n"
            "                       [--output-dir DIR] [--no-optimize] [--stats]\n"
            "                       [--time-passes] [--quantize PROFILE [options]]\n"
-           "                       [--devices SPEC [--assign NODE=DEVICE]...]\n"
+           "                       [--devices SPEC [--assign NODE=DEVICE]... [--split-nodes]]\n"
            "       glowc run MODEL --quantize PROFILE --compare-float SAMPLES...\n"
            "\n"
            "Compiles the ONNX model MODEL for a backend, runs it once on the given input\n"
@@ -52,6 +52,8 @@ void cmd_run_help(void)
            "                     device's backend (--backend is not used)\n"
            "  --assign NODE=DEV  run graph node NODE (as dump --stage optimized names it) on\n"
            "                     device index DEV; repeatable, with --devices\n"
+           "  --split-nodes      with --devices: split a Gemm/FullyConnected/MatMul whose\n"
+           "                     weights no device holds into products over column slices\n"
            "  -h, --help         show this help\n"
            "\n"
            "exit status: 0 ok, 1 usage error, 2 bad or unsupported model or input (missing,\n"
@@ -70,6 +72,7 @@ typedef struct run_args {
     const char *devices;    /* --devices SPEC: run partitioned */
     const char **assign;    /* --assign NODE=DEVICE */
     int nassign;
+    bool split_nodes;       /* --split-nodes */
 } run_args;
 
 /* Returns -1 when parsing succeeded, otherwise the exit code to return at once. */
@@ -108,6 +111,8 @@ static int parse_args(int argc, char **argv, run_args *a)
                 return cli_usage_error("run", "run: --assign wants NODE=DEVICE, got '%s'",
                                        val ? val : "");
             a->assign[a->nassign++] = val;
+        } else if (!strcmp(arg, "--split-nodes")) {
+            a->split_nodes = true;
         } else if (!strcmp(arg, "--compare-float")) {
             a->compare_float = true;
         } else if (cli_match_value(arg, "--output-dir", &i, argc, argv, &val)) {
@@ -123,8 +128,8 @@ static int parse_args(int argc, char **argv, run_args *a)
     if (a->compare_float && (!a->model.quant.profile || a->nnamed || a->outdir || !a->nfiles))
         return cli_usage_error("run", "run: --compare-float needs --quantize PROFILE and "
                                "sample INPUTs (no --input, no --output-dir)");
-    if (a->nassign && !a->devices)
-        return cli_usage_error("run", "run: --assign needs --devices");
+    if ((a->nassign || a->split_nodes) && !a->devices)
+        return cli_usage_error("run", "run: --assign and --split-nodes need --devices");
     if (a->devices && (a->model.quant.profile || a->compare_float))
         return cli_usage_error("run", "run: --devices does not take --quantize yet");
     return -1;
@@ -447,7 +452,8 @@ static int run_partitioned(const run_args *a, glow_module *m, int ninputs, glow_
         return cli_usage_error("run", "run: --devices: %s", d.msg);
     }
     glow_partition_options po = { .devices = devs, .ndevices = ndevs, .assign = a->assign,
-                                  .nassign = a->nassign, .no_optimize = a->model.no_optimize };
+                                  .nassign = a->nassign, .no_optimize = a->model.no_optimize,
+                                  .split_nodes = a->split_nodes };
     glow_partition_plan *plan = NULL;
     glow_executor *e = NULL;
     int rc = CLI_EXIT_OK;

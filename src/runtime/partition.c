@@ -13,8 +13,11 @@
 // A node pinned by the user to another device, or that the device's backend cannot run, ends
 // the range; so does the capacity. At a capacity cut the cut point moves back, within the last
 // quarter of the range, to where the fewest bytes cross (ties: the latest point), and the
-// device is marked full. Each new range goes to the first device (list order) that is not full,
-// can run its first node and has room for it; pinned nodes go to their device.
+// device is marked full; when that leaves the devices too small, the walk is redone without
+// moving cuts (the plain greedy packs tightest). Each new range goes to the first device (list
+// order) that is not full, can run its first node and has room for it; pinned nodes go to
+// their device. With split_nodes, products too large for every device are split first
+// (partition_split.c).
 // Cost: need() is O(k + operands) for a range of k nodes and is recomputed per added node, so
 // a range costs O(k^2) and the walk O(sum k^2) <= O(n^2); the crossing bytes at every cut
 // point come from one prefix sum, O(n + operands).
@@ -236,10 +239,14 @@ static glow_status check_nodes(walk *w, glow_diag *d)
         describe_need(need, sizeof need, &r);
         glow_bytes_str(o->devices[best].capacity, cap, sizeof cap);
         return glow_fail(d, GLOW_ERR_TOO_LARGE, "node '%s' (%s) needs %s, more than %s "
-                         "holds (device %d, %s: %s)", n->name, glow_node_kind_name(n->kind),
+                         "holds (device %d, %s: %s)%s", n->name, glow_node_kind_name(n->kind),
                          need, w->pin[i] >= 0 ? "the device it is assigned to"
                                               : "the largest device it may run on",
-                         best, o->devices[best].backend, cap);
+                         best, o->devices[best].backend, cap,
+                         !o->split_nodes && pt_split_weight(n)
+                             ? "; splitting its weights over partitions (--split-nodes) "
+                               "may make it fit"
+                             : "");
     }
     return GLOW_OK;
 }
@@ -302,7 +309,8 @@ static int adjust_cut(const walk *w, const uint64_t *cross, int s, int e)
     return best;
 }
 
-static glow_status walk_graph(walk *w, glow_diag *d)
+/* One walk over the graph (adjust: move capacity cuts to cheaper points). */
+static glow_status walk_graph(walk *w, bool adjust, glow_diag *d)
 {
     pt_graph *g = w->g;
     uint64_t *cross = crossing_bytes(g);
@@ -331,7 +339,8 @@ static glow_status walk_graph(walk *w, glow_diag *d)
             }
         }
         if (capacity_cut) {
-            e = adjust_cut(w, cross, s, e);
+            if (adjust)
+                e = adjust_cut(w, cross, s, e);
             w->full[dev] = true;
         }
         range_cost(g, &w->sc, s, e - 1, &r);
@@ -404,8 +413,22 @@ static glow_status partition_graph(pt_graph *g, const glow_partition_options *o,
         support_table(&w);
         st = check_nodes(&w, d);
     }
-    if (st == GLOW_OK)
-        st = walk_graph(&w, d);
+    if (st == GLOW_OK) {
+        /* Moving cuts back saves transfers but leaves room unused; when the devices are too
+         * small for that, the plain greedy (cuts where capacity ends) packs tightest. */
+        glow_diag first = { 0 };
+        st = walk_graph(&w, true, &first);
+        if (st == GLOW_ERR_TOO_LARGE) {
+            GLOW_VEC_FREE(w.parts);
+            for (int k = 0; k < o->ndevices; k++) {
+                w.room[k] = o->devices[k].capacity;
+                w.full[k] = false;
+            }
+            st = walk_graph(&w, false, d);
+        } else if (st != GLOW_OK) {
+            st = glow_fail(d, st, "%s", first.msg);
+        }
+    }
     if (st == GLOW_OK && g->n == 0) {
         /* Nothing to compute (outputs are inputs or constants): one range for the Saves. */
         pt_range r = { .device = 0 };
@@ -456,6 +479,17 @@ glow_status glow_partition_module(glow_module *m, const glow_partition_options *
                                   .no_optimize = o->no_optimize };
     glow_program *p = NULL;
     GLOW_TRY(glow_program_create(m, &copt, &p, d));
+    if (o->split_nodes) {
+        uint64_t cap = 0;
+        int nsplit = 0;
+        for (int k = 0; k < o->ndevices; k++)
+            cap = o->devices[k].capacity > cap ? o->devices[k].capacity : cap;
+        glow_status s = pt_split_large(p->f, cap, &nsplit, d);
+        if (s != GLOW_OK) {
+            glow_program_destroy(p);
+            return s;
+        }
+    }
     glow_schedule(p->f);
     pt_graph g = { 0 };
     analyze(&g, p->f, p->inputs, p->ninputs, p->outputs, p->noutputs);

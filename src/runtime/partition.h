@@ -45,6 +45,9 @@ typedef struct glow_partition_options {
     glow_partition_support_fn supports;
     void *supports_ctx;
     bool no_optimize;      /* partition the graph as loaded */
+    /* Split a float Gemm/FullyConnected/MatMul with a constant weight that no device holds
+     * into products over column slices (partition_split.c) instead of failing. */
+    bool split_nodes;
 } glow_partition_options;
 
 /* A tensor passed from one partition to others. */

@@ -59,4 +59,12 @@ glow_status pt_build(pt_graph *g, glow_partition_plan *plan, glow_diag *d);
 /* Gives `to` copies of from's attributes (arrays and strings into to's module). */
 void pt_copy_attrs(glow_node *to, const glow_node *from);
 
+/* --- partition_split.c --- */
+
+/* The constant weight of n when n is a product split_nodes can split, else NULL. */
+const glow_node *pt_split_weight(const glow_node *n);
+/* Splits every such product whose operands and result exceed `capacity` bytes into column
+ * slices of about capacity / 4 bytes of weights each; *nsplit gets how many were split. */
+glow_status pt_split_large(glow_function *f, uint64_t capacity, int *nsplit, glow_diag *d);
+
 #endif

@@ -28,6 +28,9 @@ static double rel_err(const glow_tensor *a, const glow_tensor *b)
     return worst;
 }
 
+/* Whether run_parts splits products too large for every device. */
+static bool split_nodes;
+
 static glow_module *load_lenet(void)
 {
     glow_module *m = glow_module_create();
@@ -139,7 +142,7 @@ static bool run_parts(glow_module *m, const char *devices, const char *const *as
     glow_diag d = { 0 };
     CHECK(glow_devices_parse(devices, &devs, &ndevs, &d) == GLOW_OK);
     glow_partition_options po = { .devices = devs, .ndevices = ndevs, .assign = assign,
-                                  .nassign = nassign };
+                                  .nassign = nassign, .split_nodes = split_nodes };
     glow_partition_plan *plan = NULL;
     glow_executor *e = NULL;
     bool ok = glow_partition_module(m, &po, &plan, &d) == GLOW_OK &&
@@ -300,6 +303,29 @@ static void test_support(void)
     glow_tensor_free(&in);
 }
 
+/* fc1 (188 KiB of weights) on 100 KiB devices: split into column slices over the
+ * partitions, with the whole graph's result on both backends. */
+static void test_split_nodes(const char *b, const char *devices)
+{
+    glow_tensor in = { 0 }, whole[1] = { 0 }, parts[1] = { 0 };
+    glow_diag d = { 0 };
+    int nout = 0, nparts = 0, dev[16] = { 0 }, nodes[16] = { 0 };
+    unsigned deps[16];
+    CHECK(glow_tensor_read_file(LENET_INPUT, &in, NULL, &d) == GLOW_OK);
+    CHECK(run_whole(load_lenet(), b, &in, 1, whole, &nout));
+    split_nodes = true;
+    CHECK(run_parts(load_lenet(), devices, NULL, 0, &in, 1, parts, &nparts, dev, nodes,
+                    deps));
+    split_nodes = false;
+    CHECK_EQ(nparts, 3);
+    printf("lenet split over %s: %d partitions, max rel error %.3g\n", devices, nparts,
+           parts[0].data ? rel_err(&parts[0], &whole[0]) : -1.0);
+    CHECK(parts[0].data && rel_err(&parts[0], &whole[0]) <= 1e-5);
+    free_all(whole, 1);
+    free_all(parts, 1);
+    glow_tensor_free(&in);
+}
+
 /* Failures: the message names the node and the sizes. */
 static void test_errors(void)
 {
@@ -311,6 +337,7 @@ static void test_errors(void)
     CHECK(glow_partition_module(load_lenet(), &po, &plan, &d) == GLOW_ERR_TOO_LARGE);
     CHECK_CONTAINS(d.msg, "node 'fc1' (Gemm) needs 190.00 KiB (weights 187.97 KiB");
     CHECK_CONTAINS(d.msg, "holds (device 0, cpu: 100.00 KiB)");
+    CHECK_CONTAINS(d.msg, "(--split-nodes) may make it fit");
     CHECK(!plan);
 
     /* Each node fits, the model does not: the devices are too small together. */
@@ -425,6 +452,8 @@ int main(void)
                "interpreter:24KiB");
     test_assign();
     test_support();
+    test_split_nodes("cpu", "cpu:100KiB,cpu:100KiB,cpu:100KiB");
+    test_split_nodes("interpreter", "interpreter:100KiB,interpreter:100KiB,interpreter:100KiB");
     test_errors();
     test_cli();
     return CHECK_DONE();
