@@ -429,13 +429,16 @@ static void report_partitions(const glow_executor *e)
     const glow_partition_plan *plan = glow_executor_plan(e);
     for (int i = 0; i < plan->nparts; i++) {
         const glow_program *p = glow_executor_program(e, i);
-        char c[32], m[32], act[32];
+        const glow_device_spec *dev = &plan->devices[plan->parts[i].device];
+        uint64_t used = p->ir->constant_bytes + p->ir->mutable_bytes + p->ir->activation_bytes;
+        char c[32], m[32], act[32], cap[32];
         fprintf(stderr, "partition %d on device %d (%s): constant %s, mutable %s, "
-                "activations %s\n", i, plan->parts[i].device,
-                plan->devices[plan->parts[i].device].backend,
+                "activations %s%s%s\n", i, plan->parts[i].device, dev->backend,
                 glow_bytes_str(p->ir->constant_bytes, c, sizeof c),
                 glow_bytes_str(p->ir->mutable_bytes, m, sizeof m),
-                glow_bytes_str(p->ir->activation_bytes, act, sizeof act));
+                glow_bytes_str(p->ir->activation_bytes, act, sizeof act),
+                used > dev->capacity ? "; more than the device's capacity, " : "",
+                used > dev->capacity ? glow_bytes_str(dev->capacity, cap, sizeof cap) : "");
         fputs("  ", stderr);
         cli_model_report_fallbacks(p, stderr);
     }
