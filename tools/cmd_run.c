@@ -439,8 +439,10 @@ static void report_partitions(const glow_executor *e)
                 glow_bytes_str(p->ir->activation_bytes, act, sizeof act),
                 used > dev->capacity ? "; more than the device's capacity, " : "",
                 used > dev->capacity ? glow_bytes_str(dev->capacity, cap, sizeof cap) : "");
-        fputs("  ", stderr);
-        cli_model_report_fallbacks(p, stderr);
+        if (p->backend->fallbacks) {
+            fputs("  ", stderr);
+            cli_model_report_fallbacks(p, stderr);
+        }
     }
 }
 
