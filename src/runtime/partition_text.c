@@ -209,6 +209,8 @@ void glow_partition_plan_dot(FILE *out, const glow_partition_plan *plan)
         if (p->nnodes) {
             fputs("\\n", out);
             dot_str(out, p->first);
+        }
+        if (p->nnodes > 1) {
             fputs(" .. ", out);
             dot_str(out, p->last);
         }
