@@ -545,7 +545,8 @@ int cmd_run(int argc, char **argv)
     a.named = calloc((size_t)argc + 1, sizeof *a.named);
     a.assign = calloc((size_t)argc + 1, sizeof *a.assign);
     bool ok = cli_model_init(&a.model, argc, "interpreter");
-    int rc = a.files && a.named && a.assign && ok ? parse_args(argc, argv, &a) : CLI_EXIT_RUN_FAILED;
+    int rc = a.files && a.named && a.assign && ok ? parse_args(argc, argv, &a)
+                                                  : CLI_EXIT_RUN_FAILED;
     if (rc < 0 && a.compare_float)
         rc = cli_compare_float(a.path, &a.model, a.files, a.nfiles);
     glow_arena arena = { 0 };

@@ -17,7 +17,7 @@
 // moving cuts (the plain greedy packs tightest). Each new range goes to the first device (list
 // order) that is not full, can run its first node and has room for it; pinned nodes go to
 // their device. With split_nodes, products too large for every device are split first
-// (partition_split.c).
+// (partition_nodes.c).
 // Cost: need() is O(k + operands) for a range of k nodes and is recomputed per added node, so
 // a range costs O(k^2) and the walk O(sum k^2) <= O(n^2); the crossing bytes at every cut
 // point come from one prefix sum, O(n + operands).
@@ -182,7 +182,7 @@ static bool can_run(const walk *w, int pos, int dev)
     return w->sup[(size_t)pos * (size_t)w->o->ndevices + (size_t)dev];
 }
 
-/* The support table: the options' check, else the backends' own (partition_support.c) when
+/* The support table: the options' check, else the backends' own (partition_nodes.c) when
  * the devices have more than one backend; asked once per node and backend. */
 static void support_table(walk *w)
 {

@@ -46,7 +46,7 @@ typedef struct glow_partition_options {
     void *supports_ctx;
     bool no_optimize;      /* partition the graph as loaded */
     /* Split a float Gemm/FullyConnected/MatMul with a constant weight that no device holds
-     * into products over column slices (partition_split.c) instead of failing. */
+     * into products over column slices (partition_nodes.c) instead of failing. */
     bool split_nodes;
 } glow_partition_options;
 
@@ -96,7 +96,7 @@ glow_status glow_partition_module(glow_module *m, const glow_partition_options *
                                   glow_partition_plan **out, glow_diag *d);
 void glow_partition_plan_destroy(glow_partition_plan *plan);
 
-/* --- partition_support.c --- */
+/* --- partition_nodes.c --- */
 
 /* The backend's own answer: node n alone (operands as placeholders) compiled for the backend
  * up to its prepared IR, and every instruction passed through its supports hook, as

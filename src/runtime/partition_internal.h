@@ -59,7 +59,7 @@ glow_status pt_build(pt_graph *g, glow_partition_plan *plan, glow_diag *d);
 /* Gives `to` copies of from's attributes (arrays and strings into to's module). */
 void pt_copy_attrs(glow_node *to, const glow_node *from);
 
-/* --- partition_split.c --- */
+/* --- partition_nodes.c --- */
 
 /* The constant weight of n when n is a product split_nodes can split, else NULL. */
 const glow_node *pt_split_weight(const glow_node *n);

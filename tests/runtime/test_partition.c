@@ -283,6 +283,16 @@ static void test_support(void)
         glow_executor_run(e, &in, 1, &d) == GLOW_OK) {
         glow_tensor out = glow_executor_output(e, 0);
         CHECK(rel_err(&out, &whole[0]) <= 1e-5);
+        /* Wrong inputs fail with the messages of a single program. */
+        glow_tensor bad = { 0 };
+        dag_input(&bad);
+        glow_diag_clear(&d);
+        CHECK(glow_executor_run(e, &bad, 1, &d) == GLOW_ERR_BAD_TYPE);
+        CHECK_CONTAINS(d.msg, "input 0 'input' is f32[1, 64], the model expects "
+                              "f32[1, 1, 28, 28]");
+        glow_diag_clear(&d);
+        CHECK(glow_executor_run(e, &bad, 0, &d) == GLOW_ERR_USAGE);
+        glow_tensor_free(&bad);
     } else {
         CHECK(!"partitioned run failed");
         fprintf(stderr, "%s\n", d.msg);
