@@ -106,7 +106,8 @@ static void collect_sources(builder *b, int p, int_vec *src)
         if (g->save_part[s] == p && pt_pos(o) < 0 && b->input_index[o->id] >= 0)
             add_source(src, b->input_index[o->id]);
     }
-    qsort(src->data, src->len, sizeof *src->data, cmp_source);
+    if (src->len > 1)
+        qsort(src->data, src->len, sizeof *src->data, cmp_source);
 }
 
 static glow_value mapped(builder *b, int p, glow_module *m, glow_value v)
@@ -155,7 +156,8 @@ static glow_status build_one(builder *b, int p, glow_diag *d)
         b->newval[b->cross_val.data[GLOW_XFER(s)]] = glow_val(ph, 0);
     }
     GLOW_VEC_FREE(src);
-    qsort(deps.data, deps.len, sizeof *deps.data, cmp_source);
+    if (deps.len > 1)
+        qsort(deps.data, deps.len, sizeof *deps.data, cmp_source);
     pt->ndeps = (int)deps.len;
     pt->deps = deps.data ? deps.data : glow_xcalloc(1, sizeof *pt->deps);
 
