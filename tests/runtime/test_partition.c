@@ -439,6 +439,12 @@ static void test_cli(void)
     CHECK_EQ(r.code, 2);
     CHECK_CONTAINS(r.err, "node 'fc1' (Gemm) needs");
     result_free(&r);
+    r = RUN("dump", LENET, "--partitions", "--devices", "cpu:100KiB,cpu:100KiB,cpu:100KiB",
+            "--split-nodes");
+    CHECK_EQ(r.code, 0);
+    CHECK_CONTAINS(r.out, "3 partitions on 3 devices");
+    CHECK_CONTAINS(r.out, "'fc1#0'");
+    result_free(&r);
     r = RUN("run", LENET, LENET_INPUT, "--assign", "relu2=0");
     CHECK_EQ(r.code, 1);
     result_free(&r);
