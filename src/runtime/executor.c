@@ -45,6 +45,11 @@ glow_status glow_executor_create(glow_partition_plan *plan, const glow_compile_o
                                  glow_executor **out, glow_diag *d)
 {
     *out = NULL;
+    if (opt && opt->quant_hook) {
+        glow_partition_plan_destroy(plan);
+        return glow_fail(d, GLOW_ERR_UNSUPPORTED, "partitioned models do not take "
+                         "quantization yet (the profile names nodes of the whole graph)");
+    }
     glow_executor *e = glow_xcalloc(1, sizeof *e);
     e->plan = plan;
     e->progs = glow_xcalloc((size_t)plan->nparts + 1, sizeof *e->progs);
