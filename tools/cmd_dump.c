@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "iropt/iropt.h"
 #include "opt/opt.h"
+#include "runtime/partition.h"
 #include "runtime/runtime.h"
 
 /* Stages DESIGN.md names for `dump`; only those with available=true exist in this version.
@@ -33,6 +34,9 @@ void cmd_dump_help(void)
            "                        [--backend B] [--define SYM=VAL]... [-o FILE]\n"
            "                        [--no-optimize] [--dump-after=PASS] [--stats]\n"
            "                        [--time-passes] [--quantize PROFILE [options]]\n"
+           "       glowc dump MODEL --partitions --devices SPEC [--assign NODE=DEV]...\n"
+           "                        [--split-nodes]\n"
+           "                        [--dot FILE] [-o FILE]\n"
            "       glowc dump --print-pipeline\n"
            "\n"
            "Loads the ONNX model MODEL into glowc's typed graph and prints it at a stage of\n"
@@ -69,6 +73,17 @@ void cmd_dump_help(void)
            "  --time-passes      only the time of each optimizer pass (to stderr)\n"
            "  --print-pipeline   print the optimizer's default pipelines with the reason for\n"
            "                     each pass, and the pass list, then exit\n"
+           "  --partitions       split the optimized graph over the --devices (by memory\n"
+           "                     capacity, and --assign) and print the partitions: device,\n"
+           "                     nodes, weight, input/output and activation bytes (estimated),\n"
+           "                     and the tensors crossing partitions (docs/partitioning.md)\n"
+           "  --devices SPEC     the devices, e.g. cpu:256MiB,cpu:256MiB or interpreter:1GiB\n"
+           "                     (backend[:capacity], capacity in B, KiB, MiB, GiB, KB, MB, GB)\n"
+           "  --assign NODE=DEV  put graph node NODE (as --stage optimized names it) on device\n"
+           "                     index DEV; repeatable\n"
+           "  --split-nodes      split a Gemm/FullyConnected/MatMul whose weights no device\n"
+           "                     holds into products over column slices (else: an error)\n"
+           "  --dot FILE         with --partitions: write the partition graph as Graphviz DOT\n"
            "  -h, --help         show this help\n"
            "\n"
            "A model that cannot be loaded exits with 2; the message lists every unsupported\n"
@@ -90,6 +105,12 @@ typedef struct dump_args {
     const char *dump_after;
     cli_memory_args mem;
     glow_quant_options quant;
+    bool partitions;      /* --partitions */
+    const char *devices;  /* --devices SPEC */
+    const char *dot;      /* --dot FILE */
+    const char **assign;  /* --assign NODE=DEV */
+    int nassign;
+    bool split_nodes;     /* --split-nodes */
 } dump_args;
 
 /* Returns -1 when parsing succeeded, otherwise the exit code to return at once. */
@@ -112,6 +133,24 @@ static int parse_args(int argc, char **argv, dump_args *a)
         } else if (!strcmp(arg, "--print-pipeline")) {
             glow_print_pipeline(stdout);
             return CLI_EXIT_OK;
+        } else if (!strcmp(arg, "--partitions")) {
+            a->partitions = true;
+        } else if (!strcmp(arg, "--split-nodes")) {
+            a->split_nodes = true;
+        } else if (cli_match_value(arg, "--devices", &i, argc, argv, &val)) {
+            if (!val || !val[0])
+                return cli_usage_error("dump", "dump: --devices needs a device list such as "
+                                       "cpu:256MiB,cpu:256MiB");
+            a->devices = val;
+        } else if (cli_match_value(arg, "--dot", &i, argc, argv, &val)) {
+            if (!val || !val[0])
+                return cli_usage_error("dump", "dump: --dot needs a file name");
+            a->dot = val;
+        } else if (cli_match_value(arg, "--assign", &i, argc, argv, &val)) {
+            if (!val || !strchr(val, '='))
+                return cli_usage_error("dump", "dump: --assign wants NODE=DEVICE, got '%s'",
+                                       val ? val : "");
+            a->assign[a->nassign++] = val;
         } else if (!strcmp(arg, "--no-optimize")) {
             a->no_optimize = true;
         } else if (!strcmp(arg, "--stats")) {
@@ -158,6 +197,10 @@ static int parse_args(int argc, char **argv, dump_args *a)
     }
     if (!a->path)
         return cli_usage_error("dump", "dump: missing MODEL");
+    if (a->partitions != (a->devices != NULL) ||
+        (!a->partitions && (a->dot || a->nassign || a->split_nodes)))
+        return cli_usage_error("dump", "dump: --partitions and --devices go together; --dot, "
+                               "--assign and --split-nodes need them");
     if (strcmp(a->format, "text") != 0 && strcmp(a->format, "dot") != 0)
         return cli_usage_error("dump", "dump: unknown format '%s' (expected text or dot)",
                                a->format);
@@ -241,18 +284,74 @@ static int write_output(const char *path, const glow_program *p, const char *for
     return rc;
 }
 
+/* --partitions: the plan as text (stdout or -o FILE) and as DOT (--dot FILE). */
+static int dump_partitions(const dump_args *a, glow_module *m)
+{
+    glow_diag d = { 0 };
+    glow_device_spec *devs = NULL;
+    int ndevs = 0;
+    if (glow_devices_parse(a->devices, &devs, &ndevs, &d) != GLOW_OK) {
+        glow_module_destroy(m);
+        return cli_usage_error("dump", "dump: --devices: %s", d.msg);
+    }
+    glow_partition_options po = { .devices = devs, .ndevices = ndevs, .assign = a->assign,
+                                  .nassign = a->nassign, .no_optimize = a->no_optimize,
+                                  .split_nodes = a->split_nodes };
+    glow_partition_plan *plan = NULL;
+    int rc = CLI_EXIT_OK;
+    if (glow_partition_module(m, &po, &plan, &d) != GLOW_OK) {
+        rc = d.status == GLOW_ERR_USAGE ? cli_usage_error("dump", "dump: %s", d.msg)
+                                        : cli_model_error(a->path, &d);
+    }
+    for (int k = 0; k < 2 && rc == CLI_EXIT_OK; k++) {
+        const char *path = k ? a->dot : a->output;
+        if (k && !path)
+            break;
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *mem = open_memstream(&buf, &size);
+        if (!mem) {
+            cli_error("dump: out of memory");
+            rc = CLI_EXIT_RUN_FAILED;
+            break;
+        }
+        if (k)
+            glow_partition_plan_dot(mem, plan);
+        else
+            glow_partition_plan_print(mem, plan);
+        fclose(mem);
+        if (!path) {
+            if (fwrite(buf, 1, size, stdout) != size || fflush(stdout) != 0) {
+                cli_error("dump: cannot write the output");
+                rc = CLI_EXIT_RUN_FAILED;
+            }
+        } else if (glow_write_file(path, buf, size, &d) != GLOW_OK) {
+            cli_error("dump: %s", d.len ? d.msg : path);
+            rc = CLI_EXIT_RUN_FAILED;
+        }
+        free(buf);
+    }
+    glow_partition_plan_destroy(plan);
+    glow_devices_free(devs, ndevs);
+    return rc;
+}
+
 int cmd_dump(int argc, char **argv)
 {
     dump_args a = { .stage = "loaded", .format = "text", .backend = "interpreter" };
     /* At most one define per argument, so argc bounds the array. */
     a.defines = calloc((size_t)argc + 1, sizeof *a.defines);
-    if (!a.defines) {
+    a.assign = calloc((size_t)argc + 1, sizeof *a.assign);
+    if (!a.defines || !a.assign) {
+        free(a.defines);
+        free(a.assign);
         cli_error("dump: out of memory");
         return CLI_EXIT_RUN_FAILED;
     }
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0) {
         free(a.defines);
+        free(a.assign);
         return rc;
     }
     /* The llvm stage is the cpu backend's: lower for it, print through the "llvm" format. */
@@ -280,6 +379,8 @@ int cmd_dump(int argc, char **argv)
     if (glow_onnx_load(mod, a.path, &opt, &d) != GLOW_OK) {
         glow_module_destroy(mod);
         rc = cli_model_error(a.path, &d);
+    } else if (a.partitions) {
+        rc = dump_partitions(&a, mod);
     } else if (glow_program_create(mod, &copt, &p, &d) != GLOW_OK) {
         /* The program owned the module and destroyed it. */
         rc = cli_model_error(a.path, &d);
@@ -298,5 +399,6 @@ int cmd_dump(int argc, char **argv)
     }
     glow_program_destroy(p);
     free(a.defines);
+    free(a.assign);
     return rc;
 }

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "opt/opt.h"
+#include "runtime/partition.h"
 #include "runtime/runtime.h"
 
 #define MAX_SYMS 64
@@ -19,6 +20,7 @@ void cmd_run_help(void)
            "                       [--backend B] [--threads N] [--define SYM=VAL]...\n"
            "                       [--output-dir DIR] [--no-optimize] [--stats]\n"
            "                       [--time-passes] [--quantize PROFILE [options]]\n"
+           "                       [--devices SPEC [--assign NODE=DEVICE]... [--split-nodes]]\n"
            "       glowc run MODEL --quantize PROFILE --compare-float SAMPLES...\n"
            "\n"
            "Compiles the ONNX model MODEL for a backend, runs it once on the given input\n"
@@ -44,6 +46,14 @@ void cmd_run_help(void)
            "                     succeeds; without it each output's name, type and first\n"
            "                     values are printed, and the argmax of a float vector output\n"
            "                     ([K] or [1, K]: a classifier's prediction)\n"
+           "  --devices SPEC     run partitioned over devices, e.g. cpu:256MiB,interpreter:1GiB\n"
+           "                     (backend:capacity; see glowc dump --partitions and\n"
+           "                     docs/partitioning.md); each partition is compiled for its\n"
+           "                     device's backend (--backend is not used)\n"
+           "  --assign NODE=DEV  run graph node NODE (as dump --stage optimized names it) on\n"
+           "                     device index DEV; repeatable, with --devices\n"
+           "  --split-nodes      with --devices: split a Gemm/FullyConnected/MatMul whose\n"
+           "                     weights no device holds into products over column slices\n"
            "  -h, --help         show this help\n"
            "\n"
            "exit status: 0 ok, 1 usage error, 2 bad or unsupported model or input (missing,\n"
@@ -59,6 +69,10 @@ typedef struct run_args {
     cli_model_opts model;   /* --backend, --threads, --define, ... */
     const char *outdir;
     bool compare_float;     /* the positional inputs are samples (cmd_compare.c) */
+    const char *devices;    /* --devices SPEC: run partitioned */
+    const char **assign;    /* --assign NODE=DEVICE */
+    int nassign;
+    bool split_nodes;       /* --split-nodes */
 } run_args;
 
 /* Returns -1 when parsing succeeded, otherwise the exit code to return at once. */
@@ -87,6 +101,18 @@ static int parse_args(int argc, char **argv, run_args *a)
             } else if (cli_model_match("run", arg, &i, argc, argv, &a->model, &rc)) {
             if (rc >= 0)
                 return rc;
+        } else if (cli_match_value(arg, "--devices", &i, argc, argv, &val)) {
+            if (!val || !val[0])
+                return cli_usage_error("run", "run: --devices needs a device list such as "
+                                       "cpu:256MiB,cpu:256MiB");
+            a->devices = val;
+        } else if (cli_match_value(arg, "--assign", &i, argc, argv, &val)) {
+            if (!val || !strchr(val, '='))
+                return cli_usage_error("run", "run: --assign wants NODE=DEVICE, got '%s'",
+                                       val ? val : "");
+            a->assign[a->nassign++] = val;
+        } else if (!strcmp(arg, "--split-nodes")) {
+            a->split_nodes = true;
         } else if (!strcmp(arg, "--compare-float")) {
             a->compare_float = true;
         } else if (cli_match_value(arg, "--output-dir", &i, argc, argv, &val)) {
@@ -102,6 +128,10 @@ static int parse_args(int argc, char **argv, run_args *a)
     if (a->compare_float && (!a->model.quant.profile || a->nnamed || a->outdir || !a->nfiles))
         return cli_usage_error("run", "run: --compare-float needs --quantize PROFILE and "
                                "sample INPUTs (no --input, no --output-dir)");
+    if ((a->nassign || a->split_nodes) && !a->devices)
+        return cli_usage_error("run", "run: --assign and --split-nodes need --devices");
+    if (a->devices && (a->model.quant.profile || a->compare_float))
+        return cli_usage_error("run", "run: --devices does not take --quantize yet");
     return -1;
 }
 
@@ -284,12 +314,41 @@ int64_t cli_argmax(const glow_tensor *t, double *best)
     return k;
 }
 
-static void print_outputs(const glow_program *p)
+/* A run's outputs, from a program or a partitioned executor. */
+typedef struct run_outputs {
+    int n;
+    const char **names;
+    glow_tensor *t;         /* borrowing the program's or executor's memory */
+} run_outputs;
+
+static void outputs_of_program(const glow_program *p, run_outputs *o)
 {
-    for (int i = 0; i < p->noutputs; i++) {
-        glow_tensor t = glow_program_output(p, i);
+    o->n = p->noutputs;
+    o->names = calloc((size_t)o->n + 1, sizeof *o->names);
+    o->t = calloc((size_t)o->n + 1, sizeof *o->t);
+    for (int i = 0; o->names && o->t && i < o->n; i++) {
+        o->names[i] = p->outputs[i]->name;
+        o->t[i] = glow_program_output(p, i);
+    }
+}
+
+static void outputs_of_executor(const glow_executor *e, run_outputs *o)
+{
+    o->n = glow_executor_noutputs(e);
+    o->names = calloc((size_t)o->n + 1, sizeof *o->names);
+    o->t = calloc((size_t)o->n + 1, sizeof *o->t);
+    for (int i = 0; o->names && o->t && i < o->n; i++) {
+        o->names[i] = glow_executor_plan(e)->output_names[i];
+        o->t[i] = glow_executor_output(e, i);
+    }
+}
+
+static void print_outputs(const run_outputs *o)
+{
+    for (int i = 0; i < o->n; i++) {
+        glow_tensor t = o->t[i];
         char ty[128];
-        printf("%s %s = ", p->outputs[i]->name, glow_type_str(&t.type, ty, sizeof ty));
+        printf("%s %s = ", o->names[i], glow_type_str(&t.type, ty, sizeof ty));
         glow_tensor_print(stdout, &t, SHOWN_VALUES);
         printf("\n");
         /* A prediction only means something for one vector of scores ([K], [1, K], ...). */
@@ -304,21 +363,20 @@ static void print_outputs(const glow_program *p)
 
 /* Serializes every output first, then writes them beside their final names and renames
  * them all, so a failure leaves no partial set of outputs behind. */
-static int write_outputs(const glow_program *p, const char *dir)
+static int write_outputs(const run_outputs *o, const char *dir)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         cli_error("run: cannot create the output directory '%s': %s", dir, strerror(errno));
         return CLI_EXIT_RUN_FAILED;
     }
-    int n = p->noutputs, rc = CLI_EXIT_OK, written = 0;
+    int n = o->n, rc = CLI_EXIT_OK, written = 0;
     uint8_t **bufs = calloc((size_t)n + 1, sizeof *bufs);
     size_t *sizes = calloc((size_t)n + 1, sizeof *sizes);
     char tmp[4096], final[4096];
     for (int i = 0; i < n && rc == CLI_EXIT_OK; i++) {
-        glow_tensor t = glow_program_output(p, i);
         glow_diag d = { 0 };
-        if (glow_tensor_to_pb(&t, p->outputs[i]->name, &bufs[i], &sizes[i], &d) != GLOW_OK) {
-            cli_error("run: output '%s': %s", p->outputs[i]->name, d.msg);
+        if (glow_tensor_to_pb(&o->t[i], o->names[i], &bufs[i], &sizes[i], &d) != GLOW_OK) {
+            cli_error("run: output '%s': %s", o->names[i], d.msg);
             rc = CLI_EXIT_RUN_FAILED;
         }
     }
@@ -348,6 +406,89 @@ static int write_outputs(const glow_program *p, const char *dir)
     return rc;
 }
 
+/* Prints the outputs or writes them to --output-dir. */
+static int show_outputs(const run_args *a, const run_outputs *o)
+{
+    if (!o->names || !o->t) {
+        cli_error("run: out of memory");
+        return CLI_EXIT_RUN_FAILED;
+    }
+    if (a->outdir)
+        return write_outputs(o, a->outdir);
+    print_outputs(o);
+    if (fflush(stdout) != 0) {
+        cli_error("run: cannot write the output");
+        return CLI_EXIT_RUN_FAILED;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* --stats with --devices: each partition's compiled region sizes, and its fallbacks. */
+static void report_partitions(const glow_executor *e)
+{
+    const glow_partition_plan *plan = glow_executor_plan(e);
+    for (int i = 0; i < plan->nparts; i++) {
+        const glow_program *p = glow_executor_program(e, i);
+        const glow_device_spec *dev = &plan->devices[plan->parts[i].device];
+        uint64_t used = p->ir->constant_bytes + p->ir->mutable_bytes + p->ir->activation_bytes;
+        char c[32], m[32], act[32], cap[32];
+        fprintf(stderr, "partition %d on device %d (%s): constant %s, mutable %s, "
+                "activations %s%s%s\n", i, plan->parts[i].device, dev->backend,
+                glow_bytes_str(p->ir->constant_bytes, c, sizeof c),
+                glow_bytes_str(p->ir->mutable_bytes, m, sizeof m),
+                glow_bytes_str(p->ir->activation_bytes, act, sizeof act),
+                used > dev->capacity ? "; more than the device's capacity, " : "",
+                used > dev->capacity ? glow_bytes_str(dev->capacity, cap, sizeof cap) : "");
+        if (p->backend->fallbacks) {
+            fputs("  ", stderr);
+            cli_model_report_fallbacks(p, stderr);
+        }
+    }
+}
+
+/* --devices: partitions the loaded module m (owned), compiles and runs the partitions. */
+static int run_partitioned(const run_args *a, glow_module *m, int ninputs, glow_tensor *tensors)
+{
+    glow_diag d = { 0 };
+    glow_device_spec *devs = NULL;
+    int ndevs = 0;
+    if (glow_devices_parse(a->devices, &devs, &ndevs, &d) != GLOW_OK) {
+        glow_module_destroy(m);
+        return cli_usage_error("run", "run: --devices: %s", d.msg);
+    }
+    glow_partition_options po = { .devices = devs, .ndevices = ndevs, .assign = a->assign,
+                                  .nassign = a->nassign, .no_optimize = a->model.no_optimize,
+                                  .split_nodes = a->split_nodes };
+    glow_partition_plan *plan = NULL;
+    glow_executor *e = NULL;
+    int rc = CLI_EXIT_OK;
+    glow_opt_options oo;
+    glow_compile_options copt = { .stop_after = GLOW_STAGE_COMPILED };
+    cli_model_options(&a->model, &oo, &copt);
+    if (glow_partition_module(m, &po, &plan, &d) != GLOW_OK)
+        rc = d.status == GLOW_ERR_USAGE ? cli_usage_error("run", "run: %s", d.msg)
+                                        : cli_model_error(a->path, &d);
+    else if (glow_executor_create(plan, &copt, &e, &d) != GLOW_OK)
+        rc = cli_model_error(a->path, &d);
+    else if (a->model.stats)
+        report_partitions(e);
+    if (rc == CLI_EXIT_OK) {
+        if (glow_executor_run(e, tensors, ninputs, &d) != GLOW_OK) {
+            cli_error("run: %s: %s", a->path, d.len ? d.msg : glow_status_name(d.status));
+            rc = CLI_EXIT_RUN_FAILED;
+        } else {
+            run_outputs o;
+            outputs_of_executor(e, &o);
+            rc = show_outputs(a, &o);
+            free(o.names);
+            free(o.t);
+        }
+    }
+    glow_executor_destroy(e);
+    glow_devices_free(devs, ndevs);
+    return rc;
+}
+
 /* Loads, compiles and runs; tensors hold the inputs in model order. */
 static int compile_and_run(const run_args *a, int ninputs, glow_tensor *tensors)
 {
@@ -367,6 +508,8 @@ static int compile_and_run(const run_args *a, int ninputs, glow_tensor *tensors)
     if (glow_onnx_load(m, a->path, &opt, &d) != GLOW_OK) {
         glow_module_destroy(m);
         rc = cli_model_error(a->path, &d);
+    } else if (a->devices) {
+        rc = run_partitioned(a, m, ninputs, tensors);
     } else {
         glow_opt_options oo;
         glow_compile_options copt = { .stop_after = GLOW_STAGE_COMPILED };
@@ -380,14 +523,12 @@ static int compile_and_run(const run_args *a, int ninputs, glow_tensor *tensors)
         if (glow_program_run(p, tensors, ninputs, &d) != GLOW_OK) {
             cli_error("run: %s: %s", a->path, d.len ? d.msg : glow_status_name(d.status));
             rc = CLI_EXIT_RUN_FAILED;
-        } else if (a->outdir) {
-            rc = write_outputs(p, a->outdir);
         } else {
-            print_outputs(p);
-            if (fflush(stdout) != 0) {
-                cli_error("run: cannot write the output");
-                rc = CLI_EXIT_RUN_FAILED;
-            }
+            run_outputs o;
+            outputs_of_program(p, &o);
+            rc = show_outputs(a, &o);
+            free(o.names);
+            free(o.t);
         }
     }
     glow_program_destroy(p);
@@ -402,8 +543,10 @@ int cmd_run(int argc, char **argv)
     /* At most one entry per argument, so argc bounds every array. */
     a.files = calloc((size_t)argc + 1, sizeof *a.files);
     a.named = calloc((size_t)argc + 1, sizeof *a.named);
+    a.assign = calloc((size_t)argc + 1, sizeof *a.assign);
     bool ok = cli_model_init(&a.model, argc, "interpreter");
-    int rc = a.files && a.named && ok ? parse_args(argc, argv, &a) : CLI_EXIT_RUN_FAILED;
+    int rc = a.files && a.named && a.assign && ok ? parse_args(argc, argv, &a)
+                                                  : CLI_EXIT_RUN_FAILED;
     if (rc < 0 && a.compare_float)
         rc = cli_compare_float(a.path, &a.model, a.files, a.nfiles);
     glow_arena arena = { 0 };
@@ -431,6 +574,7 @@ int cmd_run(int argc, char **argv)
     glow_arena_release(&arena);
     free(a.files);
     free(a.named);
+    free(a.assign);
     cli_model_free(&a.model);
     return rc;
 }
