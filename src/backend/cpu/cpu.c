@@ -13,7 +13,7 @@
 
 #include "backend/cpu/cpu_llvm.h"
 #include "gk_ops.h"
-#include "runtime/threadpool.h"
+#include "support/threadpool.h"
 
 typedef struct cpu_state {
     ir_function *f;
