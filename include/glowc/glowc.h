@@ -213,7 +213,12 @@ typedef struct glowc_tensor glowc_tensor;
  * glowc_tensor_destroy. On failure every outputs[i] is NULL. */
 GLOWC_API glowc_status glowc_session_run_tensors(glowc_session *s, const glowc_value *inputs,
                                                  int ninputs, glowc_tensor **outputs);
+/* Reads a tensor file as `glowc run` does: an ONNX TensorProto (.pb) or a NumPy .npy file,
+ * told apart by content. The tensor's name is the file's (empty for .npy). */
+GLOWC_API glowc_status glowc_tensor_read_file(const char *path, glowc_tensor **out);
 GLOWC_API void glowc_tensor_destroy(glowc_tensor *t);
+/* The tensor as a run's input, bound by position (name NULL), borrowing its data. */
+GLOWC_API glowc_value glowc_tensor_value(const glowc_tensor *t);
 /* The output's name, element type, rank, dims (rank of them), and bytes (row-major). */
 GLOWC_API const char *glowc_tensor_name(const glowc_tensor *t);
 GLOWC_API glowc_dtype glowc_tensor_dtype(const glowc_tensor *t);

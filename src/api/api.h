@@ -38,7 +38,8 @@ struct glowc_session {
 };
 
 struct glowc_tensor {
-    const char *name;            /* borrowed from the session's outputs */
+    const char *name;            /* the session's output name, or own_name */
+    char *own_name;              /* read from a file; NULL for outputs */
     glowc_dtype dtype;
     int rank;
     int64_t shape[GLOW_MAX_DIMS];
@@ -53,6 +54,12 @@ struct glowc_tensor {
         if (try_s_ != GLOWC_OK)              \
             return try_s_;                   \
     } while (0)
+
+/* --- api_tensor.c --- */
+
+/* A tensor with `bytes` of uninitialized 64-byte aligned data; NULL when out of memory. */
+glowc_tensor *api_tensor_new(const char *name, glowc_dtype dtype, int rank,
+                             const int64_t *shape, size_t bytes);
 
 /* --- api_status.c --- */
 

@@ -203,22 +203,12 @@ GLOWC_API glowc_status glowc_session_run_tensors(glowc_session *s, const glowc_v
         return st;
     for (int k = 0; k < s->noutputs && st == GLOWC_OK; k++) {
         const api_io *io = &s->outputs[k];
-        glowc_tensor *t = calloc(1, sizeof *t);
-        /* At least one aligned line: a zero-sized tensor still has a valid data pointer. */
-        size_t cap = (io->bytes + 63) / 64 * 64;
-        if (t)
-            t->data = aligned_alloc(64, cap ? cap : 64);
-        if (!t || !t->data) {
-            free(t);
+        glowc_tensor *t = api_tensor_new(io->name, io->dtype, io->rank, io->shape, io->bytes);
+        if (!t) {
             st = api_fail(GLOWC_ERR_NO_MEMORY, "cannot allocate output %d '%s' (%zu bytes)",
                           k, io->name, io->bytes);
             break;
         }
-        t->name = io->name;
-        t->dtype = io->dtype;
-        t->rank = io->rank;
-        memcpy(t->shape, io->shape, sizeof t->shape);
-        t->bytes = io->bytes;
         memcpy(t->data, glow_exec_output(e, k).data, io->bytes);
         outputs[k] = t;
     }
@@ -231,29 +221,3 @@ GLOWC_API glowc_status glowc_session_run_tensors(glowc_session *s, const glowc_v
     }
     return st;
 }
-
-GLOWC_API void glowc_tensor_destroy(glowc_tensor *t)
-{
-    if (!t)
-        return;
-    free(t->data);
-    free(t);
-}
-
-GLOWC_API const char *glowc_tensor_name(const glowc_tensor *t) { return t ? t->name : NULL; }
-
-GLOWC_API glowc_dtype glowc_tensor_dtype(const glowc_tensor *t)
-{
-    return t ? t->dtype : GLOWC_DTYPE_UNDEFINED;
-}
-
-GLOWC_API int glowc_tensor_rank(const glowc_tensor *t) { return t ? t->rank : 0; }
-
-GLOWC_API const int64_t *glowc_tensor_shape(const glowc_tensor *t)
-{
-    return t ? t->shape : NULL;
-}
-
-GLOWC_API const void *glowc_tensor_data(const glowc_tensor *t) { return t ? t->data : NULL; }
-
-GLOWC_API size_t glowc_tensor_size_bytes(const glowc_tensor *t) { return t ? t->bytes : 0; }

@@ -296,6 +296,22 @@ int main(void)
     float image[784], want[10];
     CHECK(read_tail_floats("models/lenet_input.pb", image, 784));
     CHECK(read_tail_floats("models/lenet_output.pb", want, 10));
+    /* glowc_tensor_read_file gives the same floats, with the file's type and shape. */
+    glowc_tensor *ft = NULL;
+    CHECK_EQ(glowc_tensor_read_file("models/lenet_input.pb", &ft), GLOWC_OK);
+    if (ft) {
+        CHECK_EQ(glowc_tensor_dtype(ft), GLOWC_F32);
+        CHECK_EQ(glowc_tensor_rank(ft), 4);
+        CHECK_EQ(glowc_tensor_shape(ft)[1], 1);
+        CHECK_EQ(glowc_tensor_size_bytes(ft), sizeof image);
+        CHECK(memcmp(glowc_tensor_data(ft), image, sizeof image) == 0);
+        glowc_value v = glowc_tensor_value(ft);
+        CHECK(v.name == NULL && v.data == glowc_tensor_data(ft) && v.rank == 4);
+    }
+    glowc_tensor_destroy(ft);
+    CHECK_EQ(glowc_tensor_read_file("models/none.pb", &ft), GLOWC_ERR_IO);
+    CHECK(ft == NULL);
+    CHECK_CONTAINS(glowc_last_error(), "models/none.pb");
     const char *backends[] = { "cpu", "interpreter" };
     for (int b = 0; b < 2; b++) {
         glowc_session *s = open_lenet(backends[b], b ? 1 : 2);
