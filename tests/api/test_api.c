@@ -2,9 +2,11 @@
 // alone: versions, options and their messages, sessions from a file and from bytes on both
 // backends, input/output descriptions, runs with caller-owned and library-owned outputs
 // against LeNet's reference output, every binding error with its message (and no output
-// written), the per-thread last error, and concurrent runs on one session.
+// written), the per-thread last error, concurrent runs on one session, and int8 through the
+// quantization options.
 // Built twice: against libglowc.a (test_api) and libglowc.so (test_api_shared).
 #include <pthread.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "glowc/glowc.h"
@@ -288,6 +290,51 @@ static void test_threads(glowc_session *s, const char *backend)
     CHECK_EQ(failed, 0);
 }
 
+/* Quantized through the options: a profile `glowc profile` wrote (GLOWC_BIN, as CTest sets
+ * it), then int8 on the cpu backend; LeNet's prediction survives and the scores stay near. */
+static void test_quantized(const float *image, const float *want)
+{
+    const char *bin = getenv("GLOWC_BIN");
+    if (!bin) {
+        printf("quantized: skipped (GLOWC_BIN not set)\n");
+        return;
+    }
+    char prof[64], cmd[512];
+    snprintf(prof, sizeof prof, "/tmp/glowc_test_api_%d.json", (int)getpid());
+    snprintf(cmd, sizeof cmd, "'%s' profile models/lenet.onnx models/lenet_input.pb -o %s "
+             ">/dev/null", bin, prof);
+    CHECK_EQ(system(cmd), 0);
+    glowc_options *o = glowc_options_create();
+    CHECK_EQ(glowc_options_set_quantize(o, prof), GLOWC_OK);
+    CHECK_EQ(glowc_options_set_quant_per_channel(o, 1), GLOWC_OK);
+    CHECK_EQ(glowc_options_set_threads(o, 1), GLOWC_OK);
+    glowc_session *s = NULL;
+    glowc_status st = glowc_session_create(o, LENET, &s);
+    if (st != GLOWC_OK)
+        fprintf(stderr, "quantized: %s\n", glowc_last_error());
+    CHECK_EQ(st, GLOWC_OK);
+    glowc_options_destroy(o);
+    remove(prof);
+    if (!s)
+        return;
+    float got[10];
+    glowc_value in = { NULL, GLOWC_F32, 4, IN_SHAPE, (void *)image, 784 * 4 };
+    glowc_value out = { NULL, GLOWC_F32, 0, NULL, got, sizeof got };
+    CHECK_EQ(glowc_session_run(s, &in, 1, &out, 1), GLOWC_OK);
+    int best = 0;
+    double maxdiff = 0;
+    for (int i = 0; i < 10; i++) {
+        CHECK_NEAR(got[i], want[i], 0.02);
+        best = got[i] > got[best] ? i : best;
+        maxdiff = fmax(maxdiff, fabs(got[i] - want[i]));
+    }
+    CHECK_EQ(best, 8);
+    /* In integers indeed: the scores are not the float ones. */
+    printf("quantized: max |int8 - float| = %.6f\n", maxdiff);
+    CHECK(maxdiff > 1e-6);
+    glowc_session_destroy(s);
+}
+
 int main(void)
 {
     test_version();
@@ -334,5 +381,6 @@ int main(void)
         test_reference(s, image, want);
     glowc_session_destroy(s);
     glowc_session_destroy(NULL);
+    test_quantized(image, want);
     return CHECK_DONE();
 }
