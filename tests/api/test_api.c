@@ -335,6 +335,44 @@ static void test_quantized(const float *image, const float *want)
     glowc_session_destroy(s);
 }
 
+/* Sessions may be created on several threads at once (each compiles with its own LLVM
+ * context; the IR's tables are built once). */
+typedef struct maker {
+    const float *image;
+    float got[10];
+    glowc_status st;
+} maker;
+
+static void *make_and_run(void *arg)
+{
+    maker *m = arg;
+    glowc_session *s = NULL;
+    m->st = glowc_session_create(NULL, LENET, &s);
+    if (m->st == GLOWC_OK) {
+        glowc_value in = { NULL, GLOWC_F32, 4, IN_SHAPE, (void *)m->image, 784 * 4 };
+        glowc_value out = { NULL, GLOWC_F32, 0, NULL, m->got, sizeof m->got };
+        m->st = glowc_session_run(s, &in, 1, &out, 1);
+    }
+    glowc_session_destroy(s);
+    return NULL;
+}
+
+static void test_concurrent_create(const float *image, const float *want)
+{
+    maker m[3];
+    pthread_t th[3];
+    for (int i = 0; i < 3; i++) {
+        m[i] = (maker){ .image = image, .st = GLOWC_ERR_INTERNAL };
+        CHECK(pthread_create(&th[i], NULL, make_and_run, &m[i]) == 0);
+    }
+    for (int i = 0; i < 3; i++) {
+        pthread_join(th[i], NULL);
+        CHECK_EQ(m[i].st, GLOWC_OK);
+        for (int k = 0; k < 10; k++)
+            CHECK_NEAR(m[i].got[k], want[k], 1e-4);
+    }
+}
+
 int main(void)
 {
     test_version();
@@ -381,6 +419,7 @@ int main(void)
         test_reference(s, image, want);
     glowc_session_destroy(s);
     glowc_session_destroy(NULL);
+    test_concurrent_create(image, want);
     test_quantized(image, want);
     return CHECK_DONE();
 }
