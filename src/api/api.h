@@ -55,7 +55,7 @@ struct glowc_tensor {
             return try_s_;                   \
     } while (0)
 
-/* --- api_tensor.c --- */
+/* --- api_run.c --- */
 
 /* A tensor with `bytes` of uninitialized 64-byte aligned data; NULL when out of memory. */
 glowc_tensor *api_tensor_new(const char *name, glowc_dtype dtype, int rank,
