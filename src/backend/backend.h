@@ -25,10 +25,17 @@ struct glow_backend {
     bool (*supports)(const ir_instr *in, char *why, size_t whylen);
     /* Prepares `f` (memory already planned) for execution; *state is the backend's. */
     glow_status (*compile)(ir_function *f, int threads, void **state, glow_diag *d);
+    /* Optional (NULL: the backend keeps nothing per run): what one run needs of its own
+     * beside its regions (the cpu backend's thread pool), so that runs on different contexts
+     * can go on at the same time over one compiled state. *ctx is the backend's. */
+    glow_status (*context_create)(void *state, void **ctx, glow_diag *d);
+    void (*context_destroy)(void *state, void *ctx);
     /* Runs the program once over the three regions (constant weights, mutable weights,
-     * activations), laid out as the plan in f says. */
-    glow_status (*execute)(void *state, uint8_t *constant, uint8_t *mutable_, uint8_t *act,
-                           glow_diag *d);
+     * activations), laid out as the plan in f says, with a context from context_create
+     * (NULL when the backend has none). Reentrant: calls with different contexts and
+     * regions may run at the same time; the state and the constant region are only read. */
+    glow_status (*execute)(void *state, void *ctx, uint8_t *constant, uint8_t *mutable_,
+                           uint8_t *act, glow_diag *d);
     void (*destroy)(void *state);
     /* Optional (NULL: none): true when the backend wants activation `act` fused into its
      * producer (the graph optimizer's fuse_activation pass, glow_fuse_act_fn in opt/opt.h). */

@@ -2,6 +2,7 @@
 //
 // IR objects live in the function's own arena, so an IR function can be thrown away and
 // regenerated without touching the graph module that owns the storage nodes.
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,17 +20,19 @@ static const instr_info ir_only_table[] = {
 #undef INSTR
 };
 
-/* Roles of node-mirroring kinds: max_out 'o's then max_in 'i's, built once. */
+/* Roles of node-mirroring kinds: max_out 'o's then max_in 'i's, built once for all kinds
+ * (pthread_once: sessions compile programs on several threads at once). */
 static char node_roles[NK_COUNT][80];
+static pthread_once_t node_roles_once = PTHREAD_ONCE_INIT;
 
-static const char *mirror_roles(glow_node_kind k)
+static void build_node_roles(void)
 {
-    char *r = node_roles[k];
-    if (!r[0]) {
+    for (int k = 0; k < NK_COUNT; k++) {
+        char *r = node_roles[k];
         int n = 0;
-        for (int i = 0; i < glow_node_kind_max_out(k) && n < 78; i++)
+        for (int i = 0; i < glow_node_kind_max_out((glow_node_kind)k) && n < 78; i++)
             r[n++] = 'o';
-        int nin = glow_node_kind_max_in(k);
+        int nin = glow_node_kind_max_in((glow_node_kind)k);
         if (nin > 8) { /* variadic (Concat): "i*" */
             r[n++] = 'i';
             r[n++] = '*';
@@ -39,7 +42,12 @@ static const char *mirror_roles(glow_node_kind k)
         }
         r[n] = 0;
     }
-    return r;
+}
+
+static const char *mirror_roles(glow_node_kind k)
+{
+    pthread_once(&node_roles_once, build_node_roles);
+    return node_roles[k];
 }
 
 bool ir_kind_is_node(ir_instr_kind k) { return (unsigned)k < NK_COUNT; }

@@ -254,7 +254,7 @@ glow_status glow_profiler_bind(glow_profiler *pr, const glow_program *p, glow_di
     if (!pr->hooked)
         return glow_fail(d, GLOW_ERR_INTERNAL, "the program was compiled without the "
                          "profiler's hook");
-    if (!p->ir || !p->mutable_)
+    if (!p->ir || !glow_program_mutable(p))
         return glow_fail(d, GLOW_ERR_INTERNAL, "the program was not compiled for running");
     /* The extra outputs are not in p->outputs (the pipeline lists the model's placeholders
      * before the hook runs), so their memory is found through the IR's weights. */
@@ -271,7 +271,7 @@ glow_status glow_profiler_bind(glow_profiler *pr, const glow_program *p, glow_di
         }
         for (const ir_value *v = p->ir->values; v && !s->data; v = v->next)
             if (v->kind == IV_WEIGHT && v->storage == s->ph)
-                s->data = p->mutable_ + v->addr;
+                s->data = glow_program_mutable(p) + v->addr;
         if (!s->data)
             return glow_fail(d, GLOW_ERR_INTERNAL, "profile: the compiled program lost the "
                              "value '%s'", pr->pf->entries[i].key);

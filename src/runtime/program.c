@@ -1,5 +1,6 @@
 // program.c - The compile pipeline (verify -> optimize -> lower -> optimize -> schedule ->
-// IRGen -> plan -> backend) and running a compiled program on input tensors.
+// IRGen -> plan -> backend) and running a compiled program on input tensors, on execution
+// contexts (one run's regions and backend state) so that one program serves concurrent runs.
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -156,18 +157,16 @@ static glow_status build(glow_program *p, const glow_compile_options *opt, glow_
         return GLOW_OK;
     GLOW_TRY(check_support(p, d));
     p->constant = region_alloc(p->ir->constant_bytes);
-    p->mutable_ = region_alloc(p->ir->mutable_bytes);
-    p->act = region_alloc(p->ir->activation_bytes);
-    if (!p->constant || !p->mutable_ || !p->act)
-        return glow_fail(d, GLOW_ERR_TOO_LARGE, "cannot allocate %llu + %llu + %llu bytes of "
-                         "program memory", (unsigned long long)p->ir->constant_bytes,
-                         (unsigned long long)p->ir->mutable_bytes,
-                         (unsigned long long)p->ir->activation_bytes);
+    if (!p->constant)
+        return glow_fail(d, GLOW_ERR_TOO_LARGE, "cannot allocate %llu bytes of constant "
+                         "weights", (unsigned long long)p->ir->constant_bytes);
     for (ir_value *v = p->ir->values; v; v = v->next) {
         if (v->kind == IV_WEIGHT && v->storage->kind == NK_CONSTANT && !v->unused)
             memcpy(p->constant + v->addr, v->storage->payload.data, glow_type_bytes(&v->type));
     }
-    return p->backend->compile(p->ir, opt->threads, &p->state, d);
+    GLOW_TRY(p->backend->compile(p->ir, opt->threads, &p->state, d));
+    /* glow_program_run's context now, so that a program that compiled can run. */
+    return glow_exec_create(p, &p->exec, d);
 }
 
 glow_status glow_program_create(glow_module *m, const glow_compile_options *opt,
@@ -184,6 +183,7 @@ glow_status glow_program_create(glow_module *m, const glow_compile_options *opt,
                          glow_backend_names());
     }
     glow_program *p = glow_xcalloc(1, sizeof(*p));
+    pthread_mutex_init(&p->lock, NULL);
     p->m = m;
     p->backend = b;
     p->f = glow_module_function(m, "main");
@@ -201,11 +201,64 @@ glow_status glow_program_create(glow_module *m, const glow_compile_options *opt,
     return GLOW_OK;
 }
 
-glow_status glow_program_run(glow_program *p, const glow_tensor *inputs, int ninputs,
-                             glow_diag *d)
+struct glow_exec {
+    glow_program *p;
+    uint8_t *mutable_, *act;     /* the run's regions, 64-byte aligned */
+    void *ctx;                   /* the backend's, or NULL */
+    glow_exec *next;             /* in the program's idle list */
+};
+
+glow_status glow_exec_create(glow_program *p, glow_exec **out, glow_diag *d)
 {
     if (!p->state)
         return glow_fail(d, GLOW_ERR_USAGE, "program was not compiled for running");
+    glow_exec *e = glow_xcalloc(1, sizeof(*e));
+    e->p = p;
+    e->mutable_ = region_alloc(p->ir->mutable_bytes);
+    e->act = region_alloc(p->ir->activation_bytes);
+    if (!e->mutable_ || !e->act) {
+        glow_exec_destroy(e);
+        return glow_fail(d, GLOW_ERR_TOO_LARGE, "cannot allocate %llu + %llu bytes of "
+                         "program memory", (unsigned long long)p->ir->mutable_bytes,
+                         (unsigned long long)p->ir->activation_bytes);
+    }
+    if (p->backend->context_create) {
+        glow_status s = p->backend->context_create(p->state, &e->ctx, d);
+        if (s != GLOW_OK) {
+            glow_exec_destroy(e);
+            return s;
+        }
+    }
+    *out = e;
+    return GLOW_OK;
+}
+
+void glow_exec_destroy(glow_exec *e)
+{
+    if (!e)
+        return;
+    if (e->ctx && e->p->backend->context_destroy)
+        e->p->backend->context_destroy(e->p->state, e->ctx);
+    free(e->mutable_);
+    free(e->act);
+    free(e);
+}
+
+void *glow_exec_input(const glow_exec *e, int i)
+{
+    const ir_value *v = e->p->input_vals[i];
+    return v ? e->mutable_ + v->addr : NULL;
+}
+
+glow_status glow_exec_execute(glow_exec *e, glow_diag *d)
+{
+    glow_program *p = e->p;
+    return p->backend->execute(p->state, e->ctx, p->constant, e->mutable_, e->act, d);
+}
+
+glow_status glow_exec_run(glow_exec *e, const glow_tensor *inputs, int ninputs, glow_diag *d)
+{
+    glow_program *p = e->p;
     if (ninputs != p->ninputs)
         return glow_fail(d, GLOW_ERR_USAGE, "the model has %d input%s, %d given", p->ninputs,
                          p->ninputs == 1 ? "" : "s", ninputs);
@@ -217,19 +270,68 @@ glow_status glow_program_run(glow_program *p, const glow_tensor *inputs, int nin
                              i, p->inputs[i]->name, glow_type_str(&inputs[i].type, a, sizeof a),
                              glow_type_str(want, b, sizeof b));
         }
-        if (p->input_vals[i])
-            memcpy(p->mutable_ + p->input_vals[i]->addr, inputs[i].data,
-                   glow_type_bytes(want));
+        void *dst = glow_exec_input(e, i);
+        if (dst)
+            memcpy(dst, inputs[i].data, glow_type_bytes(want));
     }
-    return p->backend->execute(p->state, p->constant, p->mutable_, p->act, d);
+    return glow_exec_execute(e, d);
+}
+
+glow_tensor glow_exec_output(const glow_exec *e, int i)
+{
+    const glow_program *p = e->p;
+    const glow_type *t = &p->outputs[i]->outs[0];
+    /* An output no instruction writes (never planned) reads as zeros; callers only read. */
+    static uint8_t empty[64];
+    void *data = p->output_vals[i] ? e->mutable_ + p->output_vals[i]->addr : empty;
+    return glow_tensor_borrow(t, data);
+}
+
+glow_status glow_program_acquire(glow_program *p, glow_exec **out, glow_diag *d)
+{
+    pthread_mutex_lock(&p->lock);
+    glow_exec *e = p->idle;
+    if (e)
+        p->idle = e->next;
+    pthread_mutex_unlock(&p->lock);
+    if (e) {
+        e->next = NULL;
+        *out = e;
+        return GLOW_OK;
+    }
+    /* Created outside the lock: a context allocates regions and may start threads. */
+    return glow_exec_create(p, out, d);
+}
+
+void glow_program_release(glow_program *p, glow_exec *e)
+{
+    if (!e)
+        return;
+    pthread_mutex_lock(&p->lock);
+    e->next = p->idle;
+    p->idle = e;
+    pthread_mutex_unlock(&p->lock);
+}
+
+glow_status glow_program_run(glow_program *p, const glow_tensor *inputs, int ninputs,
+                             glow_diag *d)
+{
+    if (!p->exec)
+        return glow_fail(d, GLOW_ERR_USAGE, "program was not compiled for running");
+    return glow_exec_run(p->exec, inputs, ninputs, d);
+}
+
+uint8_t *glow_program_mutable(const glow_program *p)
+{
+    return p->exec ? p->exec->mutable_ : NULL;
 }
 
 glow_tensor glow_program_output(const glow_program *p, int i)
 {
-    const glow_type *t = &p->outputs[i]->outs[0];
+    if (p->exec)
+        return glow_exec_output(p->exec, i);
     static uint8_t empty[64];
-    void *data = p->output_vals[i] ? p->mutable_ + p->output_vals[i]->addr : empty;
-    return glow_tensor_borrow(t, data);
+    return glow_tensor_borrow(&p->outputs[i]->outs[0], empty);
 }
 
 int glow_program_fallbacks(const glow_program *p, const ir_instr *const **out)
@@ -245,12 +347,18 @@ void glow_program_destroy(glow_program *p)
 {
     if (!p)
         return;
+    /* Contexts first: their backend parts belong to the state. */
+    glow_exec_destroy(p->exec);
+    while (p->idle) {
+        glow_exec *e = p->idle;
+        p->idle = e->next;
+        glow_exec_destroy(e);
+    }
+    pthread_mutex_destroy(&p->lock);
     if (p->state && p->backend)
         p->backend->destroy(p->state);
     ir_function_destroy(p->ir);
     free(p->constant);
-    free(p->mutable_);
-    free(p->act);
     free(p->inputs);
     free(p->outputs);
     free(p->input_vals);

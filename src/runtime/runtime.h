@@ -3,6 +3,8 @@
 #ifndef GLOW_RUNTIME_H
 #define GLOW_RUNTIME_H
 
+#include <pthread.h>
+
 #include "backend/backend.h"
 
 typedef enum {
@@ -41,13 +43,18 @@ typedef struct glow_compile_options {
     void *quant_ctx;
 } glow_compile_options;
 
+typedef struct glow_exec glow_exec;
+
 typedef struct glow_program {
     glow_module *m;         /* owned */
     glow_function *f;       /* the graph function ("main") */
     ir_function *ir;        /* NULL before GLOW_STAGE_IR */
     const glow_backend *backend;
     void *state;            /* the backend's */
-    uint8_t *constant, *mutable_, *act; /* regions, 64-byte aligned; constant filled */
+    uint8_t *constant;      /* the constant region, 64-byte aligned, filled; shared by runs */
+    glow_exec *exec;        /* the context of glow_program_run */
+    pthread_mutex_t lock;   /* guards idle */
+    glow_exec *idle;        /* contexts released to the pool, ready for another run */
     int ninputs, noutputs;
     glow_node **inputs;     /* input placeholders, model order */
     glow_node **outputs;    /* output placeholders, model order */
@@ -60,11 +67,39 @@ typedef struct glow_program {
 glow_status glow_program_create(glow_module *m, const glow_compile_options *opt,
                                 glow_program **out, glow_diag *d);
 /* Copies inputs (model order; types must equal the placeholders' - messages name the input
- * and both types) into the mutable region and executes. */
+ * and both types) into the mutable region and executes, on the program's own context: one
+ * such run at a time per program (concurrent callers take contexts, below). */
 glow_status glow_program_run(glow_program *p, const glow_tensor *inputs, int ninputs,
                              glow_diag *d);
 /* Output i as a tensor borrowing the program's memory (valid until the next run). */
 glow_tensor glow_program_output(const glow_program *p, int i);
+/* The mutable region of glow_program_run's context (NULL when not compiled for running):
+ * for readers of extra outputs the program does not list (the profiler's). */
+uint8_t *glow_program_mutable(const glow_program *p);
+
+/* --- execution contexts: concurrent runs of one compiled program ---
+ * A context holds what one run writes: the mutable and activation regions and the backend's
+ * per-run state (the cpu backend's thread pool). The compiled code and the constant region
+ * are shared and only read, so runs on different contexts of one program may go on at the
+ * same time; a context runs one request at a time. */
+
+/* A new context of a compiled program (GLOW_STAGE_COMPILED). */
+glow_status glow_exec_create(glow_program *p, glow_exec **out, glow_diag *d);
+void glow_exec_destroy(glow_exec *e);
+/* Checks and copies the inputs as glow_program_run does, then executes. */
+glow_status glow_exec_run(glow_exec *e, const glow_tensor *inputs, int ninputs, glow_diag *d);
+/* Where input i's bytes go in the context's mutable region (the placeholder's type), or NULL
+ * when the program never reads that input: for callers that fill inputs themselves and then
+ * call glow_exec_execute. */
+void *glow_exec_input(const glow_exec *e, int i);
+/* Executes on the inputs as they are in the context's mutable region. */
+glow_status glow_exec_execute(glow_exec *e, glow_diag *d);
+/* Output i of the context's last run, borrowing the context's memory. */
+glow_tensor glow_exec_output(const glow_exec *e, int i);
+/* A context from the program's pool of idle ones, or a new one when none is idle; give it
+ * back with glow_program_release. Thread-safe. */
+glow_status glow_program_acquire(glow_program *p, glow_exec **out, glow_diag *d);
+void glow_program_release(glow_program *p, glow_exec *e);
 /* The compiled program's instructions its backend runs through the evaluator instead of
  * native code (program order; borrowed from the program): how many, *out pointed at them. */
 int glow_program_fallbacks(const glow_program *p, const ir_instr *const **out);

@@ -8,7 +8,7 @@
 #include "check.h"
 #include "onnx/onnx.h"
 #include "runtime/runtime.h"
-#include "runtime/threadpool.h"
+#include "support/threadpool.h"
 
 static glow_diag D;
 

@@ -3,7 +3,7 @@
 #include <stdatomic.h>
 
 #include "check.h"
-#include "runtime/threadpool.h"
+#include "support/threadpool.h"
 
 #define ROUNDS 50
 

@@ -4,16 +4,21 @@
 //
 // The fallback runs an instruction exactly as the interpreter does (a stand-in graph node over
 // tensors borrowing region memory), so every instruction the interpreter runs, this backend
-// runs too; kernels only replace the hot ones. A fallback error is kept in the state (the
-// first one) and reported when the run returns; so is a failure a kernel recorded in the
+// runs too; kernels only replace the hot ones. A fallback error is kept in the run's context
+// (the first one) and reported when the run returns; so is a failure a kernel recorded in the
 // run's error record (an index out of range), in the evaluator's words.
+//
+// The compiled state (code, instruction table) is only read while running; everything a run
+// changes lives in its context (cpu_run: the thread pool, the regions, the first error), which
+// the generated code receives as its last argument and hands back to the host functions. So
+// one program serves concurrent runs, one per context.
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/cpu/cpu_llvm.h"
 #include "gk_ops.h"
-#include "runtime/threadpool.h"
+#include "support/threadpool.h"
 
 typedef struct cpu_state {
     ir_function *f;
@@ -23,16 +28,23 @@ typedef struct cpu_state {
     int nfallback;
     cpu_jit *jit;
     cpu_run_fn run;
-    glow_threadpool *pool;
     int nthreads;
-    bool serial;                 /* the code runs on thread 0 alone: the pool stays asleep */
+    bool serial;                 /* the code runs on thread 0 alone: no context needs a pool */
     const ir_value *err;         /* the run's error record, or NULL */
-    /* The current run. */
+    /* The pool that compiled the code in parts, kept for the first context that wants one
+     * (starting threads again would cost each program its first context's worth). */
+    _Atomic(glow_threadpool *) spare;
+} cpu_state;
+
+/* One run's context: what the run changes. */
+typedef struct cpu_run {
+    const cpu_state *s;
+    glow_threadpool *pool;       /* NULL for a serial program */
     uint8_t *constant, *mutable_, *act;
     atomic_int failed;
     glow_status status;
     glow_diag diag;
-} cpu_state;
+} cpu_run;
 
 /* Nodes kept whole beyond lowering's rules: FullyConnected, which the packed GEMM kernel runs
  * with bias and activation fused, and f32 Clip, fused into the Conv/FC before it (ReLU6) or
@@ -74,22 +86,24 @@ static bool cpu_fuse_activation(const glow_node *producer, const glow_node *act)
 /* The host functions generated code calls (emit.c declares them). */
 static void glowc_cpu_barrier(void *ctx)
 {
-    cpu_state *s = ctx;
-    glow_threadpool_barrier(s->pool);
+    cpu_run *r = ctx;
+    if (r->pool) /* a serial program has no barriers; this is only a guard */
+        glow_threadpool_barrier(r->pool);
 }
 
 static void glowc_cpu_fallback(void *ctx, int instr_index, uint8_t *constant,
                                uint8_t *mutable_, uint8_t *act)
 {
-    cpu_state *s = ctx;
+    cpu_run *run = ctx;
+    const cpu_state *s = run->s;
     if (instr_index < 0 || instr_index >= s->ninstr)
         return;
     glow_diag d = { 0 };
     glow_regions r = { constant, mutable_, act };
     glow_status st = glow_backend_eval_run(s->instrs[instr_index], &r, "cpu backend", &d);
-    if (st != GLOW_OK && !atomic_exchange(&s->failed, 1)) {
-        s->status = st;
-        s->diag = d;
+    if (st != GLOW_OK && !atomic_exchange(&run->failed, 1)) {
+        run->status = st;
+        run->diag = d;
     }
 }
 
@@ -98,7 +112,7 @@ static void cpu_destroy(void *state)
     cpu_state *s = state;
     if (!s)
         return;
-    glow_threadpool_destroy(s->pool);
+    glow_threadpool_destroy(atomic_load(&s->spare));
     cpu_jit_destroy(s->jit);
     free(s->instrs);
     free(s->fallback);
@@ -126,7 +140,9 @@ static glow_status cpu_compile(ir_function *f, int threads, void **state, glow_d
     int nk, nf;
     glow_status st = GLOW_OK;
     /* The pool first: it also compiles the code, in parts. */
-    if (!(s->pool = glow_threadpool_create(s->nthreads)))
+    glow_threadpool *pool = glow_threadpool_create(s->nthreads);
+    atomic_init(&s->spare, pool);
+    if (!pool)
         st = glow_fail(d, GLOW_ERR_TOO_LARGE, "cpu backend: cannot start %d threads",
                        s->nthreads);
     if (st == GLOW_OK)
@@ -137,20 +153,48 @@ static glow_status cpu_compile(ir_function *f, int threads, void **state, glow_d
             { "glowc_cpu_barrier", (void *)glowc_cpu_barrier },
             { "glowc_cpu_fallback", (void *)glowc_cpu_fallback },
         };
-        st = cpu_jit_create(m, s->pool, syms, 2, &s->jit, &s->run, d);
+        st = cpu_jit_create(m, pool, syms, 2, &s->jit, &s->run, d);
     }
     if (st != GLOW_OK) {
         cpu_destroy(s);
         return st;
     }
+    if (s->serial) /* its threads would only sleep */
+        glow_threadpool_destroy(atomic_exchange(&s->spare, NULL));
     *state = s;
     return GLOW_OK;
 }
 
+static glow_status cpu_context_create(void *state, void **ctx, glow_diag *d)
+{
+    cpu_state *s = state;
+    cpu_run *r = glow_xcalloc(1, sizeof(*r));
+    r->s = s;
+    if (!s->serial) {
+        r->pool = atomic_exchange(&s->spare, NULL);
+        if (!r->pool && !(r->pool = glow_threadpool_create(s->nthreads))) {
+            free(r);
+            return glow_fail(d, GLOW_ERR_TOO_LARGE, "cpu backend: cannot start %d threads",
+                             s->nthreads);
+        }
+    }
+    *ctx = r;
+    return GLOW_OK;
+}
+
+static void cpu_context_destroy(void *state, void *ctx)
+{
+    cpu_run *r = ctx;
+    if (!r)
+        return;
+    glow_threadpool_destroy(r->pool);
+    free(r);
+}
+
 static void run_thread(void *arg, int tid)
 {
-    cpu_state *s = arg;
-    s->run(s->constant, s->mutable_, s->act, tid, s->nthreads, s);
+    cpu_run *r = arg;
+    r->s->run(r->constant, r->mutable_, r->act, tid, r->s->nthreads, r);
 }
 
 /* The failure a kernel recorded in the run's error record (gk_ops.h GK_ERR_*), in the
@@ -170,22 +214,23 @@ static glow_status kernel_failure(const cpu_state *s, const int64_t *rec, glow_d
                      "is out of range [%lld, %lld)", kind, name, v, pos, -bound, bound);
 }
 
-static glow_status cpu_execute(void *state, uint8_t *constant, uint8_t *mutable_, uint8_t *act,
-                               glow_diag *d)
+static glow_status cpu_execute(void *state, void *ctx, uint8_t *constant, uint8_t *mutable_,
+                               uint8_t *act, glow_diag *d)
 {
     cpu_state *s = state;
-    s->constant = constant;
-    s->mutable_ = mutable_;
-    s->act = act;
-    atomic_store(&s->failed, 0);
+    cpu_run *r = ctx;
+    r->constant = constant;
+    r->mutable_ = mutable_;
+    r->act = act;
+    atomic_store(&r->failed, 0);
     if (s->serial)
-        s->run(constant, mutable_, act, 0, 1, s);
+        s->run(constant, mutable_, act, 0, 1, r);
     else
-        glow_threadpool_run(s->pool, run_thread, s);
-    if (atomic_load(&s->failed)) {
+        glow_threadpool_run(r->pool, run_thread, r);
+    if (atomic_load(&r->failed)) {
         if (d)
-            *d = s->diag;
-        return s->status;
+            *d = r->diag;
+        return r->status;
     }
     int64_t rec[GK_ERR_WORDS] = { 0 };
     if (s->err)
@@ -215,6 +260,8 @@ const glow_backend glow_cpu_backend = {
     .keeps_node = cpu_keeps_node,
     .supports = cpu_supports,
     .compile = cpu_compile,
+    .context_create = cpu_context_create,
+    .context_destroy = cpu_context_destroy,
     .execute = cpu_execute,
     .destroy = cpu_destroy,
     .fuse_activation = cpu_fuse_activation,

@@ -18,7 +18,7 @@
 #include <llvm-c/TargetMachine.h>
 
 #include "backend/cpu/cpu_llvm.h"
-#include "runtime/threadpool.h"
+#include "support/threadpool.h"
 
 /* The string attribute that names a glowc_k function's part. */
 #define PART_ATTR "glowc-part"

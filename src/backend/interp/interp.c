@@ -25,7 +25,9 @@ static glow_status interp_compile(ir_function *f, int threads, void **state, glo
     return GLOW_OK;
 }
 
-static glow_status interp_execute(void *state, uint8_t *constant, uint8_t *mutable_,
+/* Reentrant: the walk only reads the IR, and the evaluator keeps its temporaries on the
+ * stack or in the run's own regions. */
+static glow_status interp_execute(void *state, void *ctx, uint8_t *constant, uint8_t *mutable_,
                                   uint8_t *act, glow_diag *d)
 {
     interp_state *s = state;

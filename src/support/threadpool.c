@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "runtime/threadpool.h"
+#include "support/threadpool.h"
 
 struct glow_threadpool {
     int n;

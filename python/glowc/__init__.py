@@ -1,0 +1,236 @@
+# glowc - Python bindings of libglowc (ctypes over the C API in include/glowc/glowc.h, no
+# build step): compile an ONNX model once into a Session and run it on numpy arrays.
+#
+#     import numpy as np, glowc
+#     s = glowc.Session("models/lenet.onnx", backend="cpu", threads=2)
+#     print(s.inputs, s.outputs)
+#     scores = s.run({s.inputs[0].name: np.zeros(s.inputs[0].shape, np.float32)})[0]
+#
+# Names, shapes and dtypes are checked by libglowc; a failure raises glowc.Error carrying its
+# message. A Session may be used from several Python threads at once (the C call releases the
+# GIL; libglowc runs each concurrent request on its own execution context).
+#
+# libglowc.so is found, in this order, at $GLOWC_LIBRARY, beside this package, in the libdir
+# written by `cmake --install` (_install.py), and through the system's library path.
+import ctypes
+import os
+from collections import namedtuple
+
+import numpy as np
+
+__all__ = ["Session", "Error", "TensorInfo", "version"]
+
+# Public element types (glowc_dtype, ONNX's numbering) and their numpy types.
+_DTYPES = {
+    1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32,
+    7: np.int64, 9: np.bool_, 10: np.float16, 11: np.float64, 12: np.uint32, 13: np.uint64,
+}
+_CODES = {np.dtype(t): c for c, t in _DTYPES.items()}
+
+
+class Error(Exception):
+    """A failed libglowc call: .status is the glowc_status code, str() glowc's message."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+TensorInfo = namedtuple("TensorInfo", "name shape dtype")
+TensorInfo.__doc__ = "An input or output of a session: name, shape (tuple), numpy dtype."
+
+
+class _Value(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int), ("rank", ctypes.c_int),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("data", ctypes.c_void_p),
+                ("size_bytes", ctypes.c_size_t)]
+
+
+class _Info(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int), ("rank", ctypes.c_int),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("size_bytes", ctypes.c_size_t)]
+
+
+def _candidates():
+    env = os.environ.get("GLOWC_LIBRARY")
+    if env:
+        yield env
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    yield os.path.join(here, "libglowc.so")
+    try:
+        from . import _install
+        yield os.path.join(_install.LIBDIR, "libglowc.so")
+    except ImportError:
+        pass
+    yield "libglowc.so.0"
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        if os.path.sep in path and not os.path.exists(path):
+            tried.append(path + " (missing)")
+            continue
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            tried.append("%s (%s)" % (path, e))
+    raise ImportError("glowc: cannot load libglowc.so; set GLOWC_LIBRARY to its path. Tried: "
+                      + "; ".join(tried))
+
+
+_lib = _load()
+
+
+def _fn(name, restype, *argtypes):
+    f = getattr(_lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+_P = ctypes.c_void_p
+_version = _fn("glowc_version", ctypes.c_char_p)
+_last_error = _fn("glowc_last_error", ctypes.c_char_p)
+_options_create = _fn("glowc_options_create", _P)
+_options_destroy = _fn("glowc_options_destroy", None, _P)
+_set_backend = _fn("glowc_options_set_backend", ctypes.c_int, _P, ctypes.c_char_p)
+_set_threads = _fn("glowc_options_set_threads", ctypes.c_int, _P, ctypes.c_int)
+_add_define = _fn("glowc_options_add_define", ctypes.c_int, _P, ctypes.c_char_p)
+_set_no_optimize = _fn("glowc_options_set_no_optimize", ctypes.c_int, _P, ctypes.c_int)
+_set_quantize = _fn("glowc_options_set_quantize", ctypes.c_int, _P, ctypes.c_char_p)
+_set_schema = _fn("glowc_options_set_quant_schema", ctypes.c_int, _P, ctypes.c_char_p)
+_set_calibration = _fn("glowc_options_set_quant_calibration", ctypes.c_int, _P, ctypes.c_char_p)
+_set_per_channel = _fn("glowc_options_set_quant_per_channel", ctypes.c_int, _P, ctypes.c_int)
+_set_keep_float = _fn("glowc_options_set_quant_keep_float", ctypes.c_int, _P, ctypes.c_char_p)
+_set_precision = _fn("glowc_options_set_quant_precision", ctypes.c_int, _P, ctypes.c_char_p)
+_create = _fn("glowc_session_create", ctypes.c_int, _P, ctypes.c_char_p, ctypes.POINTER(_P))
+_create_bytes = _fn("glowc_session_create_from_bytes", ctypes.c_int, _P, ctypes.c_char_p,
+                    ctypes.c_size_t, ctypes.POINTER(_P))
+_destroy = _fn("glowc_session_destroy", None, _P)
+_ninputs = _fn("glowc_session_input_count", ctypes.c_int, _P)
+_noutputs = _fn("glowc_session_output_count", ctypes.c_int, _P)
+_input_info = _fn("glowc_session_input_info", ctypes.c_int, _P, ctypes.c_int,
+                  ctypes.POINTER(_Info))
+_output_info = _fn("glowc_session_output_info", ctypes.c_int, _P, ctypes.c_int,
+                   ctypes.POINTER(_Info))
+_run = _fn("glowc_session_run", ctypes.c_int, _P, ctypes.POINTER(_Value), ctypes.c_int,
+           ctypes.POINTER(_Value), ctypes.c_int)
+
+
+def _check(status):
+    if status != 0:
+        raise Error(status, _last_error().decode("utf-8", "replace"))
+
+
+def version():
+    """libglowc's version, "MAJOR.MINOR.PATCH"."""
+    return _version().decode()
+
+
+def _enc(s):
+    return s.encode("utf-8") if isinstance(s, str) else s
+
+
+class Session:
+    """An ONNX model compiled by glowc. `model` is a path or the model's bytes.
+
+    backend: "cpu" (native code) or "interpreter"; threads: worker threads per run (0: one
+    per core); defines: {"N": 1} or ["N=1"] for symbolic input dims; no_optimize: skip the
+    graph optimizer; quantize: a profile from `glowc profile` (with schema, calibration,
+    per_channel, keep_float, precision as the CLI's options)."""
+
+    def __init__(self, model, backend="cpu", threads=0, defines=None, no_optimize=False,
+                 quantize=None, schema=None, calibration=None, per_channel=False,
+                 keep_float=None, precision=None):
+        self._s = None
+        o = _options_create()
+        if not o:
+            raise MemoryError("glowc: cannot create options")
+        try:
+            _check(_set_backend(o, _enc(backend)))
+            _check(_set_threads(o, int(threads)))
+            if isinstance(defines, dict):
+                defines = ["%s=%s" % kv for kv in defines.items()]
+            for d in defines or ():
+                _check(_add_define(o, _enc(d)))
+            _check(_set_no_optimize(o, int(bool(no_optimize))))
+            if quantize is not None:
+                _check(_set_quantize(o, _enc(os.fspath(quantize))))
+            if schema is not None:
+                _check(_set_schema(o, _enc(schema)))
+            if calibration is not None:
+                _check(_set_calibration(o, _enc(calibration)))
+            _check(_set_per_channel(o, int(bool(per_channel))))
+            if keep_float is not None:
+                if not isinstance(keep_float, str):
+                    keep_float = ",".join(keep_float)
+                _check(_set_keep_float(o, _enc(keep_float)))
+            if precision is not None:
+                _check(_set_precision(o, _enc(precision)))
+            s = _P()
+            if isinstance(model, (bytes, bytearray, memoryview)):
+                data = bytes(model)
+                _check(_create_bytes(o, data, len(data), ctypes.byref(s)))
+            else:
+                _check(_create(o, _enc(os.fspath(model)), ctypes.byref(s)))
+            self._s = s
+        finally:
+            _options_destroy(o)
+        self.inputs = [self._info(_input_info, i) for i in range(_ninputs(self._s))]
+        self.outputs = [self._info(_output_info, i) for i in range(_noutputs(self._s))]
+        self._in_index = {t.name: i for i, t in enumerate(self.inputs)}
+
+    def _info(self, fn, i):
+        info = _Info()
+        _check(fn(self._s, i, ctypes.byref(info)))
+        return TensorInfo(info.name.decode("utf-8"), tuple(info.shape[d] for d in range(info.rank)),
+                          np.dtype(_DTYPES[info.dtype]))
+
+    def close(self):
+        """Frees the compiled model now (also done when the session is collected)."""
+        if self._s:
+            _destroy(self._s)
+            self._s = None
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def run(self, inputs, as_dict=False):
+        """Runs the model. inputs: {name: array} (or a list/tuple in input order). Returns the
+        outputs as a list of numpy arrays in output order, or {name: array} with as_dict."""
+        if not self._s:
+            raise Error(1, "the session is closed")
+        if isinstance(inputs, dict):
+            items = list(inputs.items())
+        else:
+            items = [(None, a) for a in inputs]
+        n = len(items)
+        vals = (_Value * max(n, 1))()
+        keep = []   # the arrays and shapes must live until the call returns
+        for k, (name, a) in enumerate(items):
+            a = np.asarray(a)
+            code = _CODES.get(a.dtype)
+            if code is None:
+                # No glowc type for it (e.g. complex): let glowc name the expected type.
+                code = 0
+            a = np.ascontiguousarray(a)
+            shape = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
+            keep += [a, shape]
+            vals[k] = _Value(_enc(name) if name is not None else None, code, a.ndim, shape,
+                             a.ctypes.data, a.nbytes)
+        outs = [np.empty(t.shape, t.dtype) for t in self.outputs]
+        ovals = (_Value * max(len(outs), 1))()
+        for k, o in enumerate(outs):
+            ovals[k] = _Value(None, 0, 0, None, o.ctypes.data, o.nbytes)
+        _check(_run(self._s, vals, n, ovals, len(outs)))
+        if as_dict:
+            return {t.name: o for t, o in zip(self.outputs, outs)}
+        return outs

@@ -1,0 +1,73 @@
+// api.h - What the public API's files (src/api) share: the options, session and tensor
+// objects behind the opaque handles of include/glowc/glowc.h, and the error helpers.
+#ifndef GLOW_API_H
+#define GLOW_API_H
+
+#include "glowc/glowc.h"
+#include "quant/quant.h"
+#include "runtime/runtime.h"
+
+struct glowc_options {
+    char *backend;               /* "cpu" or "interpreter" */
+    int threads;                 /* 0: the backend's default */
+    char **defines;              /* "SYM=VAL" */
+    int ndefines;
+    int no_optimize;
+    char *profile;               /* NULL: float */
+    glow_quant_schema schema;
+    glow_quant_calibration calibration;
+    int per_channel;
+    char *keep_float;
+    glow_dtype precision;        /* GLOW_I8Q or GLOW_I16Q */
+};
+
+/* One input or output as glowc_tensor_info shows it, with its dims in public types. */
+typedef struct api_io {
+    char *name;
+    glowc_dtype dtype;
+    int rank;
+    int64_t shape[GLOW_MAX_DIMS];
+    size_t bytes;
+    glow_type type;              /* the placeholder's type */
+} api_io;
+
+struct glowc_session {
+    glow_program *p;             /* compiled; serves concurrent runs through its pool */
+    int ninputs, noutputs;
+    api_io *inputs, *outputs;    /* model order, as the program's placeholders */
+};
+
+struct glowc_tensor {
+    const char *name;            /* the session's output name, or own_name */
+    char *own_name;              /* read from a file; NULL for outputs */
+    glowc_dtype dtype;
+    int rank;
+    int64_t shape[GLOW_MAX_DIMS];
+    size_t bytes;
+    void *data;                  /* 64-byte aligned, owned */
+};
+
+/* Returns from the calling function when expr gives a failure. */
+#define GLOWC_TRY_API(expr)                  \
+    do {                                     \
+        glowc_status try_s_ = (expr);        \
+        if (try_s_ != GLOWC_OK)              \
+            return try_s_;                   \
+    } while (0)
+
+/* --- api_run.c --- */
+
+/* A tensor with `bytes` of uninitialized 64-byte aligned data; NULL when out of memory. */
+glowc_tensor *api_tensor_new(const char *name, glowc_dtype dtype, int rank,
+                             const int64_t *shape, size_t bytes);
+
+/* --- api_status.c --- */
+
+/* Records msg as the calling thread's last error and returns the public status for s. */
+glowc_status api_fail_diag(const glow_diag *d);
+/* Records a formatted message with the public status s, and returns s. */
+glowc_status api_fail(glowc_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The public element type of an internal one (GLOWC_DTYPE_UNDEFINED for quantized kinds). */
+glowc_dtype api_dtype_public(glow_dtype t);
+
+#endif

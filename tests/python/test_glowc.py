@@ -1,0 +1,115 @@
+# test_glowc.py - The Python package (python/glowc) over libglowc: sessions from a path and
+# from bytes, descriptions, runs against LeNet's reference output on both backends, every
+# checked mistake raising glowc.Error with glowc's message, concurrent runs from Python
+# threads, and the library search. Run by CTest with /usr/bin/python3 (Debian's numpy),
+# GLOWC_LIBRARY pointing at the build's libglowc.so and PYTHONPATH at python/.
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+
+import glowc
+
+failures = 0
+checks = 0
+
+
+def check(cond, what):
+    global failures, checks
+    checks += 1
+    if not cond:
+        failures += 1
+        print("FAILED:", what, file=sys.stderr)
+
+
+def raises(fn, needle, status=None):
+    """fn() raises glowc.Error whose message contains needle (and has status)."""
+    try:
+        fn()
+    except glowc.Error as e:
+        check(needle in str(e), "message %r lacks %r" % (str(e), needle))
+        if status is not None:
+            check(e.status == status, "status %d, expected %d" % (e.status, status))
+        return
+    check(False, "no glowc.Error (wanted %r)" % needle)
+
+
+def tail_floats(path, n):
+    # LeNet's .pb files hold their floats as raw_data, the TensorProto's last field.
+    with open(path, "rb") as f:
+        return np.frombuffer(f.read()[-4 * n:], dtype="<f4")
+
+
+image = tail_floats("models/lenet_input.pb", 784).reshape(1, 1, 28, 28)
+want = tail_floats("models/lenet_output.pb", 10).reshape(1, 10)
+
+check(glowc.version().count(".") == 2, "version %r" % glowc.version())
+
+s = glowc.Session("models/lenet.onnx", backend="cpu", threads=2)
+check(s.inputs == [glowc.TensorInfo("input", (1, 1, 28, 28), np.dtype(np.float32))],
+      "inputs %r" % (s.inputs,))
+check(s.outputs[0].name == "probs" and s.outputs[0].shape == (1, 10), "outputs %r" % s.outputs)
+out = s.run({"input": image})
+check(isinstance(out, list) and len(out) == 1, "run returns a list")
+check(out[0].dtype == np.float32 and out[0].shape == (1, 10), "output type")
+check(np.allclose(out[0], want, atol=1e-4), "cpu output %r vs %r" % (out[0], want))
+check(int(out[0].argmax()) == int(want.argmax()) == 8, "top-1")
+d = s.run([image], as_dict=True)
+check(list(d) == ["probs"] and np.array_equal(d["probs"], out[0]), "as_dict")
+# A non-contiguous array of the right shape is fine (copied to C order).
+fortran = np.asfortranarray(image)
+check(np.array_equal(s.run({"input": fortran})[0], out[0]), "non-contiguous input")
+
+# Mistakes: glowc checks and names them.
+raises(lambda: s.run({"input": image[0]}),
+       "input 0 'input' is f32[1, 28, 28], the model's is f32[1, 1, 28, 28]", 5)
+raises(lambda: s.run({"input": image.astype(np.float64)}), "is f64[1, 1, 28, 28]", 5)
+raises(lambda: s.run({"image": image}), "the model has no input 'image' (its inputs: 'input')")
+raises(lambda: s.run({}), "missing input 0 'input'")
+raises(lambda: glowc.Session("models/none.onnx"), "models/none.onnx", 2)
+raises(lambda: glowc.Session("models/lenet.onnx", backend="gpu"), "unknown backend 'gpu'", 1)
+raises(lambda: glowc.Session("models/lenet.onnx", threads=5000), "1 to 1024", 1)
+raises(lambda: glowc.Session("models/lenet.onnx", defines={"N": 0}), "SYM=VAL", 1)
+raises(lambda: glowc.Session(b"not a model"), "", 3)
+raises(lambda: glowc.Session("models/lenet.onnx", schema="sideways"), "got 'sideways'", 1)
+
+# From bytes, on the interpreter: the same answer.
+with open("models/lenet.onnx", "rb") as f:
+    si = glowc.Session(f.read(), backend="interpreter")
+oi = si.run({"input": image})[0]
+check(np.allclose(oi, want, atol=1e-4), "interpreter output")
+si.close()
+raises(lambda: si.run({"input": image}), "closed")
+
+# Concurrent runs from Python threads on one session: each result is its own input's.
+rng = np.random.default_rng(3)
+inputs = [rng.random((1, 1, 28, 28), dtype=np.float32) for _ in range(5)]
+refs = [s.run({"input": x})[0] for x in inputs]
+wrong = []
+
+
+def client(tid):
+    for r in range(10):
+        k = (tid + 2 * r) % len(inputs)
+        if not np.array_equal(s.run({"input": inputs[k]})[0], refs[k]):
+            wrong.append((tid, r))
+
+
+threads = [threading.Thread(target=client, args=(t,)) for t in range(4)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+check(not wrong, "crossed or wrong results: %r" % wrong)
+s.close()
+
+# The library search: a wrong GLOWC_LIBRARY is reported at import, naming the path.
+env = dict(os.environ, GLOWC_LIBRARY="/nonexistent/libglowc.so")
+p = subprocess.run([sys.executable, "-c", "import glowc"], env=env, capture_output=True,
+                   text=True)
+check(p.returncode != 0 and "/nonexistent/libglowc.so" in p.stderr, "import error: %r" % p.stderr)
+
+print("%d checks, %d failed" % (checks, failures))
+sys.exit(1 if failures else 0)
