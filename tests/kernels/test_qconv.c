@@ -173,7 +173,21 @@ static void test_qconv(const gk_row *row)
     /* The first layer of ResNet-50 in small: 7x7 stride 2, 3 channels, pads 3. */
     qcase first = { 1, 3, 17, 19, 64, 7, 7, 2, 2, 1, 1, 3, 3, 2, 3, 0, 2, 0 };
     run_case(row, &first);
-    printf("%s: %d cases\n", row->name, ncases + 2);
+    /* The avx2 variant's chunks of the reduction (4096 widened elements per pixel) and groups
+     * of 8 output blocks: a reduction of exactly one chunk, one just past it (a chunk of 4),
+     * chunks starting inside a tap (3x3 x 460 channels, padded), output channels past one
+     * group with a partial last block, and pixel tails of every tile width. */
+    static const qcase edges[] = {
+        { 1, 4096, 2, 3, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0 },
+        { 2, 4100, 1, 2, 17, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0 },
+        { 1, 460, 4, 5, 13, 3, 3, 1, 2, 1, 1, 1, 1, 1, 0, 1, 2, 0 },
+        { 1, 12, 5, 7, 75, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 3, 0 },
+        { 3, 20, 1, 1, 130, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 1 },
+        { 1, 8, 1, 5, 72, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 0, 2, 0 },
+    };
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        run_case(row, &edges[i]);
+    printf("%s: %d cases\n", row->name, ncases + 2 + (int)(sizeof edges / sizeof edges[0]));
 }
 
 int main(int argc, char **argv)
