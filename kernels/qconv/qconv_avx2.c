@@ -77,25 +77,37 @@ GK_INLINE void fill(int16_t *dst, int64_t n, __m256i v)
 }
 
 /* Output pixel q's reduction elements [k0, k0 + kn) widened into dst: tap by tap, the input
- * pixel's channel bytes, or x_zero for a tap in the padding. k0 and kn are multiples of 4. */
+ * pixel's channel bytes, or x_zero for a tap in the padding. k0 and kn are multiples of 4.
+ * When a kernel row's taps are adjacent in the input (dw == 1, xcs == cbytes), the run of them
+ * inside the input is widened as one (the 7x7 first layer: 4 bytes per tap otherwise). */
 static void widen_pixel(const qshape *s, int64_t q, int64_t k0, int64_t kn, int16_t *dst)
 {
     int64_t ohw = s->oh * s->ow, n = q / ohw, oy = q % ohw / s->ow, ox = q % s->ow;
     const uint8_t *img = s->x + n * s->h * s->w * s->xcs;
     __m128i flip = _mm_set1_epi8((char)s->flip);
     __m256i zero = _mm256_set1_epi16((int16_t)s->x_zero);
+    bool fuse = s->dw == 1 && s->xcs == s->cbytes;
     int64_t tap = k0 / s->cbytes, c = k0 % s->cbytes, done = 0;
     while (done < kn) {
-        int64_t run = s->cbytes - c < kn - done ? s->cbytes - c : kn - done;
+        int64_t kx = tap % s->kw;
         int64_t iy = oy * s->sh - s->ph + tap / s->kw * s->dh;
-        int64_t ix = ox * s->sw - s->pw + tap % s->kw * s->dw;
-        if ((uint64_t)iy < (uint64_t)s->h && (uint64_t)ix < (uint64_t)s->w)
+        int64_t ix = ox * s->sw - s->pw + kx * s->dw;
+        int64_t run = s->cbytes - c;
+        bool in = (uint64_t)iy < (uint64_t)s->h && (uint64_t)ix < (uint64_t)s->w;
+        if (in && fuse) {
+            /* Taps kx .. last of this row are inside: ix + (last - kx) < w. */
+            int64_t last = s->kw - 1 < kx + s->w - 1 - ix ? s->kw - 1 : kx + s->w - 1 - ix;
+            run += (last - kx) * s->cbytes;
+        }
+        if (run > kn - done)
+            run = kn - done;
+        if (in)
             widen(dst + done, img + (iy * s->w + ix) * s->xcs + c, run, flip);
         else
             fill(dst + done, run, zero);
         done += run;
-        tap++;
-        c = 0;
+        tap += (c + run) / s->cbytes;
+        c = (c + run) % s->cbytes;
     }
 }
 
