@@ -1,7 +1,8 @@
 // qconv_avx2.c - Int8 convolution with AVX2 and no VNNI: vpmaddwd on activations widened to
 // int16 once per tile of output pixels, 8 output channels per block, a register tile of 1
-// output block x 6 output pixels. Same contract and weight packing (qpack.h, vlen 8) as the
-// VNNI variants (qconv_tmpl.h); qconv_scalar.c is the reference.
+// output block x 12 output pixels. Same contract as the VNNI variants (qconv_tmpl.h), same
+// packed bytes (qpack.h, vlen 8) in another order within each 4 channels (gk_qpack_conv_isa);
+// qconv_scalar.c is the reference.
 //
 // Why vpmaddwd and not vpmaddubsw: vpmaddubsw sums two u8 x s8 products into a saturating
 // int16, and 255 * 127 * 2 = 64770 > 32767, so it would saturate where the reference does not.
@@ -15,14 +16,16 @@
 // dot-product loop (one per 2 vpmaddwd); it ran at 0.8-1.2x the f32 kernel. Here the tile's
 // inputs are widened once into a stack buffer laid out like the packed weights (per pixel, the
 // taps in [KH][KW] order, each tap's C rounded up to 4 channels, padding taps holding x_zero),
-// so the loop over the whole reduction is one run per pixel of 64-bit broadcast loads (4
+// so the loop over the whole reduction is one run per pixel of 32-bit broadcast loads (2
 // int16 channels, a pure load), no shuffle on the inputs and no bounds check. The buffer is
 // reused by up to QG output blocks, which makes the widening a few percent of the work.
 //
-// Lane layout of one block: the packed weights hold, per 4 input channels, 8 outputs x 4
-// channels of s8; they widen to two ymm of int16 (outputs 0-3, 4-7). vpmaddwd of the broadcast
-// (x0 x1 x2 x3) with them gives per output two partial sums (channels 0+1 and 2+3), in two
-// accumulators per pixel, added pairwise (hadd) before the requantization.
+// Lane layout of one block: the avx2 packing (gk_qpack_conv_isa, qpack.h) holds, per 2 input
+// channels, 8 outputs x 2 channels of s8, which widen to one ymm of int16; vpmaddwd of it with
+// the broadcast pair (x0 x1) gives the 8 outputs' partial sums in channel order, one
+// accumulator per pixel and block. A tile is 1 block x 12 pixels: 12 accumulators, the weight
+// vector, the broadcast and the product, 15 of the 16 ymm (the 2-block x 6-pixel tile of the
+// 4-channel layout needed all 16 and clang spilled in some of its tail variants).
 #include <immintrin.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -33,9 +36,9 @@
 
 #define GK_INLINE static inline __attribute__((always_inline))
 
-#define QNP 6     /* output pixels per tile */
-#define QK 4096   /* int16 of one pixel's widened reduction in the buffer (a chunk of KH*KW*C4) */
-#define QKS (QK + 32) /* the buffer's pixel stride: rows not 8 KiB apart (cache sets) */
+#define QNP 12    /* output pixels per tile */
+#define QK 2048   /* int16 of one pixel's widened reduction in the buffer (a chunk of KH*KW*C4) */
+#define QKS (QK + 32) /* the buffer's pixel stride: rows not 4 KiB apart (cache sets) */
 #define QG 8      /* output blocks (of 8 channels) per work unit, sharing the widened tile */
 
 /* The shape of one call. */
@@ -111,38 +114,32 @@ static void widen_pixel(const qshape *s, int64_t q, int64_t k0, int64_t kn, int1
     }
 }
 
-/* The accumulators of one pixel: outputs 0-3 and 4-7, two partial sums each. */
-#define QREP6(X) X(0) X(1) X(2) X(3) X(4) X(5)
+/* One accumulator per pixel (8 outputs in order), named so that they stay in registers. */
+#define QREP12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 #define QACC_LOAD(p)                                                                         \
-    __m256i lo##p = acc[2 * (p)], hi##p = acc[2 * (p) + 1];                                  \
+    __m256i a##p = acc[p];                                                                   \
     const int16_t *b##p = row[p];
 #define QACC_DOT(p)                                                                          \
     if (p < NP) {                                                                            \
-        int64_t v_;                                                                          \
-        memcpy(&v_, b##p + i, 8);                                                            \
-        __m256i x_ = _mm256_set1_epi64x(v_);                                                 \
-        lo##p = _mm256_add_epi32(lo##p, _mm256_madd_epi16(x_, wlo));                         \
-        hi##p = _mm256_add_epi32(hi##p, _mm256_madd_epi16(x_, whi));                         \
+        int32_t v_;                                                                          \
+        memcpy(&v_, b##p + i, 4);                                                            \
+        a##p = _mm256_add_epi32(a##p, _mm256_madd_epi16(_mm256_set1_epi32(v_), wv));         \
     }
 #define QACC_SAVE(p)                                                                         \
-    if (p < NP) {                                                                            \
-        acc[2 * (p)] = lo##p;                                                                \
-        acc[2 * (p) + 1] = hi##p;                                                            \
-    }
+    if (p < NP)                                                                              \
+        acc[p] = a##p;
 
-/* acc (2 per pixel) += the dot products of kn widened elements of each pixel's row with the
- * block's weights from w (8 outputs x 4 channels of s8 per 4 elements). NP is a constant: the
- * 12 accumulators, 2 weight vectors and the broadcast stay in registers. */
+/* acc (one per pixel) += the dot products of kn widened elements of each pixel's row with the
+ * block's weights from w (8 outputs x 2 channels of s8 per 2 elements). NP is a constant. */
 GK_INLINE void dot(__m256i *acc, const int16_t *const *row, const int8_t *w, int64_t kn,
                    const int NP)
 {
-    QREP6(QACC_LOAD)
-    for (int64_t i = 0; i < kn; i += 4) {
-        __m256i wlo = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w + i * 8)));
-        __m256i whi = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w + i * 8 + 16)));
-        QREP6(QACC_DOT)
+    QREP12(QACC_LOAD)
+    for (int64_t i = 0; i < kn; i += 2) {
+        __m256i wv = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w + i * 8)));
+        QREP12(QACC_DOT)
     }
-    QREP6(QACC_SAVE)
+    QREP12(QACC_SAVE)
 }
 
 /* Requantization of one pixel's block plus the bias and the store of its first `count`
@@ -151,11 +148,9 @@ GK_INLINE void dot(__m256i *acc, const int16_t *const *row, const int8_t *w, int
  * instead and adding the zero point after rounding gives the same integers, since those bounds
  * are integers inside +-2^22 and rounding is monotonic. cvtps2dq rounds to nearest even under
  * the default MXCSR. */
-GK_INLINE void store(uint8_t *y, __m256i lo, __m256i hi, const int32_t *bias, const float *mult,
+GK_INLINE void store(uint8_t *y, __m256i sum, const int32_t *bias, const float *mult,
                      const qshape *s, int count)
 {
-    /* hadd gives outputs 0 1 4 5 | 2 3 6 7; the permute puts them in order. */
-    __m256i sum = _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi), _MM_SHUFFLE(3, 1, 2, 0));
     __m256i a = _mm256_add_epi32(sum, _mm256_loadu_si256((const __m256i *)bias));
     __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(mult));
     f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->f_lo)), _mm256_set1_ps(s->f_hi));
@@ -174,31 +169,28 @@ GK_INLINE void store(uint8_t *y, __m256i lo, __m256i hi, const int32_t *bias, co
     }
 }
 
-/* Output pixels [q0, q0 + live) (live <= NP) of output blocks [mb0, mb1): the pixels' inputs
- * widened into buf (once when the reduction fits one chunk, else per block and chunk), then
- * each block's dot products and stores. */
+/* Output pixels [q0, q0 + live) (live <= NP) of output blocks [mb0, mb1): per chunk of the
+ * reduction, the pixels' inputs widened into buf, then each block's dot products (the
+ * accumulators of all the blocks in memory between chunks; one chunk in most layers); then
+ * the stores. */
 GK_INLINE void tile(const qshape *s, int16_t *buf, const int32_t *bias, const float *mult,
                     int64_t q0, int live, int64_t mb0, int64_t mb1, const int NP)
 {
     const int16_t *row[QNP];
     for (int p = 0; p < QNP; p++)
         row[p] = buf + (p < live ? p : live - 1) * QKS;
-    bool one_chunk = s->k <= QK;
-    if (one_chunk)
+    __m256i acc[QG][QNP];
+    for (int64_t mb = mb0; mb < mb1; mb++)
+        for (int p = 0; p < QNP; p++)
+            acc[mb - mb0][p] = _mm256_setzero_si256();
+    for (int64_t k0 = 0; k0 < s->k; k0 += QK) {
+        int64_t kn = s->k - k0 < QK ? s->k - k0 : QK;
         for (int p = 0; p < live; p++)
-            widen_pixel(s, q0 + p, 0, s->k, buf + p * QKS);
+            widen_pixel(s, q0 + p, k0, kn, buf + p * QKS);
+        for (int64_t mb = mb0; mb < mb1; mb++)
+            dot(acc[mb - mb0], row, s->wp + mb * s->k * 8 + k0 * 8, kn, NP);
+    }
     for (int64_t mb = mb0; mb < mb1; mb++) {
-        __m256i acc[2 * QNP];
-        for (int i = 0; i < 2 * QNP; i++)
-            acc[i] = _mm256_setzero_si256();
-        const int8_t *wb = s->wp + mb * s->k * 8;
-        for (int64_t k0 = 0; k0 < s->k; k0 += QK) {
-            int64_t kn = s->k - k0 < QK ? s->k - k0 : QK;
-            if (!one_chunk)
-                for (int p = 0; p < live; p++)
-                    widen_pixel(s, q0 + p, k0, kn, buf + p * QKS);
-            dot(acc, row, wb + k0 * 8, kn, NP);
-        }
         /* Bias and multipliers of a block past M, zero-padded to whole vectors. */
         int64_t m0 = mb * 8;
         int count = s->m - m0 < 8 ? (int)(s->m - m0) : 8;
@@ -213,7 +205,7 @@ GK_INLINE void tile(const qshape *s, int16_t *buf, const int32_t *bias, const fl
             mm = mtail;
         }
         for (int p = 0; p < live; p++)
-            store(s->y + (q0 + p) * s->ycs + m0, acc[2 * p], acc[2 * p + 1], bb, mm, s, count);
+            store(s->y + (q0 + p) * s->ycs + m0, acc[mb - mb0][p], bb, mm, s, count);
     }
 }
 
@@ -234,12 +226,22 @@ void gk_qconv_u8_avx2(const uint8_t *x, const int8_t *wp, const int32_t *bias, c
     int64_t nq = n * oh * ow, tiles = (nq + QNP - 1) / QNP, units = groups * tiles;
     int64_t u0 = units * tid / nthreads, u1 = units * (tid + 1) / nthreads;
     for (int64_t u = u0; u < u1; u++) {
-        /* Block groups outermost: a thread's consecutive units reuse the same weights. */
-        int64_t mb0 = u / tiles * QG, q0 = u % tiles * QNP;
+        /* Block groups outermost: a thread's consecutive units reuse the same weights. Tiles
+         * split the pixels evenly (49 pixels: 4 tiles of 10 and one of 9, not 4 of 12 and one
+         * pixel alone, which would load every weight for one multiply-add). */
+        int64_t mb0 = u / tiles * QG, t = u % tiles;
         int64_t mb1 = mb0 + QG < mblocks ? mb0 + QG : mblocks;
-        int live = nq - q0 < QNP ? (int)(nq - q0) : QNP;
-        if (live > 4)
-            tile(&s, buf, bias, mult, q0, live, mb0, mb1, QNP);
+        int64_t q0 = t * nq / tiles;
+        int live = (int)((t + 1) * nq / tiles - q0);
+        /* The smallest compiled tile width holding them (the missing pixels repeat the last). */
+        if (live > 10)
+            tile(&s, buf, bias, mult, q0, live, mb0, mb1, 12);
+        else if (live > 8)
+            tile(&s, buf, bias, mult, q0, live, mb0, mb1, 10);
+        else if (live > 6)
+            tile(&s, buf, bias, mult, q0, live, mb0, mb1, 8);
+        else if (live > 4)
+            tile(&s, buf, bias, mult, q0, live, mb0, mb1, 6);
         else if (live > 2)
             tile(&s, buf, bias, mult, q0, live, mb0, mb1, 4);
         else if (live == 2)

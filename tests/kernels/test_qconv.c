@@ -87,7 +87,7 @@ static void run_case(const gk_row *row, const qcase *t)
     int vlen = gk_qconv_vlen(row->isa);
     CHECK(vlen > 0);
     int8_t *wp = malloc(gk_qpack_bytes(vlen, t->m, t->c, t->kh, t->kw));
-    gk_qpack_conv(vlen, w, bias_in, x_zero, t->m, t->c, t->kh, t->kw, wp, bias);
+    gk_qpack_conv_isa(row->isa, w, bias_in, x_zero, t->m, t->c, t->kh, t->kw, wp, bias);
     qconv_fn *qconv = ROW_FN(row, gk_qconv_u8_scalar);
     memset(y1, 0xa5, ys);
     memset(y3, 0xa5, ys);
