@@ -142,37 +142,48 @@ GK_INLINE void dot(__m256i *acc, const int16_t *const *row, const int8_t *w, int
     QREP12(QACC_SAVE)
 }
 
-/* Requantization of one pixel's block plus the bias and the store of its first `count`
- * channels: exactly gk_requant per lane. gk_requant rounds the product clamped to +-2^22, adds
- * the zero point and saturates to [lo, hi]; clamping the product to [lo - zero, hi - zero]
- * instead and adding the zero point after rounding gives the same integers, since those bounds
- * are integers inside +-2^22 and rounding is monotonic. cvtps2dq rounds to nearest even under
- * the default MXCSR. */
-GK_INLINE void store(uint8_t *y, __m256i sum, const int32_t *bias, const float *mult,
-                     const qshape *s, int count)
+/* Requantization of one pixel's block (its accumulators started from the bias): exactly
+ * gk_requant per lane. gk_requant rounds the product clamped to +-2^22, adds the zero point and
+ * saturates to [lo, hi]; clamping the product to [lo - zero, hi - zero] instead and adding the
+ * zero point after rounding gives the same integers, since those bounds are integers inside
+ * +-2^22 and rounding is monotonic. cvtps2dq rounds to nearest even under the default MXCSR.
+ * The result lanes lie in [lo, hi], inside -128..255. */
+GK_INLINE __m256i requant(__m256i acc, __m256 mv, const qshape *s)
 {
-    __m256i a = _mm256_add_epi32(sum, _mm256_loadu_si256((const __m256i *)bias));
-    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(mult));
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), mv);
     f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->f_lo)), _mm256_set1_ps(s->f_hi));
-    __m256i r = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(s->y_zero));
-    /* The low byte of each lane: bytes 0, 4, 8, 12 of each 128-bit half, then both halves. */
-    __m256i sel = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                   0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-    __m256i b = _mm256_shuffle_epi8(r, sel);
-    __m128i bytes = _mm_unpacklo_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1));
+    return _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(s->y_zero));
+}
+
+/* The first `count` channels of two pixels' requantized blocks r0, r1 (y1 NULL: r0 alone) as
+ * bytes: the low byte of each lane, which is the u8 or i8 value. The pack to int16 is exact
+ * (every lane is within -128..255); one shuffle picks each int16's low byte and one permute
+ * puts each pixel's 8 bytes together, 3 shuffles for two pixels. */
+GK_INLINE void store2(uint8_t *y0, uint8_t *y1, __m256i r0, __m256i r1, int count)
+{
+    __m256i w = _mm256_packs_epi32(r0, r1); /* r0 0-3, r1 0-3 | r0 4-7, r1 4-7 */
+    __m256i sel = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1,
+                                   0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
+    __m256i b = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(w, sel),
+                                            _mm256_setr_epi32(0, 4, 1, 5, 2, 3, 6, 7));
+    __m128i v = _mm256_castsi256_si128(b); /* r0 0-7, r1 0-7 */
     if (count == 8) {
-        _mm_storel_epi64((__m128i *)y, bytes);
+        _mm_storel_epi64((__m128i *)y0, v);
+        if (y1)
+            _mm_storeh_pd((double *)y1, _mm_castsi128_pd(v));
     } else {
         uint8_t t[16];
-        _mm_storeu_si128((__m128i *)t, bytes);
-        memcpy(y, t, (size_t)count);
+        _mm_storeu_si128((__m128i *)t, v);
+        memcpy(y0, t, (size_t)count);
+        if (y1)
+            memcpy(y1, t + 8, (size_t)count);
     }
 }
 
 /* Output pixels [q0, q0 + live) (live <= NP) of output blocks [mb0, mb1): per chunk of the
  * reduction, the pixels' inputs widened into buf, then each block's dot products (the
  * accumulators of all the blocks in memory between chunks; one chunk in most layers); then
- * the stores. */
+ * the stores, two pixels at a time. */
 GK_INLINE void tile(const qshape *s, int16_t *buf, const int32_t *bias, const float *mult,
                     int64_t q0, int live, int64_t mb0, int64_t mb1, const int NP)
 {
@@ -180,9 +191,20 @@ GK_INLINE void tile(const qshape *s, int16_t *buf, const int32_t *bias, const fl
     for (int p = 0; p < QNP; p++)
         row[p] = buf + (p < live ? p : live - 1) * QKS;
     __m256i acc[QG][QNP];
-    for (int64_t mb = mb0; mb < mb1; mb++)
+    __m256 mv[QG];
+    for (int64_t mb = mb0; mb < mb1; mb++) {
+        /* Bias and multipliers of a block past M zero-padded to whole vectors. */
+        int64_t m0 = mb * 8;
+        int count = s->m - m0 < 8 ? (int)(s->m - m0) : 8;
+        int32_t bt[8] = { 0 };
+        float mt[8] = { 0 };
+        memcpy(bt, bias + m0, (size_t)count * sizeof(int32_t));
+        memcpy(mt, mult + m0, (size_t)count * sizeof(float));
+        __m256i bv = _mm256_loadu_si256((const __m256i *)bt);
+        mv[mb - mb0] = _mm256_loadu_ps(mt);
         for (int p = 0; p < QNP; p++)
-            acc[mb - mb0][p] = _mm256_setzero_si256();
+            acc[mb - mb0][p] = bv;
+    }
     for (int64_t k0 = 0; k0 < s->k; k0 += QK) {
         int64_t kn = s->k - k0 < QK ? s->k - k0 : QK;
         for (int p = 0; p < live; p++)
@@ -191,21 +213,17 @@ GK_INLINE void tile(const qshape *s, int16_t *buf, const int32_t *bias, const fl
             dot(acc[mb - mb0], row, s->wp + mb * s->k * 8 + k0 * 8, kn, NP);
     }
     for (int64_t mb = mb0; mb < mb1; mb++) {
-        /* Bias and multipliers of a block past M, zero-padded to whole vectors. */
         int64_t m0 = mb * 8;
         int count = s->m - m0 < 8 ? (int)(s->m - m0) : 8;
-        const int32_t *bb = bias + m0;
-        const float *mm = mult + m0;
-        int32_t btail[8] = { 0 };
-        float mtail[8] = { 0 };
-        if (count < 8) {
-            memcpy(btail, bb, (size_t)count * sizeof(int32_t));
-            memcpy(mtail, mm, (size_t)count * sizeof(float));
-            bb = btail;
-            mm = mtail;
+        uint8_t *y = s->y + q0 * s->ycs + m0;
+        for (int p = 0; p < live; p += 2) {
+            __m256i r0 = requant(acc[mb - mb0][p], mv[mb - mb0], s);
+            if (p + 1 < live)
+                store2(y + p * s->ycs, y + (p + 1) * s->ycs, r0,
+                       requant(acc[mb - mb0][p + 1], mv[mb - mb0], s), count);
+            else
+                store2(y + p * s->ycs, NULL, r0, r0, count);
         }
-        for (int p = 0; p < live; p++)
-            store(s->y + (q0 + p) * s->ycs + m0, acc[mb - mb0][p], bb, mm, s, count);
     }
 }
 
