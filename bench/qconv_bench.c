@@ -196,7 +196,8 @@ int main(int argc, char **argv)
         j.qm = alloc64((size_t)l->m * 4);
         for (int m = 0; m < l->m; m++)
             j.qm[m] = 1e-4f;
-        gk_qpack_conv(vlen, w8, NULL, 3, l->m, l->c, l->k, l->k, j.qw, j.qb);
+        gk_qpack_conv_isa(isa == 0 ? "avx512vnni" : isa == 1 ? "avxvnni" : "avx2", w8, NULL, 3, l->m,
+                          l->c, l->k, l->k, j.qw, j.qb);
         j.qy = alloc64(opix * l->m);
 
         /* f32: blocked layout as kernels_bench sets it up. */

@@ -1,64 +1,270 @@
-// qconv_avx2.c - Int8 convolution with AVX2 and no VNNI (qconv_tmpl.h), 8 output channels per
-// block, a register tile of 1 output block x 6 output pixels.
+// qconv_avx2.c - Int8 convolution with AVX2 and no VNNI: vpmaddwd on activations widened to
+// int16 once per tile of output pixels, 8 output channels per block, a register tile of 1
+// output block x 12 output pixels. Same contract as the VNNI variants (qconv_tmpl.h), same
+// packed bytes (qpack.h, vlen 8) in another order within each 4 channels (gk_qpack_conv_isa);
+// qconv_scalar.c is the reference.
 //
-// vpmaddubsw (u8 x s8 pairs summed into int16) would saturate: 255 * 127 * 2 = 64770 > 32767,
-// and the saturated results would differ from the reference. Instead both operands are widened
-// to int16 (the 4 input bytes zero-extended and broadcast to every 64-bit group, the 32 weight
-// bytes of a block sign-extended into two ymm) and multiplied by vpmaddwd, which sums two
-// int16 x int16 products into int32: at most 2 * 255 * 128 in magnitude, no saturation and no
-// overflow. Each output channel then holds two partial sums (its input channels 4c, 4c+1 and
-// 4c+2, 4c+3), in two accumulators per pixel (channels 0-3 and 4-7), added pairwise at the end.
+// Why vpmaddwd and not vpmaddubsw: vpmaddubsw sums two u8 x s8 products into a saturating
+// int16, and 255 * 127 * 2 = 64770 > 32767, so it would saturate where the reference does not.
+// vpmaddwd sums two int16 x int16 products into int32: here the products are (u8 input or
+// x_zero, 0..255) x (s8 weight, -128..127), at most 2 * 255 * 128 = 65280 in magnitude per pair,
+// and the int32 accumulators wrap exactly as the reference's (qconv_scalar.c sums in uint32).
+//
+// Cost model (why the widening happens first): without VNNI each 16 multiply-adds take a
+// vpmaddwd and a vpaddd, and both compete with any shuffle for the vector ports. The previous
+// form widened the 4 broadcast input bytes of every pixel and tap with a shuffle inside the
+// dot-product loop (one per 2 vpmaddwd); it ran at 0.8-1.2x the f32 kernel. Here the tile's
+// inputs are widened once into a stack buffer laid out like the packed weights (per pixel, the
+// taps in [KH][KW] order, each tap's C rounded up to 4 channels, padding taps holding x_zero),
+// so the loop over the whole reduction is one run per pixel of 32-bit broadcast loads (2
+// int16 channels, a pure load), no shuffle on the inputs and no bounds check. The buffer is
+// reused by up to QG output blocks, which makes the widening a few percent of the work.
+//
+// Lane layout of one block: the avx2 packing (gk_qpack_conv_isa, qpack.h) holds, per 2 input
+// channels, 8 outputs x 2 channels of s8, which widen to one ymm of int16; vpmaddwd of it with
+// the broadcast pair (x0 x1) gives the 8 outputs' partial sums in channel order, one
+// accumulator per pixel and block. A tile is 1 block x 12 pixels: 12 accumulators, the weight
+// vector, the broadcast and the product, 15 of the 16 ymm (the 2-block x 6-pixel tile of the
+// 4-channel layout needed all 16 and clang spilled in some of its tail variants).
 #include <immintrin.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
-#define QV 8
-#define QNP 6
-#define QNP_MID 6
-#define QNM 1
-#define GK_QFN gk_qconv_u8_avx2
+#include "../kernels.h"
+#include "../qmath.h"
+
 #define GK_INLINE static inline __attribute__((always_inline))
 
-/* lo: output channels 0-3, hi: 4-7, each channel's two partial sums in adjacent lanes. */
+#define QNP 12    /* output pixels per tile */
+#define QK 2048   /* int16 of one pixel's widened reduction in the buffer (a chunk of KH*KW*C4) */
+#define QKS (QK + 32) /* the buffer's pixel stride: rows not 4 KiB apart (cache sets) */
+#define QG 8      /* output blocks (of 8 channels) per work unit, sharing the widened tile */
+
+/* The shape of one call. */
 typedef struct {
-    __m256i lo, hi;
-} qacc;
-typedef qacc qwt;
-typedef __m256i qxv;
+    const uint8_t *x;
+    const int8_t *wp;
+    uint8_t *y;
+    int64_t h, w, xcs, m, ycs, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw;
+    int64_t cbytes; /* C rounded up to 4: int16 per tap in the buffer, bytes per tap of weights */
+    int64_t k;      /* kh * kw * cbytes: the reduction length */
+    int x_zero, y_zero;
+    uint8_t flip;   /* 0x80 for i8 inputs, else 0 */
+    float f_lo, f_hi; /* y_lo - y_zero, y_hi - y_zero */
+} qshape;
 
-GK_INLINE qacc q_zero(void)
+/* n bytes (a multiple of 4) at src, XORed with flip, as int16 at dst. */
+GK_INLINE void widen(int16_t *dst, const uint8_t *src, int64_t n, __m128i flip)
 {
-    qacc a = { _mm256_setzero_si256(), _mm256_setzero_si256() };
-    return a;
-}
-/* 8 output channels x 4 input channels of s8 as two vectors of 16 int16. */
-GK_INLINE qwt q_wload(const int8_t *p)
-{
-    qwt w = { _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)p)),
-              _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(p + 16))) };
-    return w;
-}
-/* 4 input bytes (XORed with 0x80 for i8 inputs) as 4 int16 repeated in every 64 bits: the
- * broadcast dword interleaved with zero bytes (one load-broadcast and one shuffle). */
-GK_INLINE qxv q_xload(const uint8_t *p, int flip)
-{
-    int32_t v;
-    memcpy(&v, p, 4);
-    __m256i x = _mm256_set1_epi32(v);
-    if (flip)
-        x = _mm256_xor_si256(x, _mm256_set1_epi32((int32_t)0x80808080u));
-    return _mm256_unpacklo_epi8(x, _mm256_setzero_si256());
-}
-GK_INLINE qacc q_dot(qacc a, qxv x, qwt w)
-{
-    a.lo = _mm256_add_epi32(a.lo, _mm256_madd_epi16(x, w.lo));
-    a.hi = _mm256_add_epi32(a.hi, _mm256_madd_epi16(x, w.hi));
-    return a;
-}
-/* Pairwise sums: hadd gives channels 0 1 4 5 | 2 3 6 7, the permute puts them in order. */
-GK_INLINE __m256i q_sum(qacc a)
-{
-    return _mm256_permute4x64_epi64(_mm256_hadd_epi32(a.lo, a.hi), _MM_SHUFFLE(3, 1, 2, 0));
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m128i b = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(src + i)), flip);
+        _mm256_storeu_si256((__m256i *)(dst + i), _mm256_cvtepu8_epi16(b));
+    }
+    for (; i < n; i += 4) {
+        int32_t v;
+        memcpy(&v, src + i, 4);
+        __m128i b = _mm_xor_si128(_mm_cvtsi32_si128(v), flip);
+        _mm_storel_epi64((__m128i *)(dst + i), _mm_cvtepu8_epi16(b));
+    }
 }
 
-#include "qconv_tmpl.h"
+GK_INLINE void fill(int16_t *dst, int64_t n, __m256i v)
+{
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm256_storeu_si256((__m256i *)(dst + i), v);
+    for (; i < n; i += 4)
+        _mm_storel_epi64((__m128i *)(dst + i), _mm256_castsi256_si128(v));
+}
+
+/* Output pixel q's reduction elements [k0, k0 + kn) widened into dst: tap by tap, the input
+ * pixel's channel bytes, or x_zero for a tap in the padding. k0 and kn are multiples of 4.
+ * When a kernel row's taps are adjacent in the input (dw == 1, xcs == cbytes), the run of them
+ * inside the input is widened as one (the 7x7 first layer: 4 bytes per tap otherwise). */
+static void widen_pixel(const qshape *s, int64_t q, int64_t k0, int64_t kn, int16_t *dst)
+{
+    int64_t ohw = s->oh * s->ow, n = q / ohw, oy = q % ohw / s->ow, ox = q % s->ow;
+    const uint8_t *img = s->x + n * s->h * s->w * s->xcs;
+    __m128i flip = _mm_set1_epi8((char)s->flip);
+    __m256i zero = _mm256_set1_epi16((int16_t)s->x_zero);
+    bool fuse = s->dw == 1 && s->xcs == s->cbytes;
+    int64_t tap = k0 / s->cbytes, c = k0 % s->cbytes, done = 0;
+    while (done < kn) {
+        int64_t kx = tap % s->kw;
+        int64_t iy = oy * s->sh - s->ph + tap / s->kw * s->dh;
+        int64_t ix = ox * s->sw - s->pw + kx * s->dw;
+        int64_t run = s->cbytes - c;
+        bool in = (uint64_t)iy < (uint64_t)s->h && (uint64_t)ix < (uint64_t)s->w;
+        if (in && fuse) {
+            /* Taps kx .. last of this row are inside: ix + (last - kx) < w. */
+            int64_t last = s->kw - 1 < kx + s->w - 1 - ix ? s->kw - 1 : kx + s->w - 1 - ix;
+            run += (last - kx) * s->cbytes;
+        }
+        if (run > kn - done)
+            run = kn - done;
+        if (in)
+            widen(dst + done, img + (iy * s->w + ix) * s->xcs + c, run, flip);
+        else
+            fill(dst + done, run, zero);
+        done += run;
+        tap += (c + run) / s->cbytes;
+        c = (c + run) % s->cbytes;
+    }
+}
+
+/* One accumulator per pixel (8 outputs in order), named so that they stay in registers. */
+#define QREP12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define QACC_LOAD(p)                                                                         \
+    __m256i a##p = acc[p];                                                                   \
+    const int16_t *b##p = row[p];
+#define QACC_DOT(p)                                                                          \
+    if (p < NP) {                                                                            \
+        int32_t v_;                                                                          \
+        memcpy(&v_, b##p + i, 4);                                                            \
+        a##p = _mm256_add_epi32(a##p, _mm256_madd_epi16(_mm256_set1_epi32(v_), wv));         \
+    }
+#define QACC_SAVE(p)                                                                         \
+    if (p < NP)                                                                              \
+        acc[p] = a##p;
+
+/* acc (one per pixel) += the dot products of kn widened elements of each pixel's row with the
+ * block's weights from w (8 outputs x 2 channels of s8 per 2 elements). NP is a constant. */
+GK_INLINE void dot(__m256i *acc, const int16_t *const *row, const int8_t *w, int64_t kn,
+                   const int NP)
+{
+    QREP12(QACC_LOAD)
+    for (int64_t i = 0; i < kn; i += 2) {
+        __m256i wv = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w + i * 8)));
+        QREP12(QACC_DOT)
+    }
+    QREP12(QACC_SAVE)
+}
+
+/* Requantization of one pixel's block (its accumulators started from the bias): exactly
+ * gk_requant per lane. gk_requant rounds the product clamped to +-2^22, adds the zero point and
+ * saturates to [lo, hi]; clamping the product to [lo - zero, hi - zero] instead and adding the
+ * zero point after rounding gives the same integers, since those bounds are integers inside
+ * +-2^22 and rounding is monotonic. cvtps2dq rounds to nearest even under the default MXCSR.
+ * The result lanes lie in [lo, hi], inside -128..255. */
+GK_INLINE __m256i requant(__m256i acc, __m256 mv, const qshape *s)
+{
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), mv);
+    f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->f_lo)), _mm256_set1_ps(s->f_hi));
+    return _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(s->y_zero));
+}
+
+/* The first `count` channels of two pixels' requantized blocks r0, r1 (y1 NULL: r0 alone) as
+ * bytes: the low byte of each lane, which is the u8 or i8 value. The pack to int16 is exact
+ * (every lane is within -128..255); one shuffle picks each int16's low byte and one permute
+ * puts each pixel's 8 bytes together, 3 shuffles for two pixels. */
+GK_INLINE void store2(uint8_t *y0, uint8_t *y1, __m256i r0, __m256i r1, int count)
+{
+    __m256i w = _mm256_packs_epi32(r0, r1); /* r0 0-3, r1 0-3 | r0 4-7, r1 4-7 */
+    __m256i sel = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1,
+                                   0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
+    __m256i b = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(w, sel),
+                                            _mm256_setr_epi32(0, 4, 1, 5, 2, 3, 6, 7));
+    __m128i v = _mm256_castsi256_si128(b); /* r0 0-7, r1 0-7 */
+    if (count == 8) {
+        _mm_storel_epi64((__m128i *)y0, v);
+        if (y1)
+            _mm_storeh_pd((double *)y1, _mm_castsi128_pd(v));
+    } else {
+        uint8_t t[16];
+        _mm_storeu_si128((__m128i *)t, v);
+        memcpy(y0, t, (size_t)count);
+        if (y1)
+            memcpy(y1, t + 8, (size_t)count);
+    }
+}
+
+/* Output pixels [q0, q0 + live) (live <= NP) of output blocks [mb0, mb1): per chunk of the
+ * reduction, the pixels' inputs widened into buf, then each block's dot products (the
+ * accumulators of all the blocks in memory between chunks; one chunk in most layers); then
+ * the stores, two pixels at a time. */
+GK_INLINE void tile(const qshape *s, int16_t *buf, const int32_t *bias, const float *mult,
+                    int64_t q0, int live, int64_t mb0, int64_t mb1, const int NP)
+{
+    const int16_t *row[QNP];
+    for (int p = 0; p < QNP; p++)
+        row[p] = buf + (p < live ? p : live - 1) * QKS;
+    __m256i acc[QG][QNP];
+    __m256 mv[QG];
+    for (int64_t mb = mb0; mb < mb1; mb++) {
+        /* Bias and multipliers of a block past M zero-padded to whole vectors. */
+        int64_t m0 = mb * 8;
+        int count = s->m - m0 < 8 ? (int)(s->m - m0) : 8;
+        int32_t bt[8] = { 0 };
+        float mt[8] = { 0 };
+        memcpy(bt, bias + m0, (size_t)count * sizeof(int32_t));
+        memcpy(mt, mult + m0, (size_t)count * sizeof(float));
+        __m256i bv = _mm256_loadu_si256((const __m256i *)bt);
+        mv[mb - mb0] = _mm256_loadu_ps(mt);
+        for (int p = 0; p < QNP; p++)
+            acc[mb - mb0][p] = bv;
+    }
+    for (int64_t k0 = 0; k0 < s->k; k0 += QK) {
+        int64_t kn = s->k - k0 < QK ? s->k - k0 : QK;
+        for (int p = 0; p < live; p++)
+            widen_pixel(s, q0 + p, k0, kn, buf + p * QKS);
+        for (int64_t mb = mb0; mb < mb1; mb++)
+            dot(acc[mb - mb0], row, s->wp + mb * s->k * 8 + k0 * 8, kn, NP);
+    }
+    for (int64_t mb = mb0; mb < mb1; mb++) {
+        int64_t m0 = mb * 8;
+        int count = s->m - m0 < 8 ? (int)(s->m - m0) : 8;
+        uint8_t *y = s->y + q0 * s->ycs + m0;
+        for (int p = 0; p < live; p += 2) {
+            __m256i r0 = requant(acc[mb - mb0][p], mv[mb - mb0], s);
+            if (p + 1 < live)
+                store2(y + p * s->ycs, y + (p + 1) * s->ycs, r0,
+                       requant(acc[mb - mb0][p + 1], mv[mb - mb0], s), count);
+            else
+                store2(y + p * s->ycs, NULL, r0, r0, count);
+        }
+    }
+}
+
+void gk_qconv_u8_avx2(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float *mult,
+                      uint8_t *y, int64_t n, int64_t h, int64_t w, int64_t c, int64_t xcs,
+                      int64_t m, int64_t ycs, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+                      int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t ph, int64_t pw,
+                      int x_zero, int x_flip, int y_zero, int y_lo, int y_hi, int tid,
+                      int nthreads)
+{
+    /* The widened inputs of one tile; 32-byte aligned for the broadcast loads' sake. */
+    int16_t buf[QNP * QKS] __attribute__((aligned(32)));
+    qshape s = { x, wp, y, h, w, xcs, m, ycs, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw,
+                 (c + 3) / 4 * 4, 0, x_zero, y_zero, (uint8_t)(x_flip ? 0x80 : 0),
+                 (float)(y_lo - y_zero), (float)(y_hi - y_zero) };
+    s.k = kh * kw * s.cbytes;
+    int64_t mblocks = (m + 7) / 8, groups = (mblocks + QG - 1) / QG;
+    int64_t nq = n * oh * ow, tiles = (nq + QNP - 1) / QNP, units = groups * tiles;
+    int64_t u0 = units * tid / nthreads, u1 = units * (tid + 1) / nthreads;
+    for (int64_t u = u0; u < u1; u++) {
+        /* Block groups outermost: a thread's consecutive units reuse the same weights. Tiles
+         * split the pixels evenly (49 pixels: 4 tiles of 10 and one of 9, not 4 of 12 and one
+         * pixel alone, which would load every weight for one multiply-add). */
+        int64_t mb0 = u / tiles * QG, t = u % tiles;
+        int64_t mb1 = mb0 + QG < mblocks ? mb0 + QG : mblocks;
+        int64_t q0 = t * nq / tiles;
+        int live = (int)((t + 1) * nq / tiles - q0);
+        /* The smallest compiled tile width holding them (the missing pixels repeat the last). */
+        if (live > 10)
+            tile(&s, buf, bias, mult, q0, live, mb0, mb1, 12);
+        else if (live > 8)
+            tile(&s, buf, bias, mult, q0, live, mb0, mb1, 10);
+        else if (live > 6)
+            tile(&s, buf, bias, mult, q0, live, mb0, mb1, 8);
+        else if (live > 4)
+            tile(&s, buf, bias, mult, q0, live, mb0, mb1, 6);
+        else if (live > 2)
+            tile(&s, buf, bias, mult, q0, live, mb0, mb1, 4);
+        else if (live == 2)
+            tile(&s, buf, bias, mult, q0, live, mb0, mb1, 2);
+        else
+            tile(&s, buf, bias, mult, q0, live, mb0, mb1, 1);
+    }
+}

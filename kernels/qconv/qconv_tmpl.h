@@ -1,7 +1,7 @@
 // qconv_tmpl.h - Int8 convolution (group 1) on NHWC bytes, written once for the SIMD variants:
-// qconv_avx512vnni.c (16 output channels per zmm, vpdpbusd), qconv_avxvnni.c (8 per ymm, the
-// VEX vpdpbusd) and qconv_avx2.c (8 per ymm, vpmaddwd on bytes widened to 16 bits).
-// qconv_scalar.c is the plain-C reference of the same contract.
+// qconv_avx512vnni.c (16 output channels per zmm, vpdpbusd) and qconv_avxvnni.c (8 per ymm, the
+// VEX vpdpbusd). qconv_avx2.c (vpmaddwd, no VNNI) has its own tile code for the same contract,
+// and qconv_scalar.c is its plain-C reference.
 //
 // Contract (kernels.def row qconv u8):
 // - x is [N][H][W][xcs] bytes: channels [0, C) are data, xcs >= C, xcs % 4 == 0; the bytes

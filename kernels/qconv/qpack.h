@@ -72,4 +72,27 @@ static inline void gk_qpack_conv(int vlen, const int8_t *w, const int32_t *bias_
     }
 }
 
+/* The packing of the qconv row of `isa` (a gk_qconv_vlen name): gk_qpack_conv with the row's
+ * vlen, then, for avx2 (vpmaddwd, no VNNI), each 32-byte group of 8 outputs x 4 channels
+ * reordered as [2][8][2]: channels 4c, 4c+1 of the 8 outputs, then 4c+2, 4c+3, so that one
+ * sign-extension gives the 8 outputs' int16 pairs that a broadcast pair of inputs multiplies.
+ * The same bytes (gk_qpack_bytes) in another order. */
+static inline void gk_qpack_conv_isa(const char *isa, const int8_t *w, const int32_t *bias_in,
+                                     int x_zero, int64_t m, int64_t c, int64_t kh, int64_t kw,
+                                     int8_t *packed, int32_t *bias_out)
+{
+    int vlen = gk_qconv_vlen(isa);
+    gk_qpack_conv(vlen, w, bias_in, x_zero, m, c, kh, kw, packed, bias_out);
+    if (strcmp(isa, "avx2"))
+        return;
+    size_t bytes = gk_qpack_bytes(vlen, m, c, kh, kw);
+    for (size_t g = 0; g < bytes; g += 32) {
+        int8_t t[32];
+        for (int o = 0; o < 8; o++)
+            for (int j = 0; j < 4; j++)
+                t[(j / 2) * 16 + o * 2 + j % 2] = packed[g + (size_t)(o * 4 + j)];
+        memcpy(packed + g, t, 32);
+    }
+}
+
 #endif

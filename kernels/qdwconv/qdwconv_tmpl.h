@@ -1,5 +1,6 @@
-// qdwconv_tmpl.h - Quantized 8-bit depthwise convolution on NHWC, written once for AVX-512
-// (qdwconv_avx512.c, 16 channels per vector) and AVX2 (qdwconv_avx2.c, 8). Each vector holds
+// qdwconv_tmpl.h - Quantized 8-bit depthwise convolution on NHWC, for AVX-512 (qdwconv_avx512.c,
+// 16 channels per vector; it also builds at 8 lanes, but qdwconv_avx2.c has its own kernel with
+// the taps in pairs, faster without AVX-512's wide int32 vectors). Each vector holds
 // one int32 accumulator per channel: the input bytes widen to int32 lanes (their high 16 bits
 // zero), the packed int16 weights (qdwpack.h) sign-extend, and madd_epi16 multiplies them, one
 // cheap instruction where mullo_epi32 would be two. Taps in the pads read x_zero, which the

@@ -87,7 +87,7 @@ static void run_case(const gk_row *row, const qcase *t)
     int vlen = gk_qconv_vlen(row->isa);
     CHECK(vlen > 0);
     int8_t *wp = malloc(gk_qpack_bytes(vlen, t->m, t->c, t->kh, t->kw));
-    gk_qpack_conv(vlen, w, bias_in, x_zero, t->m, t->c, t->kh, t->kw, wp, bias);
+    gk_qpack_conv_isa(row->isa, w, bias_in, x_zero, t->m, t->c, t->kh, t->kw, wp, bias);
     qconv_fn *qconv = ROW_FN(row, gk_qconv_u8_scalar);
     memset(y1, 0xa5, ys);
     memset(y3, 0xa5, ys);
@@ -173,7 +173,21 @@ static void test_qconv(const gk_row *row)
     /* The first layer of ResNet-50 in small: 7x7 stride 2, 3 channels, pads 3. */
     qcase first = { 1, 3, 17, 19, 64, 7, 7, 2, 2, 1, 1, 3, 3, 2, 3, 0, 2, 0 };
     run_case(row, &first);
-    printf("%s: %d cases\n", row->name, ncases + 2);
+    /* The avx2 variant's chunks of the reduction (4096 widened elements per pixel) and groups
+     * of 8 output blocks: a reduction of exactly one chunk, one just past it (a chunk of 4),
+     * chunks starting inside a tap (3x3 x 460 channels, padded), output channels past one
+     * group with a partial last block, and pixel tails of every tile width. */
+    static const qcase edges[] = {
+        { 1, 4096, 2, 3, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0 },
+        { 2, 4100, 1, 2, 17, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0 },
+        { 1, 460, 4, 5, 13, 3, 3, 1, 2, 1, 1, 1, 1, 1, 0, 1, 2, 0 },
+        { 1, 12, 5, 7, 75, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 3, 0 },
+        { 3, 20, 1, 1, 130, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 1 },
+        { 1, 8, 1, 5, 72, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 0, 2, 0 },
+    };
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        run_case(row, &edges[i]);
+    printf("%s: %d cases\n", row->name, ncases + 2 + (int)(sizeof edges / sizeof edges[0]));
 }
 
 int main(int argc, char **argv)

@@ -468,6 +468,14 @@ static void test_qdwconv(const gk_row *row)
         }
         test_qdwconv_shape(row, &s, trial % 2);
     }
+    /* More than 64 taps (9x9): the avx2 variant interleaves the weights in batches of pairs. */
+    for (int sgn = 0; sgn < 2; sgn++) {
+        qshape big = rnd_shape(0);
+        big.kh = big.kw = 9, big.sh = big.sw = big.dh = big.dw = 1;
+        big.ph = big.pw = big.phe = big.pwe = 4;
+        big.h = big.oh = 10, big.w = big.ow = 11;
+        test_qdwconv_shape(row, &big, sgn);
+    }
 }
 
 /* --- layout conversions --- */

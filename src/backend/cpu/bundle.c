@@ -245,7 +245,8 @@ static glow_status choose_target(const glow_bundle_options *o, target_choice *t,
      * vectorizes for that CPU. */
     bool native = t->host && (!o->cpu || !strcmp(o->cpu, "native"));
     if (native) {
-        char *cpu = LLVMGetHostCPUName(), *f = LLVMGetHostCPUFeatures();
+        GLOW_TRY(cpu_isa_cap_check(d));
+        char *cpu = LLVMGetHostCPUName(), *f = cpu_host_features();
         t->cpu = strdup(cpu);
         t->features = strdup(f);
         LLVMDisposeMessage(cpu);

@@ -71,6 +71,7 @@ static glow_status cpu_prepare_hook(ir_function *f, const glow_prepare_options *
         cpu_isa none = { 0 };
         return cpu_prepare_quant(f, &none, d);
     }
+    GLOW_TRY(cpu_isa_cap_check(d));
     cpu_isa isa;
     cpu_host_isa(&isa);
     GLOW_TRY(cpu_prepare_quant(f, &isa, d));

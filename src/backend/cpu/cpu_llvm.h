@@ -12,8 +12,13 @@
 
 /* Initializes LLVM's native target once per process. */
 void cpu_llvm_init(void);
-/* The host's vector extensions as the selector sees them. */
+/* The host's vector extensions as the selector sees them, capped by GLOWC_CPU_ISA. */
 void cpu_host_isa(cpu_isa *isa);
+/* GLOW_OK, or a usage error listing the valid values when GLOWC_CPU_ISA names no ISA. */
+glow_status cpu_isa_cap_check(glow_diag *d);
+/* The host's LLVM target features (LLVMGetHostCPUFeatures, to free with LLVMDisposeMessage)
+ * with those above GLOWC_CPU_ISA's cap turned off: the JIT's and native bundles' features. */
+char *cpu_host_features(void);
 /* *tm: a target machine for triple, for the JIT (object false) or an object file; fails when
  * LLVM has no target for triple. */
 glow_status cpu_target_machine(const char *triple, const char *cpu, const char *features,

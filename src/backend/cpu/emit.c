@@ -417,6 +417,8 @@ glow_status cpu_generate_for(ir_function *f, const cpu_target *t, cpu_module **o
     if (!t)
         t = &host;
     cpu_llvm_init();
+    if (!t->features) /* the host's, capped by GLOWC_CPU_ISA */
+        GLOW_TRY(cpu_isa_cap_check(d));
     cpu_module *m = glow_xcalloc(1, sizeof(*m));
     m->ctx = LLVMContextCreate();
     LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(
@@ -431,7 +433,7 @@ glow_status cpu_generate_for(ir_function *f, const cpu_target *t, cpu_module **o
     }
     m->triple = t->triple ? strdup(t->triple) : LLVMGetDefaultTargetTriple();
     m->cpu = t->cpu ? strdup(t->cpu) : LLVMGetHostCPUName();
-    m->features = t->features ? strdup(t->features) : LLVMGetHostCPUFeatures();
+    m->features = t->features ? strdup(t->features) : cpu_host_features();
     glow_status s = cpu_target_machine(m->triple, m->cpu, m->features, t->object, &m->tm, d);
     if (s == GLOW_OK) {
         LLVMSetTarget(m->mod, m->triple);

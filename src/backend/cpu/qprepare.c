@@ -115,7 +115,8 @@ static glow_status prep_qconv(ir_function *f, ir_instr *in, const cpu_isa *isa, 
             void *bp;
             int8_t *packed = p;
             if ((q->bias = cpu_new_const(f, "qb", in->id, GLOW_I32, m, &bp, d, &s)))
-                gk_qpack_conv(vlen, w8, bias, x_zero_read(x), m, c, kh, kw, packed, bp);
+                gk_qpack_conv_isa(cpu_qconv_isa(isa), w8, bias, x_zero_read(x), m, c, kh, kw,
+                                  packed, bp);
         }
         free(w8);
         if (s != GLOW_OK)
@@ -158,7 +159,7 @@ static glow_status prep_qfc(ir_function *f, ir_instr *in, const cpu_isa *isa, qp
     size_t bytes = gk_qpack_bytes(vlen, n, k, 1, 1);
     if ((q->w = cpu_new_const(f, "qw", in->id, GLOW_I8, (int64_t)bytes, &p, d, &s)) &&
         (q->bias = cpu_new_const(f, "qb", in->id, GLOW_I32, n, &bp, d, &s)))
-        gk_qpack_conv(vlen, w8, bias, x_zero_read(x), n, k, 1, 1, p, bp);
+        gk_qpack_conv_isa(cpu_qconv_isa(isa), w8, bias, x_zero_read(x), n, k, 1, 1, p, bp);
     free(w8);
     if (s == GLOW_OK && (q->mult = cpu_new_const(f, "qmult", in->id, GLOW_F32, n, &p, d, &s)))
         for (int64_t j = 0; j < n; j++)

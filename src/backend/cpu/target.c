@@ -21,24 +21,123 @@ static void llvm_init(void)
 
 void cpu_llvm_init(void) { pthread_once(&llvm_once, llvm_init); }
 
-void cpu_host_isa(cpu_isa *isa)
+/* GLOWC_CPU_ISA: the vector ISA the JIT may use, at most the host's (docs/cpu-backend.md, "A
+ * lesser host"), so that the kernels and the code of a lesser CPU run and can be timed here.
+ * Each level is the set of cpu_isa flags it allows; "native" (or unset/empty) allows all. */
+typedef struct isa_level {
+    const char *name;
+    cpu_isa allow;
+} isa_level;
+
+static const isa_level LEVELS[] = {
+    { "scalar", { false, false, false, false } },
+    { "avx2", { true, false, false, false } },
+    { "avx2+avxvnni", { true, false, false, true } },
+    { "avx512", { true, true, false, false } },
+    { "native", { true, true, true, true } },
+};
+#define NLEVELS (sizeof LEVELS / sizeof LEVELS[0])
+
+/* The level GLOWC_CPU_ISA names; NULL when it names none (unset or empty: native). */
+static const isa_level *isa_cap_level(void)
 {
-    cpu_llvm_init();
-    char *f = LLVMGetHostCPUFeatures();
+    const char *v = getenv("GLOWC_CPU_ISA");
+    if (!v || !*v)
+        return &LEVELS[NLEVELS - 1];
+    for (size_t i = 0; i < NLEVELS; i++)
+        if (!strcmp(v, LEVELS[i].name))
+            return &LEVELS[i];
+    return NULL;
+}
+
+glow_status cpu_isa_cap_check(glow_diag *d)
+{
+    if (isa_cap_level())
+        return GLOW_OK;
+    char names[128] = "";
+    for (size_t i = 0; i < NLEVELS; i++) {
+        strcat(names, i ? ", " : "");
+        strcat(names, LEVELS[i].name);
+    }
+    return glow_fail(d, GLOW_ERR_USAGE, "GLOWC_CPU_ISA=%s: unknown vector ISA (expected one of: "
+                     "%s)", getenv("GLOWC_CPU_ISA"), names);
+}
+
+static void host_isa_uncapped(cpu_isa *isa, const char *f)
+{
     isa->avx2 = strstr(f, "+avx2") && strstr(f, "+fma");
     isa->avx512 = strstr(f, "+avx512f") && strstr(f, "+avx512bw") && strstr(f, "+avx512vl") &&
                   strstr(f, "+avx512dq");
     /* Whole names (followed by ',' or the end): "+avxvnni" also begins later features' names. */
     isa->avx512vnni = false;
     isa->avxvnni = false;
-    for (char *p = f; (p = strstr(p, "+avx")) != NULL; p++) {
+    for (const char *p = f; (p = strstr(p, "+avx")) != NULL; p++) {
         size_t len = strcspn(p, ",");
         if (len == 11 && !strncmp(p, "+avx512vnni", len))
             isa->avx512vnni = isa->avx512;
         else if (len == 8 && !strncmp(p, "+avxvnni", len))
             isa->avxvnni = isa->avx2;
     }
+}
+
+void cpu_host_isa(cpu_isa *isa)
+{
+    cpu_llvm_init();
+    char *f = LLVMGetHostCPUFeatures();
+    host_isa_uncapped(isa, f);
     LLVMDisposeMessage(f);
+    /* An unknown GLOWC_CPU_ISA is rejected before code generation (cpu_isa_cap_check); here
+     * it caps nothing. */
+    const isa_level *l = isa_cap_level();
+    if (l) {
+        isa->avx2 &= l->allow.avx2;
+        isa->avx512 &= l->allow.avx512;
+        isa->avx512vnni &= l->allow.avx512vnni;
+        isa->avxvnni &= l->allow.avxvnni;
+    }
+}
+
+/* Whether LLVM feature `name` (without its sign) lies above the capped isa: the AVX-512 family
+ * (and AMX) above avx512 without VNNI, all of it and AVX-VNNI above avx2, and every VEX/EVEX
+ * extension (AVX and what builds on it) above scalar, which keeps SSE4.2 and below. */
+static bool feature_above(const char *name, size_t len, const cpu_isa *c)
+{
+#define IS(lit) (len == sizeof(lit) - 1 && !strncmp(name, lit, len))
+#define STARTS(lit) (len >= sizeof(lit) - 1 && !strncmp(name, lit, sizeof(lit) - 1))
+    if (STARTS("avx512") || STARTS("amx")) {
+        if (!c->avx512)
+            return true;
+        /* Skylake-X's set stays; everything AVX-512 added later goes with VNNI. */
+        return !c->avx512vnni && !(IS("avx512f") || IS("avx512bw") || IS("avx512dq") ||
+                                   IS("avx512vl") || IS("avx512cd"));
+    }
+    if (IS("avxvnni"))
+        return !c->avxvnni;
+    if (!c->avx2)
+        return STARTS("avx") || IS("fma") || IS("fma4") || IS("xop") || IS("f16c") ||
+               IS("vaes") || IS("vpclmulqdq") || IS("gfni");
+    return false;
+#undef IS
+#undef STARTS
+}
+
+char *cpu_host_features(void)
+{
+    cpu_llvm_init();
+    char *f = LLVMGetHostCPUFeatures();
+    const isa_level *l = isa_cap_level();
+    if (!l || l == &LEVELS[NLEVELS - 1])
+        return f;
+    cpu_isa c;
+    cpu_host_isa(&c);
+    /* The same list with the features above the cap turned off: each "+name" becomes "-name"
+     * (a feature left on would turn on what it implies, avx512bw turning avx512f back on). */
+    for (char *p = f; *p; p += strcspn(p, ","), p += *p == ',') {
+        size_t len = strcspn(p, ",");
+        if (len > 1 && *p == '+' && feature_above(p + 1, len - 1, &c))
+            *p = '-';
+    }
+    return f;
 }
 
 glow_status cpu_target_machine(const char *triple, const char *cpu, const char *features,
