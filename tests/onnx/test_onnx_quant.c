@@ -9,8 +9,8 @@
 
 #include "cf_eval.h"
 #include "check.h"
-#include "mkmodel.h"
 #include "runtime/runtime.h"
+#include "testlib/onnx_build.h"
 
 /* A node-suite test with the inputs in `freeze` turned into initializers: the model bytes and
  * the fed inputs' values (model order) and the expected outputs. */

@@ -5,7 +5,7 @@
 #include "check.h"
 
 #include "cf_eval.h"
-#include "mkmodel.h"
+#include "testlib/onnx_build.h"
 
 #define S(...) ((const char *[]){ __VA_ARGS__ })
 #define D(...) ((int64_t[]){ __VA_ARGS__ })

@@ -8,7 +8,7 @@
 #include "check.h"
 
 #include "cf_eval.h"
-#include "mkmodel.h"
+#include "testlib/onnx_build.h"
 
 enum { RNN, GRU, LSTM };
 
