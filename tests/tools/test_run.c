@@ -7,57 +7,20 @@
 
 #include "check.h"
 #include "onnx/onnx.h"
+#include "testlib/compare.h"
 #include "testlib/onnx_build.h"
 #include "testlib/spawn.h"
 
-/* Writes a tensor of type t (values i * scale) as a .pb file. */
-static void write_tensor(const char *path, glow_dtype dt, int rank, const int64_t *dims,
-                         double scale)
-{
-    glow_type ty = glow_type_make(dt, rank, dims);
-    glow_tensor t;
-    glow_diag d = { 0 };
-    CHECK(glow_tensor_alloc(&t, &ty, &d) == GLOW_OK);
-    for (int64_t i = 0; i < glow_type_numel(&ty); i++)
-        glow_store_f64(dt, t.data, (size_t)i, (double)i * scale);
-    CHECK(glow_tensor_write_pb(path, &t, "t", &d) == GLOW_OK);
-    glow_tensor_free(&t);
-}
-
-/* Max |a - e| of two tensors of the same type, or -1 when the types differ. */
-static double max_diff(const glow_tensor *a, const glow_tensor *e)
-{
-    if (!glow_type_equal(&a->type, &e->type))
-        return -1;
-    double m = 0;
-    for (int64_t i = 0; i < glow_type_numel(&a->type); i++) {
-        double x = glow_load_f64(a->type.dtype, a->data, (size_t)i);
-        double y = glow_load_f64(e->type.dtype, e->data, (size_t)i);
-        m = fabs(x - y) > m ? fabs(x - y) : m;
-    }
-    return m;
-}
-
-/* Compares DIR/output_0.pb with a reference file; returns the max difference (or -1). */
+/* Compares DIR/output_0.pb with a reference file and checks the name it carries; returns the
+ * max difference (or -1). */
 static double compare_file(const char *dir, const char *ref, const char *want_name)
 {
-    char path[600];
+    char path[600], *name = NULL;
     snprintf(path, sizeof path, "%s/output_0.pb", dir);
-    glow_tensor a = { 0 }, e = { 0 };
-    char *name = NULL;
-    glow_diag d = { 0 };
-    double diff = -1;
-    if (glow_tensor_read_file(path, &a, &name, &d) == GLOW_OK &&
-        glow_tensor_read_file(ref, &e, NULL, &d) == GLOW_OK) {
-        diff = max_diff(&a, &e);
-        if (want_name)
-            CHECK_STR_EQ(name, want_name);
-    } else {
-        fprintf(stderr, "%s\n", d.msg);
-    }
+    double diff = tensor_file_diff(path, ref, &name);
+    if (want_name && name)
+        CHECK_STR_EQ(name, want_name);
     free(name);
-    glow_tensor_free(&a);
-    glow_tensor_free(&e);
     return diff;
 }
 
@@ -87,7 +50,7 @@ static void check_lenet(void)
     /* A wrong shape: exit 2 naming the input and both types; nothing written. */
     char bad[512];
     snprintf(bad, sizeof bad, "%s/bad.pb", tmpdir);
-    write_tensor(bad, GLOW_F32, 4, (const int64_t[]){ 1, 1, 28, 27 }, 0.01);
+    CHECK(write_ramp_tensor(bad, GLOW_F32, 4, (const int64_t[]){ 1, 1, 28, 27 }, 0.01));
     r = RUN("run", "models/lenet.onnx", bad, "--output-dir", dir);
     CHECK_EQ(r.code, 2);
     CHECK_CONTAINS(r.err, "'input'");
@@ -97,7 +60,7 @@ static void check_lenet(void)
     result_free(&r);
 
     /* A wrong element type. */
-    write_tensor(bad, GLOW_I64, 4, (const int64_t[]){ 1, 1, 28, 28 }, 1);
+    CHECK(write_ramp_tensor(bad, GLOW_I64, 4, (const int64_t[]){ 1, 1, 28, 28 }, 1));
     r = RUN("run", "models/lenet.onnx", bad, "--output-dir", dir);
     CHECK_EQ(r.code, 2);
     CHECK_CONTAINS(r.err, "'input'");
@@ -233,7 +196,7 @@ static void check_symbolic(void)
     snprintf(model, sizeof model, "%s/sym.onnx", tmpdir);
     snprintf(x, sizeof x, "%s/x.pb", tmpdir);
     CHECK(mk_write_symbolic_relu(model));
-    write_tensor(x, GLOW_F32, 2, (const int64_t[]){ 2, 3 }, -0.5);
+    CHECK(write_ramp_tensor(x, GLOW_F32, 2, (const int64_t[]){ 2, 3 }, -0.5));
     result r = RUN("run", model, x);
     CHECK_EQ(r.code, 0);
     CHECK_CONTAINS(r.out, "y f32[2, 3] = [0, 0, 0, 0, 0, 0]");
