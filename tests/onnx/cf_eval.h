@@ -14,6 +14,7 @@
 #include "onnx/onnx.h"
 #include "onnx/onnx.pb-c.h"
 #include "eval/eval.h"
+#include "testlib/files.h"
 
 #define CF_MAX_IO 16
 
@@ -28,20 +29,6 @@ typedef struct cf_result {
     int compared, mismatches;  /* outputs compared / outside the tolerance */
     char mismatch_msg[512];
 } cf_result;
-
-static inline uint8_t *cf_read(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    *size = n > 0 ? fread(buf, 1, (size_t)n, f) : 0;
-    fclose(f);
-    return buf;
-}
 
 /* ONNX's default tolerance for the node tests (data.json is not consulted). */
 static inline void cf_compare(cf_result *r, const char *name, const glow_tensor *got,
@@ -137,7 +124,7 @@ static inline cf_result cf_run(const char *suite, const char *test, unsigned fre
     snprintf(dir, sizeof dir, "%s/%s", nt_suite_dir(suite), test);
     snprintf(path, sizeof path, "%s/model.onnx", dir);
     size_t size;
-    uint8_t *data = cf_read(path, &size);
+    uint8_t *data = read_whole(path, &size);
     Onnx__ModelProto *mp = data ? onnx__model_proto__unpack(NULL, size, data) : NULL;
     free(data);
     if (!mp || !mp->graph) {

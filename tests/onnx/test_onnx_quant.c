@@ -28,7 +28,7 @@ static bool freeze(const char *test, unsigned mask, frozen *fz)
     snprintf(dir, sizeof dir, "%s/%s", nt_suite_dir("node"), test);
     snprintf(path, sizeof path, "%s/model.onnx", dir);
     size_t size;
-    uint8_t *data = cf_read(path, &size);
+    uint8_t *data = read_whole(path, &size);
     Onnx__ModelProto *mp = data ? onnx__model_proto__unpack(NULL, size, data) : NULL;
     free(data);
     if (!mp || !mp->graph) {

@@ -4,7 +4,7 @@
 // fail naming the node.
 #include "check.h"
 #include "node_eval_prefix.h"
-#include "ops_test_util.h"
+#include "testlib/onnx_edit.h"
 
 static void odd_heads(Onnx__ModelProto *mp)
 {

@@ -34,16 +34,26 @@ bool spawn_setup(const char *prefix)
     return true;
 }
 
-char *slurp(const char *path, size_t *len)
+uint8_t *read_whole(const char *path, size_t *size)
 {
     uint8_t *data = NULL;
-    size_t size = 0;
+    size_t n = 0;
     glow_diag d = { 0 };
-    if (glow_read_file(path, &data, &size, &d) != GLOW_OK)
+    if (glow_read_file(path, &data, &n, &d) != GLOW_OK)
+        return NULL;
+    *size = n;
+    return data; /* glow_read_file NUL-terminates */
+}
+
+char *slurp(const char *path, size_t *len)
+{
+    size_t size = 0;
+    uint8_t *data = read_whole(path, &size);
+    if (!data)
         return strdup("");
     if (len)
         *len = size;
-    return (char *)data; /* glow_read_file NUL-terminates */
+    return (char *)data;
 }
 
 result run(const char *const *args)

@@ -12,11 +12,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h> /* mkdir, and access/link/rmdir below: what such tests do with files */
+#include <sys/stat.h> /* with unistd.h: mkdir, access, link, rmdir - what such tests use */
 #include <unistd.h>
+
+#include "testlib/files.h"
 
 /* The glowc binary (from GLOWC_BIN) and the test's temporary folder, set by spawn_setup. */
 extern const char *glowc_bin;
@@ -43,16 +46,6 @@ void result_free(result *r);
 #define TMP(var, name) \
     char var[600];     \
     snprintf(var, sizeof var, "%s/%s", tmpdir, name)
-
-/* The whole file, NUL-terminated (an empty string when unreadable); *len its size (len may be
- * NULL). */
-char *slurp(const char *path, size_t *len);
-
-/* Two non-empty files with the same bytes. */
-bool same_file(const char *a, const char *b);
-
-/* The path exists. */
-bool exists(const char *path);
 
 /* Removes tmpdir and everything in it. */
 void spawn_cleanup(void);
