@@ -7,9 +7,12 @@
 // forth; a QDQ-wrapped Conv still imports and runs.
 #include <math.h>
 
-#include "cf_eval.h"
 #include "check.h"
+#include "conformance/node_test.h"
+#include "onnx/onnx.h"
 #include "runtime/runtime.h"
+#include "testlib/cf_eval.h"
+#include "testlib/files.h"
 #include "testlib/onnx_build.h"
 
 /* A node-suite test with the inputs in `freeze` turned into initializers: the model bytes and

@@ -3,8 +3,7 @@
 // scoping of subgraph names, loops ended by their body's condition, Scan axes and directions,
 // and the unsupported cases (run-time trip counts and conditions, mismatched If branches).
 #include "check.h"
-
-#include "cf_eval.h"
+#include "testlib/cf_eval.h"
 #include "testlib/onnx_build.h"
 
 #define S(...) ((const char *[]){ __VA_ARGS__ })

@@ -3,7 +3,7 @@
 // expanded (function body) variants are run too for comparison; malformed attributes fail
 // naming the node.
 #include "check.h"
-#include "node_eval_prefix.h"
+#include "testlib/node_eval.h"
 #include "testlib/onnx_edit.h"
 
 static void bad_reduction(Onnx__ModelProto *mp)

@@ -3,7 +3,7 @@
 // models (shape-like inputs specialized from the test data) evaluated node by node against
 // ONNX's outputs, plus the refusals.
 #include "check.h"
-#include "node_eval.h"
+#include "testlib/node_eval.h"
 #include "testlib/onnx_edit.h"
 
 static const char *const passing[] = {

@@ -1,7 +1,7 @@
 // test_ops_quant.c - Quantization loaders: node-suite models imported and evaluated node by node
 // against ONNX's outputs (integers exactly), the graph they become, and the refusals.
 #include "check.h"
-#include "node_eval.h"
+#include "testlib/node_eval.h"
 #include "testlib/onnx_edit.h"
 
 static const char *const passing[] = {

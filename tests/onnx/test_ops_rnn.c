@@ -6,8 +6,7 @@
 #include <strings.h>
 
 #include "check.h"
-
-#include "cf_eval.h"
+#include "testlib/cf_eval.h"
 #include "testlib/onnx_build.h"
 
 enum { RNN, GRU, LSTM };

@@ -1,48 +1,29 @@
-// cf_eval.h - Loads an ONNX node-suite test (chosen inputs frozen into initializers) and checks
-// the imported graph numerically: every node is evaluated in order with glow_eval_node on the
-// test's input_*.pb tensors, and the saved outputs are compared with output_*.pb (folder reading
-// and comparison: conformance/node_test.h).
-#ifndef GLOW_TEST_CF_EVAL_H
-#define GLOW_TEST_CF_EVAL_H
+// cf_eval.c - Test support: the numerical check of imported node-suite graphs of cf_eval.h.
+// Models are read and re-packed with their frozen inputs, so the importer under test sees
+// ordinary initializers.
+#include "testlib/cf_eval.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "conformance/node_test.h"
-#include "graph/graph.h"
+#include "eval/eval.h"
 #include "onnx/onnx.h"
 #include "onnx/onnx.pb-c.h"
-#include "eval/eval.h"
 #include "testlib/files.h"
 
-#define CF_MAX_IO 16
-
-typedef struct cf_result {
-    glow_status load;          /* the import's status */
-    glow_diag d;               /* its message */
-    int nout;
-    glow_type outs[CF_MAX_IO]; /* result types of the graph outputs, in order */
-    int nnodes;                /* nodes in "main" */
-    bool evaluated;            /* every node had an evaluator */
-    char eval_msg[512];        /* why not (the first node without one) */
-    int compared, mismatches;  /* outputs compared / outside the tolerance */
-    char mismatch_msg[512];
-} cf_result;
-
 /* ONNX's default tolerance for the node tests (data.json is not consulted). */
-static inline void cf_compare(cf_result *r, const char *name, const glow_tensor *got,
-                              const glow_tensor *want)
+static void cf_compare(cf_result *r, const char *name, const glow_tensor *got,
+                const glow_tensor *want)
 {
     r->compared++;
     if (!nt_compare(name, got, want, 1e-3, 1e-7, r->mismatch_msg, sizeof r->mismatch_msg))
         r->mismatches++;
 }
 
-/* Evaluates "main" in order (node->aux holds each node's result tensors) with the input
- * placeholders fed by name, and compares graph output k with want[k]. */
-static inline void cf_eval(cf_result *r, glow_module *m, const glow_tensor *ins,
-                           char *const *in_names, int nin, const glow_tensor *want, int nwant)
+void cf_eval(cf_result *r, glow_module *m, const glow_tensor *ins,
+             char *const *in_names, int nin, const glow_tensor *want, int nwant)
 {
     for (glow_node *p = m->placeholders.first; p; p = p->next) {
         p->aux = NULL;
@@ -95,10 +76,9 @@ static inline void cf_eval(cf_result *r, glow_module *m, const glow_tensor *ins,
     }
 }
 
-/* Loads a serialized model and evaluates it (see cf_eval). */
-static inline cf_result cf_run_bytes(const uint8_t *data, size_t size, const glow_tensor *ins,
-                                     char *const *in_names, int nin, const glow_tensor *want,
-                                     int nwant)
+cf_result cf_run_bytes(const uint8_t *data, size_t size, const glow_tensor *ins,
+                       char *const *in_names, int nin, const glow_tensor *want,
+                       int nwant)
 {
     cf_result r;
     memset(&r, 0, sizeof r);
@@ -114,9 +94,7 @@ static inline cf_result cf_run_bytes(const uint8_t *data, size_t size, const glo
     return r;
 }
 
-/* Loads <suite>/<test>: inputs whose bit is set in `freeze` become initializers holding their
- * test_data_set_0 value; the others are fed when evaluating. */
-static inline cf_result cf_run(const char *suite, const char *test, unsigned freeze)
+cf_result cf_run(const char *suite, const char *test, unsigned freeze)
 {
     cf_result r;
     memset(&r, 0, sizeof r);
@@ -168,8 +146,7 @@ static inline cf_result cf_run(const char *suite, const char *test, unsigned fre
     return r;
 }
 
-/* "f32[1, 3, 4]" of output i, for CHECK_STR_EQ. */
-static inline const char *cf_out_type(const cf_result *r, int i)
+const char *cf_out_type(const cf_result *r, int i)
 {
     static char buf[4][128];
     static int k;
@@ -178,5 +155,3 @@ static inline const char *cf_out_type(const cf_result *r, int i)
         return "(none)";
     return glow_type_str(&r->outs[i], buf[k], sizeof buf[k]);
 }
-
-#endif
