@@ -94,55 +94,67 @@ cf_result cf_run_bytes(const uint8_t *data, size_t size, const glow_tensor *ins,
     return r;
 }
 
-cf_result cf_run(const char *suite, const char *test, unsigned freeze)
+bool cf_freeze(const char *suite, const char *test, unsigned freeze, cf_frozen *fz)
 {
-    cf_result r;
-    memset(&r, 0, sizeof r);
+    memset(fz, 0, sizeof *fz);
     char dir[1400], path[2048];
     snprintf(dir, sizeof dir, "%s/%s", nt_suite_dir(suite), test);
-    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    snprintf(fz->path, sizeof fz->path, "%s/model.onnx", dir);
     size_t size;
-    uint8_t *data = read_whole(path, &size);
+    uint8_t *data = read_whole(fz->path, &size);
     Onnx__ModelProto *mp = data ? onnx__model_proto__unpack(NULL, size, data) : NULL;
     free(data);
     if (!mp || !mp->graph) {
-        r.load = GLOW_ERR_IO;
-        snprintf(r.d.msg, sizeof r.d.msg, "cannot read %s", path);
         if (mp)
             onnx__model_proto__free_unpacked(mp, NULL);
-        return r;
+        return false;
     }
     Onnx__GraphProto *g = mp->graph;
-    glow_tensor ins[CF_MAX_IO];
-    char *in_names[CF_MAX_IO] = { 0 };
-    int nin = 0;
     for (size_t i = 0; i < g->n_input && i < CF_MAX_IO; i++) {
         snprintf(path, sizeof path, "%s/test_data_set_0/input_%zu.pb", dir, i);
         if (!(freeze & (1u << i))) {
             glow_diag d = { 0 };
-            if (glow_tensor_read_file(path, &ins[nin], NULL, &d) == GLOW_OK)
-                in_names[nin++] = strdup(g->input[i]->name);
+            if (glow_tensor_read_file(path, &fz->ins[fz->nin], NULL, &d) == GLOW_OK)
+                fz->in_names[fz->nin++] = strdup(g->input[i]->name);
             continue;
         }
         nt_freeze_input(g, dir, i);
     }
-    size = onnx__model_proto__get_packed_size(mp);
-    data = malloc(size ? size : 1);
-    onnx__model_proto__pack(mp, data);
+    fz->size = onnx__model_proto__get_packed_size(mp);
+    fz->bytes = malloc(fz->size ? fz->size : 1);
+    onnx__model_proto__pack(mp, fz->bytes);
     onnx__model_proto__free_unpacked(mp, NULL);
-    glow_tensor want[CF_MAX_IO];
     char why[256];
-    int nwant = nt_read_set(dir, "output", want, CF_MAX_IO, why, sizeof why);
-    if (nwant < 0)
-        nwant = 0;
-    r = cf_run_bytes(data, size, ins, in_names, nin, want, nwant);
-    free(data);
-    for (int i = 0; i < nin; i++) {
-        glow_tensor_free(&ins[i]);
-        free(in_names[i]);
+    fz->nwant = nt_read_set(dir, "output", fz->want, CF_MAX_IO, why, sizeof why);
+    if (fz->nwant < 0)
+        fz->nwant = 0;
+    return true;
+}
+
+void cf_frozen_free(cf_frozen *fz)
+{
+    free(fz->bytes);
+    for (int i = 0; i < fz->nin; i++) {
+        glow_tensor_free(&fz->ins[i]);
+        free(fz->in_names[i]);
     }
-    for (int i = 0; i < nwant; i++)
-        glow_tensor_free(&want[i]);
+    for (int i = 0; i < fz->nwant; i++)
+        glow_tensor_free(&fz->want[i]);
+    memset(fz, 0, sizeof *fz);
+}
+
+cf_result cf_run(const char *suite, const char *test, unsigned freeze)
+{
+    cf_result r;
+    memset(&r, 0, sizeof r);
+    cf_frozen fz;
+    if (cf_freeze(suite, test, freeze, &fz))
+        r = cf_run_bytes(fz.bytes, fz.size, fz.ins, fz.in_names, fz.nin, fz.want, fz.nwant);
+    else {
+        r.load = GLOW_ERR_IO;
+        snprintf(r.d.msg, sizeof r.d.msg, "cannot read %s", fz.path);
+    }
+    cf_frozen_free(&fz);
     return r;
 }
 

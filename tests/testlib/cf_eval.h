@@ -7,6 +7,7 @@
 #define GLOW_TEST_CF_EVAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "graph/graph.h"
@@ -34,6 +35,25 @@ void cf_eval(cf_result *r, glow_module *m, const glow_tensor *ins,
 cf_result cf_run_bytes(const uint8_t *data, size_t size, const glow_tensor *ins,
                        char *const *in_names, int nin, const glow_tensor *want,
                        int nwant);
+
+/* A node-suite test with the inputs whose bit is set in `freeze` turned into initializers
+ * holding their test_data_set_0 value: the model bytes, the other inputs' values and names
+ * (model order), and the expected outputs. */
+typedef struct cf_frozen {
+    uint8_t *bytes;
+    size_t size;
+    glow_tensor ins[CF_MAX_IO];
+    char *in_names[CF_MAX_IO];
+    int nin;
+    glow_tensor want[CF_MAX_IO];
+    int nwant;
+    char path[2048]; /* the model file */
+} cf_frozen;
+
+/* Reads and freezes <suite>/<test>; false when its model cannot be read (fz->path names it).
+ * Free with cf_frozen_free either way. */
+bool cf_freeze(const char *suite, const char *test, unsigned freeze, cf_frozen *fz);
+void cf_frozen_free(cf_frozen *fz);
 
 /* Loads <suite>/<test>: inputs whose bit is set in `freeze` become initializers holding their
  * test_data_set_0 value; the others are fed when evaluating. */
