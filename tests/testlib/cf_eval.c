@@ -167,3 +167,37 @@ const char *cf_out_type(const cf_result *r, int i)
         return "(none)";
     return glow_type_str(&r->outs[i], buf[k], sizeof buf[k]);
 }
+
+bool cf_passes(const char *test, unsigned freeze, int nout, const char *const *types,
+               cf_result *out)
+{
+    cf_result r = cf_run("node", test, freeze);
+    bool ok = r.load == GLOW_OK;
+    if (!ok)
+        fprintf(stderr, "%s: %s\n", test, r.d.msg);
+    if (r.nout != nout) {
+        fprintf(stderr, "%s: %d outputs, expected %d\n", test, r.nout, nout);
+        ok = false;
+    }
+    for (int i = 0; i < nout; i++)
+        if (strcmp(cf_out_type(&r, i), types[i]) != 0) {
+            fprintf(stderr, "%s: output %d is %s, expected %s\n", test, i, cf_out_type(&r, i),
+                    types[i]);
+            ok = false;
+        }
+    if (!r.evaluated) {
+        fprintf(stderr, "%s: not evaluated: %s\n", test, r.eval_msg);
+        ok = false;
+    }
+    if (r.compared != nout) {
+        fprintf(stderr, "%s: %d outputs compared, expected %d\n", test, r.compared, nout);
+        ok = false;
+    }
+    if (r.mismatches) {
+        fprintf(stderr, "%s: %s\n", test, r.mismatch_msg);
+        ok = false;
+    }
+    if (out)
+        *out = r;
+    return ok;
+}

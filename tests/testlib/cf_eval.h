@@ -59,6 +59,12 @@ void cf_frozen_free(cf_frozen *fz);
  * test_data_set_0 value; the others are fed when evaluating. */
 cf_result cf_run(const char *suite, const char *test, unsigned freeze);
 
+/* Whether node/<test> (inputs in `freeze` frozen) loads with `nout` outputs of `types`
+ * ("f32[1, 3, 4]"), every node evaluated and every output within tolerance; prints what did
+ * not hold. *out (if given) receives the result. */
+bool cf_passes(const char *test, unsigned freeze, int nout, const char *const *types,
+               cf_result *out);
+
 /* "f32[1, 3, 4]" of output i, for CHECK_STR_EQ. */
 const char *cf_out_type(const cf_result *r, int i);
 
