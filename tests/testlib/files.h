@@ -20,4 +20,9 @@ bool same_file(const char *a, const char *b);
 /* The path exists. */
 bool exists(const char *path);
 
+/* The folder holding the running test program (build/<type>/tests): tests write figures
+ * into the build tree beside it and find their sibling programs there. False when
+ * /proc/self/exe cannot be read or does not fit. */
+bool program_dir(char *dir, size_t size);
+
 #endif

@@ -113,6 +113,20 @@ bool exists(const char *path)
     return access(path, F_OK) == 0;
 }
 
+bool program_dir(char *dir, size_t size)
+{
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return false;
+    exe[len] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return false;
+    *slash = '\0';
+    return snprintf(dir, size, "%s", exe) < (int)size;
+}
+
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st;
