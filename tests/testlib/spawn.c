@@ -1,6 +1,6 @@
 // spawn.c - Test support: runs the glowc binary with its output captured, in a temporary
-// folder the test owns (see spawn.h). Output goes to files rather than pipes so that a
-// chatty glowc can never block on a full pipe while the test waits for it.
+// folder the test owns (spawn.h), and reads files whole (files.h). Output goes to files rather
+// than pipes so that a chatty glowc can never block on a full pipe while the test waits.
 #include "testlib/spawn.h"
 
 #include <fcntl.h>
