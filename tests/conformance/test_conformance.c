@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "conformance/compare.h"
+#include "testlib/files.h"
 
 static const char *const suites[] = { "node", "simple", "pytorch-converted", "pytorch-operator",
                                       "light" };
@@ -314,15 +315,10 @@ static void write_expected(const options *o, char **others, int nothers)
 /* conformance_<backend>.tsv beside the tests/ folder of the build tree. */
 static void write_summary(const options *o)
 {
-    char exe[4096];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 128);
-    if (len <= 0)
+    char dir[4096], exe[4300];
+    if (!program_dir(dir, sizeof dir))
         return;
-    exe[len] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return;
-    snprintf(slash, 120, "/../conformance_%s.tsv", o->backend);
+    snprintf(exe, sizeof exe, "%s/../conformance_%s.tsv", dir, o->backend);
     FILE *f = fopen(exe, "w");
     if (!f)
         return;

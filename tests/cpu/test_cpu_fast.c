@@ -6,98 +6,14 @@
 #include "check.h"
 #include "backend/cpu/cpu_internal.h"
 #include "runtime/runtime.h"
+#include "testlib/compare.h"
+#include "testlib/rand_graph.h"
 
 /* target.c (cpu_llvm.h's other declarations need the LLVM headers). */
 void cpu_host_isa(cpu_isa *isa);
 
 /* Compile with every activation in its plain layout (glow_compile_options.plain_layout). */
 static bool plain_layout;
-
-static glow_module *M;
-static glow_function *F;
-static glow_diag D;
-static uint64_t rng_state;
-
-#define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
-
-static uint32_t rnd(void)
-{
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)(rng_state >> 33);
-}
-static float rfloat(void) { return (float)((int)(rnd() % 2001) - 1000) / 500.0f; }
-
-static float *rand_data(int64_t n)
-{
-    float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
-    for (int64_t i = 0; i < n; i++)
-        p[i] = rfloat();
-    return p;
-}
-
-/* --- graph building (one module per compile: programs consume their module) --- */
-
-#define MAX_IN 4
-static glow_tensor inputs[MAX_IN];
-static int ninputs;
-
-static glow_value input(const char *name, int rank, const int64_t *dims)
-{
-    glow_type ty = glow_type_make(GLOW_F32, rank, dims);
-    if (ninputs < MAX_IN) {
-        glow_tensor_alloc(&inputs[ninputs], &ty, &D);
-        float *p = inputs[ninputs].data;
-        for (int64_t i = 0; i < glow_type_numel(&ty); i++)
-            p[i] = rfloat();
-        ninputs++;
-    }
-    return glow_val(glow_placeholder_create(M, name, &ty, true), 0);
-}
-
-static glow_value cst(int rank, const int64_t *dims)
-{
-    static int count;
-    char name[32];
-    snprintf(name, sizeof name, "w%d", count++);
-    glow_type ty = glow_type_make(GLOW_F32, rank, dims);
-    float *data = rand_data(glow_type_numel(&ty));
-    glow_value v = glow_val(glow_constant_create(M, name, &ty, data), 0);
-    free(data);
-    return v;
-}
-
-static glow_value node(glow_node_kind k, const glow_value *ins, int nin, const glow_attr *attrs,
-                       int nattr)
-{
-    glow_node *n = glow_build(F, k, glow_node_kind_name(k), ins, nin, attrs, nattr, NULL,
-                              k == NK_MAX_POOL ? 1 : 0, &D);
-    if (!n) {
-        fprintf(stderr, "build %s: %s\n", glow_node_kind_name(k), D.msg);
-        exit(1);
-    }
-    return glow_val(n, 0);
-}
-
-static void output(glow_value v)
-{
-    glow_node *ph = glow_placeholder_create(M, "y", glow_value_type(v), false);
-    glow_save_create(F, "y", v, ph);
-}
-
-/* A case builds M/F from the seed; it is built once per backend/thread count. */
-typedef void (*case_fn)(void);
-
-static void build(case_fn fn, uint64_t seed)
-{
-    for (int i = 0; i < ninputs; i++)
-        glow_tensor_free(&inputs[i]);
-    ninputs = 0;
-    rng_state = seed;
-    M = glow_module_create();
-    F = glow_function_create(M, "main");
-    fn();
-}
-
 
 /* What the cpu backend made of a case: instructions on a blocked/packed kernel, layout
  * conversions (to/from NCHWc calls), Adds left in the program, activations kept blocked. */
@@ -198,20 +114,10 @@ static void diff_x(const char *what, case_fn fn, uint64_t seed, double rel_tol, 
         rms += (double)ref[i] * ref[i];
     rms = n0 > 0 ? sqrt(rms / (double)n0) : 0;
     double scale = rms > 1 ? rms : 1;
-    int bad = 0;
-    for (int64_t i = 0; i < n0 && bad < 3; i++) {
-        double a = ref[i], b = c1[i];
-        if (!(fabs(a - b) <= rel_tol * (fabs(a) > scale ? fabs(a) : scale))) {
-            fprintf(stderr, "%s: [%lld] cpu %.9g, interpreter %.9g\n", what, (long long)i, b,
-                    a);
-            bad++;
-        }
-        if (memcmp(&c1[i], &c2[i], sizeof(float)) != 0 && bad < 3) {
-            fprintf(stderr, "%s: [%lld] 1 thread %.9g, 2 threads %.9g\n", what, (long long)i,
-                    c1[i], c2[i]);
-            bad++;
-        }
-    }
+    cmp_spec near = { what, "cpu", "interpreter", rel_tol, scale, false, 3 };
+    cmp_spec bits = { what, "2 threads", "1 thread", 0, 0, false, 3 };
+    int bad = compare_close(&near, GLOW_F32, c1, ref, n0);
+    bad += compare_bits(&bits, GLOW_F32, c2, c1, n0);
     CHECK(bad == 0);
 done:
     free(ref);

@@ -32,15 +32,6 @@ static void pick_dtype(const gk_row *row, uint64_t seed)
         dt = b64[seed % 2];
 }
 
-/* Rank r (1..max) random dims in [1, hi], about a third of them 1. */
-static int rand_dims(int max, int64_t hi, int64_t *dims)
-{
-    int r = (int)rint_in(1, max);
-    for (int i = 0; i < r; i++)
-        dims[i] = rnd() % 3 == 0 ? 1 : rint_in(1, hi);
-    return r;
-}
-
 static glow_value build_node(glow_node_kind k, const glow_value *ins, int nin,
                              const glow_attr *attrs, int nattr, const glow_type *declared)
 {
@@ -58,7 +49,7 @@ static glow_value build_node(glow_node_kind k, const glow_value *ins, int nin,
 static void case_slice(void)
 {
     int64_t dims[6], st[6], en[6], sp[6];
-    int r = rand_dims(6, 7, dims);
+    int r = rand_shape(6, 7, dims);
     for (int i = 0; i < r; i++) {
         int64_t n = dims[i];
         sp[i] = rnd() % 4 == 0 ? -rint_in(1, 3) : rint_in(1, 3);
@@ -78,7 +69,7 @@ static void case_slice(void)
 static void case_transpose(void)
 {
     int64_t dims[6], perm[6];
-    int r = rand_dims(6, 6, dims);
+    int r = rand_shape(6, 6, dims);
     for (int i = 0; i < r; i++)
         perm[i] = i;
     for (int i = r - 1; i > 0; i--) {
@@ -95,7 +86,7 @@ static void case_transpose(void)
 static void case_broadcast(void)
 {
     int64_t ydims[6], xdims[6];
-    int r = rand_dims(6, 6, ydims), xr = (int)rint_in(1, r);
+    int r = rand_shape(6, 6, ydims), xr = (int)rint_in(1, r);
     for (int j = 0; j < xr; j++)
         xdims[j] = rnd() % 2 ? 1 : ydims[j + r - xr];
     glow_value x = input_t("x", dt, xr, xdims);
@@ -108,7 +99,7 @@ static void case_tile(void)
     int64_t dims[6], rep[6];
     /* Half the cases rank 4 with every dim tiled: walks of 8 dims, split into calls. */
     bool wide = rnd() % 2;
-    int r = wide ? 4 : rand_dims(4, 5, dims);
+    int r = wide ? 4 : rand_shape(4, 5, dims);
     for (int i = 0; i < r; i++) {
         if (wide)
             dims[i] = rint_in(2, 3);
@@ -137,7 +128,7 @@ static void case_depth_space(void)
 static void case_insert(void)
 {
     int64_t big[6], small[6], at[6];
-    int r = rand_dims(6, 6, big);
+    int r = rand_shape(6, 6, big);
     for (int i = 0; i < r; i++) {
         small[i] = rint_in(rnd() % 6 == 0 ? 0 : 1, big[i]);
         at[i] = rint_in(0, big[i] - small[i]);
@@ -151,7 +142,7 @@ static void case_pad(void)
 {
     static const char *const modes[] = { "reflect", "edge", "wrap" };
     int64_t dims[6], pads[12];
-    int r = rand_dims(5, 6, dims);
+    int r = rand_shape(5, 6, dims);
     const char *mode = modes[rnd() % 3];
     for (int i = 0; i < r; i++) {
         /* Edge and wrap pads beyond the dim (wrap goes round more than once); reflect stays
@@ -171,7 +162,7 @@ static void case_pad(void)
 static void case_trilu(void)
 {
     int64_t dims[6];
-    int r = rand_dims(4, 7, dims);
+    int r = rand_shape(4, 7, dims);
     if (r < 2)
         dims[1] = rint_in(1, 7), r = 2;
     glow_value x = input_t("x", dt, r, dims);
@@ -219,7 +210,7 @@ static void case_gather(void)
 {
     /* Two indices at least: the optimizer turns a one-index Gather into a Slice. */
     int64_t dims[6], idims[2] = { rint_in(2, 4), rint_in(1, 3) };
-    int r = rand_dims(4, 5, dims), ir = (int)rint_in(1, 2);
+    int r = rand_shape(4, 5, dims), ir = (int)rint_in(1, 2);
     int64_t axis = rint_in(0, r - 1);
     glow_value ins[2] = { input_t("x", dt, r, dims), const_index(ir, idims, 1, &dims[axis]) };
     glow_attr a[] = { GLOW_AI(AXIS, axis) };
@@ -230,7 +221,7 @@ static void case_gather(void)
 static void elements(bool scatter)
 {
     int64_t dims[6], idims[6];
-    int r = rand_dims(4, 5, dims);
+    int r = rand_shape(4, 5, dims);
     int64_t axis = rint_in(0, r - 1);
     for (int i = 0; i < r; i++)
         idims[i] = i == axis && !scatter ? rint_in(1, 6) : rint_in(1, dims[i]);
@@ -248,7 +239,7 @@ static void case_scatter_elements(void) { elements(true); }
 static void nd(bool scatter)
 {
     int64_t dims[6], idims[6], udims[6];
-    int r = rand_dims(4, 4, dims);
+    int r = rand_shape(4, 4, dims);
     int64_t b = scatter || r < 2 ? 0 : rint_in(0, 1), m = rint_in(1, r - b);
     int ir = 0, ur = 0;
     for (int i = 0; i < b; i++)
@@ -279,7 +270,7 @@ static void case_one_hot(void)
     static const glow_dtype kinds[] = { GLOW_I32, GLOW_I64, GLOW_F32, GLOW_F64, GLOW_I8,
                                         GLOW_U8, GLOW_F16 };
     int64_t dims[6], depth = rint_in(1, 60);
-    int r = rand_dims(3, 5, dims);
+    int r = rand_shape(3, 5, dims);
     int64_t axis = rint_in(0, r);
     glow_dtype it = kinds[rnd() % (sizeof kinds / sizeof kinds[0])];
     glow_value ins[3] = { input_t("i", it, r, dims), cst_t(GLOW_I64, 1, DIMS(1)),
@@ -293,7 +284,7 @@ static void case_one_hot(void)
 static void case_reverse_sequence(void)
 {
     int64_t dims[6];
-    int r = rand_dims(4, 6, dims);
+    int r = rand_shape(4, 6, dims);
     if (r < 2)
         dims[1] = rint_in(1, 6), r = 2;
     int64_t t = rnd() % 2, b = 1 - t, steps = dims[t];

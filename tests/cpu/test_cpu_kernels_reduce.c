@@ -13,13 +13,6 @@ enum { NUM_KINDS = sizeof num_kinds / sizeof num_kinds[0] };
 static glow_dtype pick_kind(void) { return num_kinds[rnd() % NUM_KINDS]; }
 static glow_dtype pick_float(void) { return num_kinds[rnd() % 4]; }
 
-/* A random rank-r shape of extents 1..hi. */
-static void rand_dims(int r, int64_t hi, int64_t *dims)
-{
-    for (int i = 0; i < r; i++)
-        dims[i] = rint_in(1, hi);
-}
-
 /* --- cases --- */
 
 static glow_node_kind reduce_kind;
@@ -31,7 +24,7 @@ static void case_reduce(void)
     int r = (int)rint_in(1, 5);
     int64_t dims[5], axes[5];
     int na = 0;
-    rand_dims(r, 5, dims);
+    rand_extents(r, 5, dims);
     if (rnd() % 6 == 0)
         dims[rint_in(0, r - 1)] = 0; /* empty: identities, or no result at all */
     for (int i = 0; i < r; i++)
@@ -53,7 +46,7 @@ static void case_axis(void)
 {
     int r = (int)rint_in(1, 4);
     int64_t dims[4], axis = rint_in(0, r - 1);
-    rand_dims(r, 6, dims);
+    rand_extents(r, 6, dims);
     glow_dtype t = axis_kind == NK_HARDMAX ? pick_float() : pick_kind();
     glow_value x = input_t("x", t, r, dims);
     glow_attr a[5];
@@ -90,7 +83,7 @@ static void case_matmul(void)
 {
     int r = (int)rint_in(2, 4);
     int64_t ad[4], bd[4];
-    rand_dims(r, 3, ad);
+    rand_extents(r, 3, ad);
     ad[r - 2] = rint_in(1, 9);
     ad[r - 1] = rint_in(1, 9);
     memcpy(bd, ad, sizeof bd);
@@ -106,7 +99,7 @@ static void case_lrn(void)
 {
     int r = (int)rint_in(3, 4);
     int64_t dims[4];
-    rand_dims(r, 5, dims);
+    rand_extents(r, 5, dims);
     dims[1] = rint_in(1, 9);
     glow_value x = input_t("x", pick_float(), r, dims);
     glow_attr a[] = { GLOW_AI(SIZE, rint_in(1, 6)), GLOW_AF(ALPHA, 1e-4 * (double)rint_in(1, 9)),

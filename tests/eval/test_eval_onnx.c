@@ -12,10 +12,11 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "conformance/node_test.h"
 #include "eval/eval.h"
-#include "onnx/node_eval.h"
 #include "onnx/onnx.h"
 #include "onnx/onnx.pb-c.h"
+#include "testlib/node_eval.h"
 
 #define MAX_IO 32
 

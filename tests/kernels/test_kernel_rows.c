@@ -8,6 +8,7 @@
 // this program.
 #include "check.h"
 #include "kernels_test.h"
+#include "testlib/files.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -96,12 +97,10 @@ static int add_programs(const char *self, const char *dir, const char *prefix, b
 static void check_coverage(void)
 {
     char self[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    CHECK(len > 0);
-    if (len <= 0)
+    bool found = program_dir(self, sizeof self);
+    CHECK(found);
+    if (!found)
         return;
-    self[len] = '\0';
-    *strrchr(self, '/') = '\0';
 
     bool covered[GK_NROWS] = { false };
     int programs = add_programs(self, "tests/kernels", "test_", covered);

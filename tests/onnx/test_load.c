@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "mkmodel.h"
 #include "onnx/onnx.h"
+#include "testlib/onnx_build.h"
 
 #define S(...) ((const char *[]){ __VA_ARGS__ })
 #define D(...) ((int64_t[]){ __VA_ARGS__ })

@@ -7,59 +7,21 @@
 // forth; a QDQ-wrapped Conv still imports and runs.
 #include <math.h>
 
-#include "cf_eval.h"
 #include "check.h"
-#include "mkmodel.h"
+#include "conformance/node_test.h"
+#include "onnx/onnx.h"
 #include "runtime/runtime.h"
+#include "testlib/cf_eval.h"
+#include "testlib/onnx_build.h"
 
-/* A node-suite test with the inputs in `freeze` turned into initializers: the model bytes and
- * the fed inputs' values (model order) and the expected outputs. */
-typedef struct frozen {
-    uint8_t *bytes;
-    size_t size;
-    glow_tensor ins[CF_MAX_IO], want[CF_MAX_IO];
-    int nin, nwant;
-} frozen;
-
-static bool freeze(const char *test, unsigned mask, frozen *fz)
+/* The node test with the inputs in `mask` frozen (cf_freeze), and expected outputs. */
+static bool freeze(const char *test, unsigned mask, cf_frozen *fz)
 {
-    memset(fz, 0, sizeof *fz);
-    char dir[1400], path[2048];
-    snprintf(dir, sizeof dir, "%s/%s", nt_suite_dir("node"), test);
-    snprintf(path, sizeof path, "%s/model.onnx", dir);
-    size_t size;
-    uint8_t *data = cf_read(path, &size);
-    Onnx__ModelProto *mp = data ? onnx__model_proto__unpack(NULL, size, data) : NULL;
-    free(data);
-    if (!mp || !mp->graph) {
-        fprintf(stderr, "cannot read %s\n", path);
+    if (!cf_freeze("node", test, mask, fz)) {
+        fprintf(stderr, "cannot read %s\n", fz->path);
         return false;
     }
-    Onnx__GraphProto *g = mp->graph;
-    for (size_t i = 0; i < g->n_input && i < CF_MAX_IO; i++) {
-        snprintf(path, sizeof path, "%s/test_data_set_0/input_%zu.pb", dir, i);
-        glow_diag d = { 0 };
-        if (mask & (1u << i))
-            nt_freeze_input(g, dir, i);
-        else if (glow_tensor_read_file(path, &fz->ins[fz->nin], NULL, &d) == GLOW_OK)
-            fz->nin++;
-    }
-    fz->size = onnx__model_proto__get_packed_size(mp);
-    fz->bytes = malloc(fz->size ? fz->size : 1);
-    onnx__model_proto__pack(mp, fz->bytes);
-    onnx__model_proto__free_unpacked(mp, NULL);
-    char why[256];
-    fz->nwant = nt_read_set(dir, "output", fz->want, CF_MAX_IO, why, sizeof why);
     return fz->nwant > 0;
-}
-
-static void frozen_free(frozen *fz)
-{
-    free(fz->bytes);
-    for (int i = 0; i < fz->nin; i++)
-        glow_tensor_free(&fz->ins[i]);
-    for (int i = 0; i < fz->nwant; i++)
-        glow_tensor_free(&fz->want[i]);
 }
 
 static int count_kind(const glow_function *f, glow_node_kind k)
@@ -72,7 +34,7 @@ static int count_kind(const glow_function *f, glow_node_kind k)
 
 /* Compiles the module for `backend`, runs it on the fed inputs and compares every output with
  * ONNX's (integers exactly). */
-static void run_program(glow_module *m, const frozen *fz, const char *backend, const char *test)
+static void run_program(glow_module *m, const cf_frozen *fz, const char *backend, const char *test)
 {
     glow_compile_options o = { .backend = backend, .threads = 1,
                                .stop_after = GLOW_STAGE_COMPILED };
@@ -101,10 +63,10 @@ static void run_program(glow_module *m, const frozen *fz, const char *backend, c
  * outputs. */
 static void check_frozen(const char *test, unsigned mask, glow_node_kind kind)
 {
-    frozen fz;
+    cf_frozen fz;
     if (!freeze(test, mask, &fz)) {
         CHECK(false);
-        frozen_free(&fz);
+        cf_frozen_free(&fz);
         return;
     }
     glow_module *m = glow_module_create();
@@ -113,7 +75,7 @@ static void check_frozen(const char *test, unsigned mask, glow_node_kind kind)
         fprintf(stderr, "%s: %s\n", test, d.msg);
         CHECK(false);
         glow_module_destroy(m);
-        frozen_free(&fz);
+        cf_frozen_free(&fz);
         return;
     }
     glow_function *f = glow_module_function(m, "main");
@@ -145,7 +107,7 @@ static void check_frozen(const char *test, unsigned mask, glow_node_kind kind)
         CHECK_EQ(glow_onnx_load_bytes(m, fz.bytes, fz.size, NULL, &d), GLOW_OK);
         run_program(m, &fz, backends[b], test); /* takes m */
     }
-    frozen_free(&fz);
+    cf_frozen_free(&fz);
 }
 
 static void test_frozen_node_tests(void)

@@ -3,8 +3,8 @@
 // the expanded (function body) variants are run too for comparison; bad head counts and modes
 // fail naming the node.
 #include "check.h"
-#include "node_eval_prefix.h"
-#include "ops_test_util.h"
+#include "testlib/node_eval.h"
+#include "testlib/onnx_edit.h"
 
 static void odd_heads(Onnx__ModelProto *mp)
 {

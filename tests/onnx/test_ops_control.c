@@ -3,9 +3,8 @@
 // scoping of subgraph names, loops ended by their body's condition, Scan axes and directions,
 // and the unsupported cases (run-time trip counts and conditions, mismatched If branches).
 #include "check.h"
-
-#include "cf_eval.h"
-#include "mkmodel.h"
+#include "testlib/cf_eval.h"
+#include "testlib/onnx_build.h"
 
 #define S(...) ((const char *[]){ __VA_ARGS__ })
 #define D(...) ((int64_t[]){ __VA_ARGS__ })
@@ -15,20 +14,8 @@
 static cf_result check_node_test(const char *test, unsigned freeze, int nout,
                                  const char *const *types)
 {
-    cf_result r = cf_run("node", test, freeze);
-    if (r.load != GLOW_OK)
-        fprintf(stderr, "%s: %s\n", test, r.d.msg);
-    CHECK_EQ(r.load, GLOW_OK);
-    CHECK_EQ(r.nout, nout);
-    for (int i = 0; i < nout; i++)
-        CHECK_STR_EQ(cf_out_type(&r, i), types[i]);
-    if (!r.evaluated)
-        fprintf(stderr, "%s: not evaluated: %s\n", test, r.eval_msg);
-    CHECK(r.evaluated);
-    CHECK_EQ(r.compared, nout);
-    if (r.mismatches)
-        fprintf(stderr, "%s: %s\n", test, r.mismatch_msg);
-    CHECK_EQ(r.mismatches, 0);
+    cf_result r;
+    CHECK(cf_passes(test, freeze, nout, types, &r));
     return r;
 }
 

@@ -1,27 +1,7 @@
 // test_ops_elem.c - Imports node-suite models of elementwise, activation and cast ops and
 // compares the graphs they become.
 #include "check.h"
-#include "ops_test_util.h"
-
-/* Loads `test` and compares the printed function with `expected`. */
-static void expect_graph(const char *test, unsigned freeze, model_edit edit,
-                         const char *expected)
-{
-    loaded r = load_node_test(test, freeze, edit);
-    CHECK_EQ(r.st, GLOW_OK);
-    CHECK_STR_EQ(loaded_text(&r), expected);
-    loaded_free(&r);
-}
-
-/* Loads `test`, which must fail with `st` and a message containing `needle`. */
-static void expect_fail(const char *test, unsigned freeze, model_edit edit, glow_status st,
-                        const char *needle)
-{
-    loaded r = load_node_test(test, freeze, edit);
-    CHECK_EQ(r.st, st);
-    CHECK_CONTAINS(r.d.msg, needle);
-    loaded_free(&r);
-}
+#include "testlib/onnx_edit.h"
 
 /* Opset 6 form of test_add_bcast (A [3, 4, 5], B [5]) with broadcast=1, axis=2. */
 static void legacy_add(Onnx__ModelProto *mp)
@@ -51,10 +31,7 @@ static void legacy_clip(Onnx__ModelProto *mp)
 {
     set_opset(mp, 6);
     Onnx__NodeProto *np = mp->graph->node[0];
-    for (size_t i = 1; i < np->n_input; i++)
-        if (np->input[i] != protobuf_c_empty_string)
-            free(np->input[i]);
-    np->n_input = 1;
+    keep_inputs(np, 1);
     Onnx__AttributeProto *a = malloc(sizeof *a);
     onnx__attribute_proto__init(a);
     a->name = strdup("max");

@@ -3,23 +3,12 @@
 // expanded (function body) variants are run too for comparison; malformed attributes fail
 // naming the node.
 #include "check.h"
-#include "node_eval_prefix.h"
-#include "ops_test_util.h"
-
-static void set_str_attr(Onnx__NodeProto *np, const char *name, const char *s)
-{
-    for (size_t i = 0; i < np->n_attribute; i++)
-        if (strcmp(np->attribute[i]->name, name) == 0) {
-            free(np->attribute[i]->s.data);
-            np->attribute[i]->s.data = (uint8_t *)strdup(s);
-            np->attribute[i]->s.len = strlen(s);
-            np->attribute[i]->has_s = 1;
-        }
-}
+#include "testlib/node_eval.h"
+#include "testlib/onnx_edit.h"
 
 static void bad_reduction(Onnx__ModelProto *mp)
 {
-    set_str_attr(mp->graph->node[0], "reduction", "median");
+    set_string_attr(mp->graph->node[0], "reduction", "median");
     set_node_name(mp->graph->node[0], "loss0");
 }
 

@@ -3,8 +3,8 @@
 // models (shape-like inputs specialized from the test data) evaluated node by node against
 // ONNX's outputs, plus the refusals.
 #include "check.h"
-#include "node_eval.h"
-#include "ops_test_util.h"
+#include "testlib/node_eval.h"
+#include "testlib/onnx_edit.h"
 
 static const char *const passing[] = {
     "test_hannwindow",
@@ -64,24 +64,12 @@ static const char *const passing[] = {
 /* Shape-like inputs must be known at compile time: without values they are refused by name. */
 static void test_needs_constants(void)
 {
-    loaded r = load_node_test("test_col2im", 0, NULL);
-    CHECK_EQ(r.st, GLOW_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(loaded_text(&r), "'image_shape' must be a constant");
-    loaded_free(&r);
+    expect_load("test_col2im", 0, NULL, GLOW_ERR_UNSUPPORTED, "'image_shape' must be a constant");
     /* With them frozen, the window is a constant computed at import. */
-    r = load_node_test("test_hannwindow", 1, NULL);
-    CHECK_EQ(r.st, GLOW_OK);
-    CHECK_CONTAINS(loaded_text(&r), "Save(%HannWindow#0/window, %y)");
-    loaded_free(&r);
+    expect_load("test_hannwindow", 1, NULL, GLOW_OK, "Save(%HannWindow#0/window, %y)");
     /* MaxUnpool writes through ScatterElements; Col2Im sums with reduction add. */
-    r = load_node_test("test_maxunpool_export_without_output_shape", 0, NULL);
-    CHECK_EQ(r.st, GLOW_OK);
-    CHECK_CONTAINS(loaded_text(&r), "ScatterElements(");
-    loaded_free(&r);
-    r = load_node_test("test_col2im_pads", 6, NULL);
-    CHECK_EQ(r.st, GLOW_OK);
-    CHECK_CONTAINS(loaded_text(&r), "reduction=\"add\"");
-    loaded_free(&r);
+    expect_load("test_maxunpool_export_without_output_shape", 0, NULL, GLOW_OK, "ScatterElements(");
+    expect_load("test_col2im_pads", 6, NULL, GLOW_OK, "reduction=\"add\"");
 }
 
 static void det4(Onnx__ModelProto *mp)
@@ -111,28 +99,15 @@ static void dft_last_axis(Onnx__ModelProto *mp)
 
 static void test_refusals(void)
 {
-    loaded r = load_node_test("test_det_2d", 0, det4);
-    CHECK_EQ(r.st, GLOW_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(loaded_text(&r), "4x4");
-    loaded_free(&r);
+    expect_load("test_det_2d", 0, det4, GLOW_ERR_UNSUPPORTED, "4x4");
     /* DFT's axis may not name the trailing real/imaginary dim. */
-    r = load_node_test("test_dft_axis", 2, dft_last_axis);
-    CHECK_EQ(r.st, GLOW_ERR_BAD_ATTR);
-    CHECK_CONTAINS(loaded_text(&r), "axis is out of range");
-    loaded_free(&r);
+    expect_load("test_dft_axis", 2, dft_last_axis, GLOW_ERR_BAD_ATTR, "axis is out of range");
     /* GridSample's cubic mode and reflection padding are refused by name. */
-    r = load_node_test("test_gridsample_reflection_padding", 0, NULL);
-    CHECK_EQ(r.st, GLOW_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(loaded_text(&r), "padding_mode 'reflection'");
-    loaded_free(&r);
-    r = load_node_test("test_gridsample_bicubic", 0, NULL);
-    CHECK_EQ(r.st, GLOW_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(loaded_text(&r), "mode 'cubic'");
-    loaded_free(&r);
-    r = load_node_test("test_center_crop_pad_crop_axes_hwc", 2, crop_bad_axes);
-    CHECK_EQ(r.st, GLOW_ERR_BAD_ATTR);
-    CHECK_CONTAINS(loaded_text(&r), "listed twice");
-    loaded_free(&r);
+    expect_load("test_gridsample_reflection_padding", 0, NULL, GLOW_ERR_UNSUPPORTED,
+                "padding_mode 'reflection'");
+    expect_load("test_gridsample_bicubic", 0, NULL, GLOW_ERR_UNSUPPORTED, "mode 'cubic'");
+    expect_load("test_center_crop_pad_crop_axes_hwc", 2, crop_bad_axes, GLOW_ERR_BAD_ATTR,
+                "listed twice");
 }
 
 int main(void)

@@ -1,8 +1,8 @@
 // test_ops_quant.c - Quantization loaders: node-suite models imported and evaluated node by node
 // against ONNX's outputs (integers exactly), the graph they become, and the refusals.
 #include "check.h"
-#include "node_eval.h"
-#include "ops_test_util.h"
+#include "testlib/node_eval.h"
+#include "testlib/onnx_edit.h"
 
 static const char *const passing[] = {
     "test_dequantizelinear",
@@ -46,10 +46,7 @@ static void test_refused_kinds(void)
         { "test_quantizelinear_uint2", "code 25" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        loaded r = load_node_test(cases[i].test, 0, NULL);
-        CHECK_EQ(r.st, GLOW_ERR_UNSUPPORTED);
-        CHECK_CONTAINS(loaded_text(&r), cases[i].needle);
-        loaded_free(&r);
+        expect_load(cases[i].test, 0, NULL, GLOW_ERR_UNSUPPORTED, cases[i].needle);
     }
 }
 
@@ -81,19 +78,13 @@ static void test_output_dtype(void)
     CHECK_CONTAINS(loaded_text(&r), "int4");
     CHECK_CONTAINS(loaded_text(&r), "QuantizeLinear");
     loaded_free(&r);
-    r = load_node_test("test_quantizelinear_blocked_symmetric", 0, float8_output);
-    CHECK_EQ(r.st, GLOW_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(loaded_text(&r), "float8e4m3fn");
-    loaded_free(&r);
-    r = load_node_test("test_quantizelinear_blocked_symmetric", 0, f32_output);
-    CHECK_EQ(r.st, GLOW_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(loaded_text(&r), "f32");
-    loaded_free(&r);
+    expect_load("test_quantizelinear_blocked_symmetric", 0, float8_output, GLOW_ERR_UNSUPPORTED,
+                "float8e4m3fn");
+    expect_load("test_quantizelinear_blocked_symmetric", 0, f32_output, GLOW_ERR_UNSUPPORTED,
+                "f32");
     /* A blocked scale that does not match the input's blocks is a shape error. */
-    r = load_node_test("test_quantizelinear_blocked_asymmetric", 0, bad_block);
-    CHECK_EQ(r.st, GLOW_ERR_BAD_SHAPE);
-    CHECK_CONTAINS(loaded_text(&r), "blocks of 1");
-    loaded_free(&r);
+    expect_load("test_quantizelinear_blocked_asymmetric", 0, bad_block, GLOW_ERR_BAD_SHAPE,
+                "blocks of 1");
 }
 
 /* The ops become ordinary kinds: rounding, saturation and a cast; integer conv through f64. */

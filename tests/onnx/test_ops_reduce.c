@@ -1,35 +1,14 @@
 // test_ops_reduce.c - Imports node-suite models of reductions, ArgMax/ArgMin, TopK and
 // CumSum and compares the graphs they become, including their normalized attributes.
 #include "check.h"
-#include "ops_test_util.h"
-
-static void expect_graph(const char *test, unsigned freeze, model_edit edit,
-                         const char *expected)
-{
-    loaded r = load_node_test(test, freeze, edit);
-    CHECK_EQ(r.st, GLOW_OK);
-    CHECK_STR_EQ(loaded_text(&r), expected);
-    loaded_free(&r);
-}
-
-static void expect_fail(const char *test, unsigned freeze, model_edit edit, glow_status st,
-                        const char *needle)
-{
-    loaded r = load_node_test(test, freeze, edit);
-    CHECK_EQ(r.st, st);
-    CHECK_CONTAINS(r.d.msg, needle);
-    loaded_free(&r);
-}
+#include "testlib/onnx_edit.h"
 
 /* Opset 11 ReduceSum: axes as an attribute, here with a duplicate. */
 static void legacy_duplicate_axes(Onnx__ModelProto *mp)
 {
     set_opset(mp, 11);
     Onnx__NodeProto *np = mp->graph->node[0];
-    for (size_t i = 1; i < np->n_input; i++)
-        if (np->input[i] != protobuf_c_empty_string)
-            free(np->input[i]);
-    np->n_input = 1;
+    keep_inputs(np, 1);
     const int64_t axes[] = { -1, 2 };
     set_ints_attr(np, "axes", axes, 2);
     set_node_name(np, "sum_dup");
@@ -47,10 +26,7 @@ static void legacy_topk(Onnx__ModelProto *mp)
 {
     set_opset(mp, 1);
     Onnx__NodeProto *np = mp->graph->node[0];
-    for (size_t i = 1; i < np->n_input; i++)
-        if (np->input[i] != protobuf_c_empty_string)
-            free(np->input[i]);
-    np->n_input = 1;
+    keep_inputs(np, 1);
     set_int_attr(np, "k", 2);
 }
 

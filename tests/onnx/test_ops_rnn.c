@@ -6,9 +6,8 @@
 #include <strings.h>
 
 #include "check.h"
-
-#include "cf_eval.h"
-#include "mkmodel.h"
+#include "testlib/cf_eval.h"
+#include "testlib/onnx_build.h"
 
 enum { RNN, GRU, LSTM };
 
@@ -17,21 +16,7 @@ enum { RNN, GRU, LSTM };
 static void check_node_test(const char *test, unsigned freeze, int nout, const char *t0,
                             const char *t1)
 {
-    cf_result r = cf_run("node", test, freeze);
-    if (r.load != GLOW_OK)
-        fprintf(stderr, "%s: %s\n", test, r.d.msg);
-    CHECK_EQ(r.load, GLOW_OK);
-    CHECK_EQ(r.nout, nout);
-    CHECK_STR_EQ(cf_out_type(&r, 0), t0);
-    if (t1)
-        CHECK_STR_EQ(cf_out_type(&r, 1), t1);
-    if (!r.evaluated)
-        fprintf(stderr, "%s: not evaluated: %s\n", test, r.eval_msg);
-    CHECK(r.evaluated);
-    CHECK_EQ(r.compared, nout);
-    if (r.mismatches)
-        fprintf(stderr, "%s: %s\n", test, r.mismatch_msg);
-    CHECK_EQ(r.mismatches, 0);
+    CHECK(cf_passes(test, freeze, nout, (const char *const[]){ t0, t1 }, NULL));
 }
 
 static void test_node_suite(void)

@@ -14,6 +14,7 @@
 #include "check.h"
 #include "conformance/node_test.h"
 #include "onnx/onnx.h"
+#include "testlib/files.h"
 
 static const char *const suites[] = { "node", "simple", "pytorch-converted", "pytorch-operator",
                                       "light" };
@@ -168,15 +169,10 @@ static void note_time(const char *name, double seconds)
  * folder holding this program), so scripts can track coverage without parsing test logs. */
 static void write_figures(char summary[][128], size_t n, int total_loaded, int total)
 {
-    char exe[4096];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 64);
-    if (len <= 0)
+    char dir[4096], exe[4200];
+    if (!program_dir(dir, sizeof dir))
         return;
-    exe[len] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return;
-    strcpy(slash, "/../importer_sweep.txt");
+    snprintf(exe, sizeof exe, "%s/../importer_sweep.txt", dir);
     FILE *f = fopen(exe, "w");
     if (!f)
         return;

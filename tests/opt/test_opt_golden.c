@@ -13,21 +13,7 @@
 #include "check.h"
 #include "graph_parse.h"
 #include "opt/opt.h"
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = '\0';
-    fclose(f);
-    return buf;
-}
+#include "testlib/files.h"
 
 /* Copies `s` with each line trimmed and blank lines dropped. */
 static char *normalize(const char *s)
@@ -118,7 +104,8 @@ static void run_case(const char *file, const char *pass, const char *title, cons
 
 static int run_file(const char *path)
 {
-    char *text = slurp(path);
+    size_t size = 0;
+    char *text = (char *)read_whole(path, &size);
     if (!text) {
         CHECK(false);
         return 0;

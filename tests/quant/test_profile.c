@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "glowc_spawn.h"
 #include "onnx/onnx.h"
 #include "quant/quant.h"
 #include "runtime/runtime.h"
+#include "testlib/spawn.h"
 
 #define MODEL "models/digits.onnx"
 #define NSAMPLES 3

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "glowc_spawn.h"
 #include "onnx/onnx.h"
 #include "onnx/onnx.pb-c.h"
+#include "testlib/spawn.h"
 
 #define MODEL "models/digits.onnx"
 #define NSAMPLES 3

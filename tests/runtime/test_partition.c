@@ -4,9 +4,9 @@
 // small fail with the node and the sizes; and the same through `glowc dump --partitions` and
 // `glowc run --devices`.
 #include "check.h"
-#include "glowc_spawn.h"
 #include "onnx/onnx.h"
 #include "runtime/partition.h"
+#include "testlib/spawn.h"
 
 #define LENET "models/lenet.onnx"
 #define LENET_INPUT "models/lenet_input.pb"

@@ -1,146 +1,13 @@
 // test_cli.c - Runs the built glowc binary: help, usage errors, info, dump and exit codes.
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "onnx/onnx.h"
-#include "onnx/onnx.pb-c.h"
-
-extern char **environ;
-
-typedef struct result {
-    int code;     /* exit status, or 128 + signal */
-    char *out;    /* captured stdout (malloc'd) */
-    char *err;    /* captured stderr (malloc'd) */
-} result;
-
-static const char *glowc_bin;
-static char tmpdir[256];
-
-static char *slurp(const char *path)
-{
-    uint8_t *data = NULL;
-    size_t size = 0;
-    glow_diag d = { 0 };
-    if (glow_read_file(path, &data, &size, &d) != GLOW_OK)
-        return strdup("");
-    return (char *)data; /* glow_read_file NUL-terminates */
-}
-
-/* Runs glowc with the NULL-terminated arguments, capturing both streams in files. */
-static result run(const char *const *args)
-{
-    char out_path[512], err_path[512];
-    snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
-    snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
-    const char *argv[32];
-    int n = 0;
-    argv[n++] = glowc_bin;
-    for (; args[n - 1] && n < 31; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
-
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    result r = { -1, NULL, NULL };
-    if (posix_spawn(&pid, glowc_bin, &fa, NULL, (char *const *)argv, environ) != 0) {
-        fprintf(stderr, "cannot run %s\n", glowc_bin);
-    } else {
-        int st = 0;
-        waitpid(pid, &st, 0);
-        r.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    }
-    posix_spawn_file_actions_destroy(&fa);
-    r.out = slurp(out_path);
-    r.err = slurp(err_path);
-    printf("$ glowc");
-    for (int i = 1; argv[i]; i++)
-        printf(" %s", argv[i]);
-    printf("  -> %d\n", r.code);
-    return r;
-}
-
-static void result_free(result *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-#define RUN(...) run((const char *const[]){ __VA_ARGS__, NULL })
-
-/* A one-node model (Relu) whose input has the symbolic dim N: x f32[N, 3] -> y. */
-static void write_symbolic_model(const char *path)
-{
-    Onnx__TensorShapeProto__Dimension dn = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
-    Onnx__TensorShapeProto__Dimension d3 = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
-    dn.value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
-    dn.dim_param = "N";
-    d3.value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-    d3.dim_value = 3;
-    Onnx__TensorShapeProto__Dimension *dims[] = { &dn, &d3 };
-    Onnx__TensorShapeProto shape = ONNX__TENSOR_SHAPE_PROTO__INIT;
-    shape.n_dim = 2;
-    shape.dim = dims;
-    Onnx__TypeProto__Tensor tt = ONNX__TYPE_PROTO__TENSOR__INIT;
-    tt.has_elem_type = 1;
-    tt.elem_type = 1;
-    tt.shape = &shape;
-    Onnx__TypeProto type = ONNX__TYPE_PROTO__INIT;
-    type.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-    type.tensor_type = &tt;
-    Onnx__ValueInfoProto x = ONNX__VALUE_INFO_PROTO__INIT, y = ONNX__VALUE_INFO_PROTO__INIT;
-    x.name = "x";
-    x.type = &type;
-    y.name = "y";
-    y.type = &type;
-    Onnx__ValueInfoProto *ins[] = { &x }, *outs[] = { &y };
-
-    char *node_in[] = { "x" }, *node_out[] = { "y" };
-    Onnx__NodeProto relu = ONNX__NODE_PROTO__INIT;
-    relu.op_type = "Relu";
-    relu.name = "relu0";
-    relu.n_input = 1;
-    relu.input = node_in;
-    relu.n_output = 1;
-    relu.output = node_out;
-    Onnx__NodeProto *nodes[] = { &relu };
-
-    Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
-    g.name = "sym";
-    g.n_node = 1;
-    g.node = nodes;
-    g.n_input = 1;
-    g.input = ins;
-    g.n_output = 1;
-    g.output = outs;
-    Onnx__OperatorSetIdProto os = ONNX__OPERATOR_SET_ID_PROTO__INIT;
-    os.domain = "";
-    os.has_version = 1;
-    os.version = 13;
-    Onnx__OperatorSetIdProto *opsets[] = { &os };
-    Onnx__ModelProto mp = ONNX__MODEL_PROTO__INIT;
-    mp.has_ir_version = 1;
-    mp.ir_version = 7;
-    mp.graph = &g;
-    mp.n_opset_import = 1;
-    mp.opset_import = opsets;
-
-    size_t size = onnx__model_proto__get_packed_size(&mp);
-    uint8_t *buf = malloc(size);
-    onnx__model_proto__pack(&mp, buf);
-    glow_diag d = { 0 };
-    CHECK(glow_write_file(path, buf, size, &d) == GLOW_OK);
-    free(buf);
-}
+#include "testlib/onnx_build.h"
+#include "testlib/spawn.h"
 
 /* The first node-suite model whose op glowc lacks, so the checks stay meaningful as op
  * coverage grows. Returns false when every candidate has become supported. */
@@ -167,17 +34,13 @@ static bool find_unsupported(const char *shared, char *path, size_t size, char *
 
 int main(void)
 {
-    glowc_bin = getenv("GLOWC_BIN");
     const char *shared = getenv("GLOWC_SHARED");
-    if (!glowc_bin || !shared) {
-        fprintf(stderr, "GLOWC_BIN and GLOWC_SHARED must be set (CTest sets them)\n");
+    if (!shared) {
+        fprintf(stderr, "GLOWC_SHARED must be set (CTest sets it)\n");
         return 1;
     }
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/glowc_test_cli.XXXXXX");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
+    if (!spawn_setup("glowc_test_cli"))
         return 1;
-    }
     result r;
 
     /* Global help, version and usage errors. */
@@ -238,7 +101,7 @@ int main(void)
     r = RUN("dump", "models/lenet.onnx", "--format=dot", "-o", out_file);
     CHECK_EQ(r.code, 0);
     CHECK_STR_EQ(r.out, "");
-    char *dot = slurp(out_file);
+    char *dot = slurp(out_file, NULL);
     CHECK_CONTAINS(dot, "digraph");
     free(dot);
     result_free(&r);
@@ -283,7 +146,7 @@ int main(void)
     /* Symbolic dims: shown by name, fixed by --define, named when left open. */
     char sym[512];
     snprintf(sym, sizeof sym, "%s/sym.onnx", tmpdir);
-    write_symbolic_model(sym);
+    CHECK(mk_write_symbolic_relu(sym));
     r = RUN("info", sym);
     CHECK_EQ(r.code, 0);
     CHECK_CONTAINS(r.out, "f32[N, 3]");
@@ -348,11 +211,6 @@ int main(void)
     remove(out_file);
     remove(junk);
     remove(sym);
-    char p[512];
-    snprintf(p, sizeof p, "%s/stdout", tmpdir);
-    remove(p);
-    snprintf(p, sizeof p, "%s/stderr", tmpdir);
-    remove(p);
-    rmdir(tmpdir);
+    spawn_cleanup();
     return CHECK_DONE();
 }

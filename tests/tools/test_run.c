@@ -1,138 +1,26 @@
 // test_run.c - Runs `glowc run` and `glowc dump --stage lowered|ir` through the built binary:
 // results against reference outputs, output files, input checking and exit codes.
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "onnx/onnx.h"
-#include "onnx/onnx.pb-c.h"
+#include "testlib/compare.h"
+#include "testlib/onnx_build.h"
+#include "testlib/spawn.h"
 
-extern char **environ;
-
-typedef struct result {
-    int code;     /* exit status, or 128 + signal */
-    char *out;    /* captured stdout (malloc'd) */
-    char *err;    /* captured stderr (malloc'd) */
-} result;
-
-static const char *glowc_bin;
-static char tmpdir[256];
-
-static char *slurp(const char *path)
-{
-    uint8_t *data = NULL;
-    size_t size = 0;
-    glow_diag d = { 0 };
-    if (glow_read_file(path, &data, &size, &d) != GLOW_OK)
-        return strdup("");
-    return (char *)data; /* glow_read_file NUL-terminates */
-}
-
-/* Runs glowc with the NULL-terminated arguments, capturing both streams in files. */
-static result run(const char *const *args)
-{
-    char out_path[512], err_path[512];
-    snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
-    snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
-    const char *argv[32];
-    int n = 0;
-    argv[n++] = glowc_bin;
-    for (; args[n - 1] && n < 31; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
-
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    result r = { -1, NULL, NULL };
-    if (posix_spawn(&pid, glowc_bin, &fa, NULL, (char *const *)argv, environ) != 0) {
-        fprintf(stderr, "cannot run %s\n", glowc_bin);
-    } else {
-        int st = 0;
-        waitpid(pid, &st, 0);
-        r.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    }
-    posix_spawn_file_actions_destroy(&fa);
-    r.out = slurp(out_path);
-    r.err = slurp(err_path);
-    printf("$ glowc");
-    for (int i = 1; argv[i]; i++)
-        printf(" %s", argv[i]);
-    printf("  -> %d\n", r.code);
-    if (r.code != 0 && r.err[0])
-        printf("%s", r.err);
-    return r;
-}
-
-static void result_free(result *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-#define RUN(...) run((const char *const[]){ __VA_ARGS__, NULL })
-
-/* Writes a tensor of type t (values i * scale) as a .pb file. */
-static void write_tensor(const char *path, glow_dtype dt, int rank, const int64_t *dims,
-                         double scale)
-{
-    glow_type ty = glow_type_make(dt, rank, dims);
-    glow_tensor t;
-    glow_diag d = { 0 };
-    CHECK(glow_tensor_alloc(&t, &ty, &d) == GLOW_OK);
-    for (int64_t i = 0; i < glow_type_numel(&ty); i++)
-        glow_store_f64(dt, t.data, (size_t)i, (double)i * scale);
-    CHECK(glow_tensor_write_pb(path, &t, "t", &d) == GLOW_OK);
-    glow_tensor_free(&t);
-}
-
-/* Max |a - e| of two tensors of the same type, or -1 when the types differ. */
-static double max_diff(const glow_tensor *a, const glow_tensor *e)
-{
-    if (!glow_type_equal(&a->type, &e->type))
-        return -1;
-    double m = 0;
-    for (int64_t i = 0; i < glow_type_numel(&a->type); i++) {
-        double x = glow_load_f64(a->type.dtype, a->data, (size_t)i);
-        double y = glow_load_f64(e->type.dtype, e->data, (size_t)i);
-        m = fabs(x - y) > m ? fabs(x - y) : m;
-    }
-    return m;
-}
-
-static bool exists(const char *path)
-{
-    return access(path, F_OK) == 0;
-}
-
-/* Compares DIR/output_0.pb with a reference file; returns the max difference (or -1). */
+/* Compares DIR/output_0.pb with a reference file and checks the name it carries; returns the
+ * max difference (or -1). */
 static double compare_file(const char *dir, const char *ref, const char *want_name)
 {
-    char path[600];
+    char path[600], *name = NULL;
     snprintf(path, sizeof path, "%s/output_0.pb", dir);
-    glow_tensor a = { 0 }, e = { 0 };
-    char *name = NULL;
-    glow_diag d = { 0 };
-    double diff = -1;
-    if (glow_tensor_read_file(path, &a, &name, &d) == GLOW_OK &&
-        glow_tensor_read_file(ref, &e, NULL, &d) == GLOW_OK) {
-        diff = max_diff(&a, &e);
-        if (want_name)
-            CHECK_STR_EQ(name, want_name);
-    } else {
-        fprintf(stderr, "%s\n", d.msg);
-    }
+    double diff = tensor_file_diff(path, ref, &name);
+    if (want_name && name)
+        CHECK_STR_EQ(name, want_name);
     free(name);
-    glow_tensor_free(&a);
-    glow_tensor_free(&e);
     return diff;
 }
 
@@ -162,7 +50,7 @@ static void check_lenet(void)
     /* A wrong shape: exit 2 naming the input and both types; nothing written. */
     char bad[512];
     snprintf(bad, sizeof bad, "%s/bad.pb", tmpdir);
-    write_tensor(bad, GLOW_F32, 4, (const int64_t[]){ 1, 1, 28, 27 }, 0.01);
+    CHECK(write_ramp_tensor(bad, GLOW_F32, 4, (const int64_t[]){ 1, 1, 28, 27 }, 0.01));
     r = RUN("run", "models/lenet.onnx", bad, "--output-dir", dir);
     CHECK_EQ(r.code, 2);
     CHECK_CONTAINS(r.err, "'input'");
@@ -172,7 +60,7 @@ static void check_lenet(void)
     result_free(&r);
 
     /* A wrong element type. */
-    write_tensor(bad, GLOW_I64, 4, (const int64_t[]){ 1, 1, 28, 28 }, 1);
+    CHECK(write_ramp_tensor(bad, GLOW_I64, 4, (const int64_t[]){ 1, 1, 28, 28 }, 1));
     r = RUN("run", "models/lenet.onnx", bad, "--output-dir", dir);
     CHECK_EQ(r.code, 2);
     CHECK_CONTAINS(r.err, "'input'");
@@ -301,76 +189,14 @@ static void check_specialization(const char *shared)
     rmdir(dir);
 }
 
-/* A one-node model (Relu) whose input has the symbolic dim N: x f32[N, 3] -> y. */
-static void write_symbolic_model(const char *path)
-{
-    Onnx__TensorShapeProto__Dimension dn = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
-    Onnx__TensorShapeProto__Dimension d3 = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
-    dn.value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
-    dn.dim_param = "N";
-    d3.value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-    d3.dim_value = 3;
-    Onnx__TensorShapeProto__Dimension *dims[] = { &dn, &d3 };
-    Onnx__TensorShapeProto shape = ONNX__TENSOR_SHAPE_PROTO__INIT;
-    shape.n_dim = 2;
-    shape.dim = dims;
-    Onnx__TypeProto__Tensor tt = ONNX__TYPE_PROTO__TENSOR__INIT;
-    tt.has_elem_type = 1;
-    tt.elem_type = 1;
-    tt.shape = &shape;
-    Onnx__TypeProto type = ONNX__TYPE_PROTO__INIT;
-    type.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-    type.tensor_type = &tt;
-    Onnx__ValueInfoProto x = ONNX__VALUE_INFO_PROTO__INIT, y = ONNX__VALUE_INFO_PROTO__INIT;
-    x.name = "x";
-    x.type = &type;
-    y.name = "y";
-    y.type = &type;
-    Onnx__ValueInfoProto *ins[] = { &x }, *outs[] = { &y };
-    char *node_in[] = { "x" }, *node_out[] = { "y" };
-    Onnx__NodeProto relu = ONNX__NODE_PROTO__INIT;
-    relu.op_type = "Relu";
-    relu.name = "relu0";
-    relu.n_input = 1;
-    relu.input = node_in;
-    relu.n_output = 1;
-    relu.output = node_out;
-    Onnx__NodeProto *nodes[] = { &relu };
-    Onnx__GraphProto g = ONNX__GRAPH_PROTO__INIT;
-    g.name = "sym";
-    g.n_node = 1;
-    g.node = nodes;
-    g.n_input = 1;
-    g.input = ins;
-    g.n_output = 1;
-    g.output = outs;
-    Onnx__OperatorSetIdProto os = ONNX__OPERATOR_SET_ID_PROTO__INIT;
-    os.domain = "";
-    os.has_version = 1;
-    os.version = 13;
-    Onnx__OperatorSetIdProto *opsets[] = { &os };
-    Onnx__ModelProto mp = ONNX__MODEL_PROTO__INIT;
-    mp.has_ir_version = 1;
-    mp.ir_version = 7;
-    mp.graph = &g;
-    mp.n_opset_import = 1;
-    mp.opset_import = opsets;
-    size_t size = onnx__model_proto__get_packed_size(&mp);
-    uint8_t *buf = malloc(size);
-    onnx__model_proto__pack(&mp, buf);
-    glow_diag d = { 0 };
-    CHECK(glow_write_file(path, buf, size, &d) == GLOW_OK);
-    free(buf);
-}
-
 /* Symbolic dims take the input file's size; a --define that disagrees is named. */
 static void check_symbolic(void)
 {
     char model[512], x[512];
     snprintf(model, sizeof model, "%s/sym.onnx", tmpdir);
     snprintf(x, sizeof x, "%s/x.pb", tmpdir);
-    write_symbolic_model(model);
-    write_tensor(x, GLOW_F32, 2, (const int64_t[]){ 2, 3 }, -0.5);
+    CHECK(mk_write_symbolic_relu(model));
+    CHECK(write_ramp_tensor(x, GLOW_F32, 2, (const int64_t[]){ 2, 3 }, -0.5));
     result r = RUN("run", model, x);
     CHECK_EQ(r.code, 0);
     CHECK_CONTAINS(r.out, "y f32[2, 3] = [0, 0, 0, 0, 0, 0]");
@@ -429,17 +255,13 @@ static void check_unsupported(const char *shared)
 
 int main(void)
 {
-    glowc_bin = getenv("GLOWC_BIN");
     const char *shared = getenv("GLOWC_SHARED");
-    if (!glowc_bin || !shared) {
-        fprintf(stderr, "GLOWC_BIN and GLOWC_SHARED must be set (CTest sets them)\n");
+    if (!shared) {
+        fprintf(stderr, "GLOWC_SHARED must be set (CTest sets it)\n");
         return 1;
     }
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/glowc_test_run.XXXXXX");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
+    if (!spawn_setup("glowc_test_run"))
         return 1;
-    }
     check_usage();
     check_lenet();
     check_dump_stages();
@@ -447,11 +269,6 @@ int main(void)
     check_symbolic();
     check_unsupported(shared);
 
-    char p[512];
-    snprintf(p, sizeof p, "%s/stdout", tmpdir);
-    remove(p);
-    snprintf(p, sizeof p, "%s/stderr", tmpdir);
-    remove(p);
-    rmdir(tmpdir);
+    spawn_cleanup();
     return CHECK_DONE();
 }

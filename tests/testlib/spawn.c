@@ -1,13 +1,11 @@
-// glowc_spawn.h - For tests that run the glowc binary: a temporary folder, spawning glowc with
-// its stdout and stderr captured, reading files whole, comparing them, and cleaning up.
-// Include once per test program (after check.h); call spawn_setup first.
-#ifndef GLOW_TEST_GLOWC_SPAWN_H
-#define GLOW_TEST_GLOWC_SPAWN_H
+// spawn.c - Test support: runs the glowc binary with its output captured, in a temporary
+// folder the test owns (spawn.h), and reads files whole (files.h). Output goes to files rather
+// than pipes so that a chatty glowc can never block on a full pipe while the test waits.
+#include "testlib/spawn.h"
 
 #include <fcntl.h>
 #include <ftw.h>
 #include <spawn.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,16 +16,10 @@
 
 extern char **environ;
 
-static const char *glowc_bin;
-static char tmpdir[256];
+const char *glowc_bin;
+char tmpdir[256];
 
-typedef struct result {
-    int code;
-    char *out, *err;
-} result;
-
-/* Sets glowc_bin from GLOWC_BIN and makes tmpdir (/tmp/<prefix>.XXXXXX); false on failure. */
-static bool spawn_setup(const char *prefix)
+bool spawn_setup(const char *prefix)
 {
     glowc_bin = getenv("GLOWC_BIN");
     if (!glowc_bin) {
@@ -42,21 +34,29 @@ static bool spawn_setup(const char *prefix)
     return true;
 }
 
-/* The whole file, NUL-terminated (an empty string when unreadable); *len its size. */
-static char *slurp(const char *path, size_t *len)
+uint8_t *read_whole(const char *path, size_t *size)
 {
     uint8_t *data = NULL;
-    size_t size = 0;
+    size_t n = 0;
     glow_diag d = { 0 };
-    if (glow_read_file(path, &data, &size, &d) != GLOW_OK)
+    if (glow_read_file(path, &data, &n, &d) != GLOW_OK)
+        return NULL;
+    *size = n;
+    return data; /* glow_read_file NUL-terminates */
+}
+
+char *slurp(const char *path, size_t *len)
+{
+    size_t size = 0;
+    uint8_t *data = read_whole(path, &size);
+    if (!data)
         return strdup("");
     if (len)
         *len = size;
     return (char *)data;
 }
 
-/* Runs glowc with args (NULL-terminated), its output captured in tmpdir. */
-static result run(const char *const *args)
+result run(const char *const *args)
 {
     char out_path[512], err_path[512];
     snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
@@ -73,7 +73,9 @@ static result run(const char *const *args)
     posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid;
     result r = { -1, NULL, NULL };
-    if (posix_spawn(&pid, glowc_bin, &fa, NULL, (char *const *)argv, environ) == 0) {
+    if (posix_spawn(&pid, glowc_bin, &fa, NULL, (char *const *)argv, environ) != 0) {
+        fprintf(stderr, "cannot run %s\n", glowc_bin);
+    } else {
         int st = 0;
         waitpid(pid, &st, 0);
         r.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
@@ -90,21 +92,13 @@ static result run(const char *const *args)
     return r;
 }
 
-static void result_free(result *r)
+void result_free(result *r)
 {
     free(r->out);
     free(r->err);
 }
 
-#define RUN(...) run((const char *const[]){ __VA_ARGS__, NULL })
-
-/* Declares char var[] holding tmpdir/name. */
-#define TMP(var, name)  \
-    char var[600];      \
-    snprintf(var, sizeof var, "%s/%s", tmpdir, name)
-
-/* Two non-empty files with the same bytes. */
-static bool same_file(const char *a, const char *b)
+bool same_file(const char *a, const char *b)
 {
     size_t la = 0, lb = 0;
     char *x = slurp(a, &la), *y = slurp(b, &lb);
@@ -114,7 +108,26 @@ static bool same_file(const char *a, const char *b)
     return same;
 }
 
-static int spawn_rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+bool exists(const char *path)
+{
+    return access(path, F_OK) == 0;
+}
+
+bool program_dir(char *dir, size_t size)
+{
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return false;
+    exe[len] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return false;
+    *slash = '\0';
+    return snprintf(dir, size, "%s", exe) < (int)size;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st;
     (void)flag;
@@ -122,10 +135,7 @@ static int spawn_rm_entry(const char *path, const struct stat *st, int flag, str
     return remove(path);
 }
 
-/* Removes tmpdir and everything in it. */
-static void spawn_cleanup(void)
+void spawn_cleanup(void)
 {
-    nftw(tmpdir, spawn_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
-
-#endif

@@ -1,38 +1,12 @@
-// mkmodel.h - Builds tiny ONNX models in memory with protobuf-c, for tests (header-only).
-//
-//   mk_model *mk = mk_new(13);
-//   mk_input(mk, "x", MK_F32, 2, (int64_t[]){ 2, 3 });
-//   mk_node(mk, "Identity", "id0", 1, (const char *[]){ "x" }, 1, (const char *[]){ "y" });
-//   mk_output(mk, "y", MK_F32, 2, (int64_t[]){ 2, 3 });
-//   size_t n; uint8_t *bytes = mk_pack(mk, &n); ... free(bytes); mk_free(mk);
-//
-// Every allocation is tracked by the model and released by mk_free.
-#ifndef GLOW_TEST_MKMODEL_H
-#define GLOW_TEST_MKMODEL_H
+// onnx_build.c - Test support: the in-memory ONNX model builder of onnx_build.h. Every block
+// is tracked by the model so that a test builds with plain calls and frees once.
+#include "testlib/onnx_build.h"
 
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdio.h>
 
-#include "onnx/onnx.pb-c.h"
+#include "support/support.h"
 
-/* TensorProto.DataType codes. */
-enum {
-    MK_F32 = 1, MK_U8 = 2, MK_I8 = 3, MK_U16 = 4, MK_I16 = 5, MK_I32 = 6, MK_I64 = 7,
-    MK_STRING = 8, MK_BOOL = 9, MK_F16 = 10, MK_F64 = 11, MK_U32 = 12, MK_U64 = 13, MK_BF16 = 16
-};
-/* AttributeProto.AttributeType codes. */
-enum { MK_AT_FLOAT = 1, MK_AT_INT = 2, MK_AT_STRING = 3, MK_AT_TENSOR = 4, MK_AT_FLOATS = 6,
-       MK_AT_INTS = 7 };
-
-typedef struct mk_model {
-    Onnx__ModelProto model;
-    Onnx__GraphProto graph;
-    void **allocs;
-    size_t nallocs, cap;
-} mk_model;
-
-static inline void *mk_track(mk_model *mk, void *p)
+void *mk_track(mk_model *mk, void *p)
 {
     if (mk->nallocs == mk->cap) {
         mk->cap = mk->cap ? 2 * mk->cap : 64;
@@ -42,19 +16,19 @@ static inline void *mk_track(mk_model *mk, void *p)
     return p;
 }
 
-static inline void *mk_alloc(mk_model *mk, size_t size)
+void *mk_alloc(mk_model *mk, size_t size)
 {
     return mk_track(mk, calloc(1, size ? size : 1));
 }
 
-static inline char *mk_str(mk_model *mk, const char *s)
+char *mk_str(mk_model *mk, const char *s)
 {
     char *c = mk_alloc(mk, strlen(s) + 1);
     strcpy(c, s);
     return c;
 }
 
-static inline void *mk_dup(mk_model *mk, const void *p, size_t size)
+void *mk_dup(mk_model *mk, const void *p, size_t size)
 {
     void *c = mk_alloc(mk, size);
     if (size)
@@ -63,7 +37,7 @@ static inline void *mk_dup(mk_model *mk, const void *p, size_t size)
 }
 
 /* Appends p to a pointer array owned by the model (arrays are re-allocated as they grow). */
-static inline void mk_push(mk_model *mk, void ***arr, size_t *n, void *p)
+void mk_push(mk_model *mk, void ***arr, size_t *n, void *p)
 {
     void **grown = mk_alloc(mk, (*n + 1) * sizeof(void *));
     if (*n)
@@ -72,7 +46,7 @@ static inline void mk_push(mk_model *mk, void ***arr, size_t *n, void *p)
     *arr = grown;
 }
 
-static inline mk_model *mk_new(int opset)
+mk_model *mk_new(int opset)
 {
     mk_model *mk = calloc(1, sizeof(mk_model));
     onnx__model_proto__init(&mk->model);
@@ -93,7 +67,7 @@ static inline mk_model *mk_new(int opset)
     return mk;
 }
 
-static inline void mk_opset(mk_model *mk, const char *domain, int version)
+void mk_opset(mk_model *mk, const char *domain, int version)
 {
     Onnx__OperatorSetIdProto *o = mk_alloc(mk, sizeof(*o));
     onnx__operator_set_id_proto__init(o);
@@ -104,9 +78,9 @@ static inline void mk_opset(mk_model *mk, const char *domain, int version)
 }
 
 /* A tensor ValueInfoProto; syms (may be NULL) gives dim_param names where non-NULL. */
-static inline Onnx__ValueInfoProto *mk_value_info(mk_model *mk, const char *name, int elem,
-                                                  int rank, const int64_t *dims,
-                                                  const char *const *syms)
+Onnx__ValueInfoProto *mk_value_info(mk_model *mk, const char *name, int elem,
+                                    int rank, const int64_t *dims,
+                                    const char *const *syms)
 {
     Onnx__ValueInfoProto *vi = mk_alloc(mk, sizeof(*vi));
     onnx__value_info_proto__init(vi);
@@ -140,31 +114,37 @@ static inline Onnx__ValueInfoProto *mk_value_info(mk_model *mk, const char *name
     return vi;
 }
 
-static inline Onnx__ValueInfoProto *mk_input_sym(mk_model *mk, const char *name, int elem, int rank,
-                                          const int64_t *dims, const char *const *syms)
+Onnx__ValueInfoProto *mk_input_sym(mk_model *mk, const char *name, int elem, int rank,
+                                   const int64_t *dims, const char *const *syms)
 {
     Onnx__ValueInfoProto *vi = mk_value_info(mk, name, elem, rank, dims, syms);
     mk_push(mk, (void ***)&mk->graph.input, &mk->graph.n_input, vi);
     return vi;
 }
 
-static inline Onnx__ValueInfoProto *mk_input(mk_model *mk, const char *name, int elem, int rank,
-                                      const int64_t *dims)
+Onnx__ValueInfoProto *mk_input(mk_model *mk, const char *name, int elem, int rank,
+                               const int64_t *dims)
 {
     return mk_input_sym(mk, name, elem, rank, dims, NULL);
 }
 
-static inline Onnx__ValueInfoProto *mk_output(mk_model *mk, const char *name, int elem, int rank,
-                                       const int64_t *dims)
+Onnx__ValueInfoProto *mk_output_sym(mk_model *mk, const char *name, int elem, int rank,
+                                    const int64_t *dims, const char *const *syms)
 {
-    Onnx__ValueInfoProto *vi = mk_value_info(mk, name, elem, rank, dims, NULL);
+    Onnx__ValueInfoProto *vi = mk_value_info(mk, name, elem, rank, dims, syms);
     mk_push(mk, (void ***)&mk->graph.output, &mk->graph.n_output, vi);
     return vi;
 }
 
+Onnx__ValueInfoProto *mk_output(mk_model *mk, const char *name, int elem, int rank,
+                                const int64_t *dims)
+{
+    return mk_output_sym(mk, name, elem, rank, dims, NULL);
+}
+
 /* A TensorProto with raw_data (little-endian bytes), not yet attached to anything. */
-static inline Onnx__TensorProto *mk_tensor_raw(mk_model *mk, const char *name, int elem, int rank,
-                                        const int64_t *dims, const void *data, size_t bytes)
+Onnx__TensorProto *mk_tensor_raw(mk_model *mk, const char *name, int elem, int rank,
+                                 const int64_t *dims, const void *data, size_t bytes)
 {
     Onnx__TensorProto *t = mk_alloc(mk, sizeof(*t));
     onnx__tensor_proto__init(t);
@@ -180,8 +160,8 @@ static inline Onnx__TensorProto *mk_tensor_raw(mk_model *mk, const char *name, i
 }
 
 /* A TensorProto without data: fill a typed field (float_data, int32_data, ...) afterwards. */
-static inline Onnx__TensorProto *mk_tensor_typed(mk_model *mk, const char *name, int elem, int rank,
-                                          const int64_t *dims)
+Onnx__TensorProto *mk_tensor_typed(mk_model *mk, const char *name, int elem, int rank,
+                                   const int64_t *dims)
 {
     Onnx__TensorProto *t = mk_tensor_raw(mk, name, elem, rank, dims, NULL, 0);
     t->has_raw_data = 0;
@@ -189,15 +169,15 @@ static inline Onnx__TensorProto *mk_tensor_typed(mk_model *mk, const char *name,
     return t;
 }
 
-static inline Onnx__TensorProto *mk_initializer(mk_model *mk, Onnx__TensorProto *t)
+Onnx__TensorProto *mk_initializer(mk_model *mk, Onnx__TensorProto *t)
 {
     mk_push(mk, (void ***)&mk->graph.initializer, &mk->graph.n_initializer, t);
     return t;
 }
 
-static inline Onnx__NodeProto *mk_node_domain(mk_model *mk, const char *domain, const char *op,
-                                       const char *name, int nin, const char *const *ins,
-                                       int nout, const char *const *outs)
+Onnx__NodeProto *mk_node_domain(mk_model *mk, const char *domain, const char *op,
+                                const char *name, int nin, const char *const *ins,
+                                int nout, const char *const *outs)
 {
     Onnx__NodeProto *n = mk_alloc(mk, sizeof(*n));
     onnx__node_proto__init(n);
@@ -214,14 +194,14 @@ static inline Onnx__NodeProto *mk_node_domain(mk_model *mk, const char *domain, 
     return n;
 }
 
-static inline Onnx__NodeProto *mk_node(mk_model *mk, const char *op, const char *name, int nin,
-                                const char *const *ins, int nout, const char *const *outs)
+Onnx__NodeProto *mk_node(mk_model *mk, const char *op, const char *name, int nin,
+                         const char *const *ins, int nout, const char *const *outs)
 {
     return mk_node_domain(mk, NULL, op, name, nin, ins, nout, outs);
 }
 
-static inline Onnx__AttributeProto *mk_attr(mk_model *mk, Onnx__NodeProto *n, const char *name,
-                                     int type)
+Onnx__AttributeProto *mk_attr(mk_model *mk, Onnx__NodeProto *n, const char *name,
+                              int type)
 {
     Onnx__AttributeProto *a = mk_alloc(mk, sizeof(*a));
     onnx__attribute_proto__init(a);
@@ -232,37 +212,37 @@ static inline Onnx__AttributeProto *mk_attr(mk_model *mk, Onnx__NodeProto *n, co
     return a;
 }
 
-static inline void mk_attr_int(mk_model *mk, Onnx__NodeProto *n, const char *name, int64_t v)
+void mk_attr_int(mk_model *mk, Onnx__NodeProto *n, const char *name, int64_t v)
 {
     Onnx__AttributeProto *a = mk_attr(mk, n, name, MK_AT_INT);
     a->has_i = 1;
     a->i = v;
 }
 
-static inline void mk_attr_float(mk_model *mk, Onnx__NodeProto *n, const char *name, float v)
+void mk_attr_float(mk_model *mk, Onnx__NodeProto *n, const char *name, float v)
 {
     Onnx__AttributeProto *a = mk_attr(mk, n, name, MK_AT_FLOAT);
     a->has_f = 1;
     a->f = v;
 }
 
-static inline void mk_attr_ints(mk_model *mk, Onnx__NodeProto *n, const char *name,
-                         const int64_t *v, int count)
+void mk_attr_ints(mk_model *mk, Onnx__NodeProto *n, const char *name,
+                  const int64_t *v, int count)
 {
     Onnx__AttributeProto *a = mk_attr(mk, n, name, MK_AT_INTS);
     a->n_ints = (size_t)count;
     a->ints = mk_dup(mk, v, sizeof(int64_t) * (size_t)count);
 }
 
-static inline void mk_attr_floats(mk_model *mk, Onnx__NodeProto *n, const char *name,
-                                  const float *v, int count)
+void mk_attr_floats(mk_model *mk, Onnx__NodeProto *n, const char *name,
+                    const float *v, int count)
 {
     Onnx__AttributeProto *a = mk_attr(mk, n, name, MK_AT_FLOATS);
     a->n_floats = (size_t)count;
     a->floats = mk_dup(mk, v, sizeof(float) * (size_t)count);
 }
 
-static inline void mk_attr_str(mk_model *mk, Onnx__NodeProto *n, const char *name, const char *s)
+void mk_attr_str(mk_model *mk, Onnx__NodeProto *n, const char *name, const char *s)
 {
     Onnx__AttributeProto *a = mk_attr(mk, n, name, MK_AT_STRING);
     a->has_s = 1;
@@ -270,15 +250,15 @@ static inline void mk_attr_str(mk_model *mk, Onnx__NodeProto *n, const char *nam
     a->s.data = (uint8_t *)mk_str(mk, s);
 }
 
-static inline void mk_attr_tensor(mk_model *mk, Onnx__NodeProto *n, const char *name,
-                           Onnx__TensorProto *t)
+void mk_attr_tensor(mk_model *mk, Onnx__NodeProto *n, const char *name,
+                    Onnx__TensorProto *t)
 {
     Onnx__AttributeProto *a = mk_attr(mk, n, name, MK_AT_TENSOR);
     a->t = t;
 }
 
 /* Serializes the model into a malloc'd buffer. */
-static inline uint8_t *mk_pack(mk_model *mk, size_t *size)
+uint8_t *mk_pack(mk_model *mk, size_t *size)
 {
     size_t n = onnx__model_proto__get_packed_size(&mk->model);
     uint8_t *buf = malloc(n ? n : 1);
@@ -286,7 +266,7 @@ static inline uint8_t *mk_pack(mk_model *mk, size_t *size)
     return buf;
 }
 
-static inline void mk_free(mk_model *mk)
+void mk_free(mk_model *mk)
 {
     for (size_t i = 0; i < mk->nallocs; i++)
         free(mk->allocs[i]);
@@ -294,4 +274,28 @@ static inline void mk_free(mk_model *mk)
     free(mk);
 }
 
-#endif
+bool mk_write(mk_model *mk, const char *path)
+{
+    size_t size = 0;
+    uint8_t *buf = mk_pack(mk, &size);
+    glow_diag d = { 0 };
+    bool ok = glow_write_file(path, buf, size, &d) == GLOW_OK;
+    if (!ok)
+        fprintf(stderr, "%s: %s\n", path, d.msg);
+    free(buf);
+    return ok;
+}
+
+bool mk_write_symbolic_relu(const char *path)
+{
+    static const int64_t dims[] = { 0, 3 };
+    static const char *const syms[] = { "N", NULL };
+    mk_model *mk = mk_new(13);
+    mk->graph.name = mk_str(mk, "sym");
+    mk_input_sym(mk, "x", MK_F32, 2, dims, syms);
+    mk_node(mk, "Relu", "relu0", 1, (const char *[]){ "x" }, 1, (const char *[]){ "y" });
+    mk_output_sym(mk, "y", MK_F32, 2, dims, syms);
+    bool ok = mk_write(mk, path);
+    mk_free(mk);
+    return ok;
+}

@@ -1,47 +1,29 @@
-// node_eval.h - Runs one ONNX node-suite test through the importer and the reference evaluator
-// (glow_eval_node, node by node in function order) and compares with its expected outputs
-// (test folder and comparison: conformance/node_test.h).
-#ifndef GLOW_TEST_NODE_EVAL_H
-#define GLOW_TEST_NODE_EVAL_H
+// node_eval.c - Test support: the node-suite runner of node_eval.h. Each node's results are
+// kept in node->aux while the function is evaluated in order, so later nodes read them.
+#include "testlib/node_eval.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "conformance/node_test.h"
-#include "graph/graph.h"
-#include "onnx/onnx.h"
 #include "eval/eval.h"
+#include "onnx/onnx.h"
 
-#define NODE_EVAL_MAX_IO 16
-
-typedef enum {
-    NE_PASS,       /* every output matches */
-    NE_NO_LOAD,    /* the importer rejected the model (why: its message) */
-    NE_NO_EVAL,    /* a node has no evaluator for its kinds */
-    NE_MISMATCH,   /* an output differs, or evaluation failed */
-} node_eval_result;
-
-/* This runner's tolerances, tighter in atol than ONNX's default for the suite's small values. */
-#define NODE_EVAL_RTOL 1e-3
-#define NODE_EVAL_ATOL 1e-5
-
-static inline const char *node_eval_dir(void)
+const char *node_eval_dir(void)
 {
     return nt_suite_dir("node");
 }
 
-static inline const glow_tensor *node_eval_value(glow_value v)
+const glow_tensor *node_eval_value(glow_value v)
 {
     if (v.node->kind == NK_CONSTANT)
         return &v.node->payload;
     return v.node->aux ? &((const glow_tensor *)v.node->aux)[v.res] : NULL;
 }
 
-/* Imports node/<test> with its fed inputs typed and valued from test_data_set_0 (so loaders
- * that need an input constant get it), evaluates the function and compares. `why` receives
- * the reason for anything but NE_PASS. */
-static inline node_eval_result node_eval(const char *test, char *why, size_t wn)
+node_eval_result node_eval(const char *test, char *why, size_t wn)
 {
     glow_tensor in[NODE_EVAL_MAX_IO], want[NODE_EVAL_MAX_IO];
     glow_tensor *res[512];
@@ -138,8 +120,7 @@ done:
     return r;
 }
 
-/* Runs every test of `names` expecting NE_PASS; prints failures; returns the pass count. */
-static inline int node_eval_all(const char *const *names, int n, int *failed)
+int node_eval_all(const char *const *names, int n, int *failed)
 {
     int pass = 0;
     for (int i = 0; i < n; i++) {
@@ -155,4 +136,47 @@ static inline int node_eval_all(const char *const *names, int n, int *failed)
     return pass;
 }
 
-#endif
+bool ne_have_suite(void)
+{
+    DIR *dp = opendir(node_eval_dir());
+    if (dp)
+        closedir(dp);
+    return dp != NULL;
+}
+
+ne_totals ne_run_prefixes(const char *const *prefixes, bool expanded)
+{
+    ne_totals t = { 0 };
+    int count;
+    char **names = nt_list_tests(node_eval_dir(), &count);
+    static const char *const tag[] = { "pass", "not loaded", "no evaluator", "MISMATCH" };
+    for (int i = 0; i < count; i++) {
+        bool match = false;
+        for (const char *const *p = prefixes; *p; p++)
+            match = match || strncmp(names[i], *p, strlen(*p)) == 0;
+        size_t len = strlen(names[i]);
+        bool is_exp = len > 9 && strcmp(names[i] + len - 9, "_expanded") == 0;
+        if (!match || is_exp != expanded)
+            continue;
+        char why[600];
+        node_eval_result r = node_eval(names[i], why, sizeof why);
+        /* Test data glowc cannot read (rank above GLOW_MAX_DIMS) counts as not loaded. */
+        if (r == NE_MISMATCH && strcmp(why, "no test data") == 0)
+            r = NE_NO_LOAD;
+        if (r != NE_PASS)
+            printf("  %-12s %s: %.300s\n", tag[r], names[i], why);
+        t.total++;
+        t.pass += r == NE_PASS;
+        t.no_load += r == NE_NO_LOAD;
+        t.no_eval += r == NE_NO_EVAL;
+        t.mismatch += r == NE_MISMATCH;
+    }
+    nt_free_tests(names, count);
+    return t;
+}
+
+void ne_print_totals(const char *what, ne_totals t)
+{
+    printf("%s: %d tests, %d pass, %d not loaded, %d without evaluator, %d mismatch\n", what,
+           t.total, t.pass, t.no_load, t.no_eval, t.mismatch);
+}

@@ -1,61 +1,29 @@
-// cf_eval.h - Loads an ONNX node-suite test (chosen inputs frozen into initializers) and checks
-// the imported graph numerically: every node is evaluated in order with glow_eval_node on the
-// test's input_*.pb tensors, and the saved outputs are compared with output_*.pb (folder reading
-// and comparison: conformance/node_test.h).
-#ifndef GLOW_TEST_CF_EVAL_H
-#define GLOW_TEST_CF_EVAL_H
+// cf_eval.c - Test support: the numerical check of imported node-suite graphs of cf_eval.h.
+// Models are read and re-packed with their frozen inputs, so the importer under test sees
+// ordinary initializers.
+#include "testlib/cf_eval.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "conformance/node_test.h"
-#include "graph/graph.h"
+#include "eval/eval.h"
 #include "onnx/onnx.h"
 #include "onnx/onnx.pb-c.h"
-#include "eval/eval.h"
-
-#define CF_MAX_IO 16
-
-typedef struct cf_result {
-    glow_status load;          /* the import's status */
-    glow_diag d;               /* its message */
-    int nout;
-    glow_type outs[CF_MAX_IO]; /* result types of the graph outputs, in order */
-    int nnodes;                /* nodes in "main" */
-    bool evaluated;            /* every node had an evaluator */
-    char eval_msg[512];        /* why not (the first node without one) */
-    int compared, mismatches;  /* outputs compared / outside the tolerance */
-    char mismatch_msg[512];
-} cf_result;
-
-static inline uint8_t *cf_read(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    *size = n > 0 ? fread(buf, 1, (size_t)n, f) : 0;
-    fclose(f);
-    return buf;
-}
+#include "testlib/files.h"
 
 /* ONNX's default tolerance for the node tests (data.json is not consulted). */
-static inline void cf_compare(cf_result *r, const char *name, const glow_tensor *got,
-                              const glow_tensor *want)
+static void cf_compare(cf_result *r, const char *name, const glow_tensor *got,
+                const glow_tensor *want)
 {
     r->compared++;
     if (!nt_compare(name, got, want, 1e-3, 1e-7, r->mismatch_msg, sizeof r->mismatch_msg))
         r->mismatches++;
 }
 
-/* Evaluates "main" in order (node->aux holds each node's result tensors) with the input
- * placeholders fed by name, and compares graph output k with want[k]. */
-static inline void cf_eval(cf_result *r, glow_module *m, const glow_tensor *ins,
-                           char *const *in_names, int nin, const glow_tensor *want, int nwant)
+void cf_eval(cf_result *r, glow_module *m, const glow_tensor *ins,
+             char *const *in_names, int nin, const glow_tensor *want, int nwant)
 {
     for (glow_node *p = m->placeholders.first; p; p = p->next) {
         p->aux = NULL;
@@ -108,10 +76,9 @@ static inline void cf_eval(cf_result *r, glow_module *m, const glow_tensor *ins,
     }
 }
 
-/* Loads a serialized model and evaluates it (see cf_eval). */
-static inline cf_result cf_run_bytes(const uint8_t *data, size_t size, const glow_tensor *ins,
-                                     char *const *in_names, int nin, const glow_tensor *want,
-                                     int nwant)
+cf_result cf_run_bytes(const uint8_t *data, size_t size, const glow_tensor *ins,
+                       char *const *in_names, int nin, const glow_tensor *want,
+                       int nwant)
 {
     cf_result r;
     memset(&r, 0, sizeof r);
@@ -127,62 +94,71 @@ static inline cf_result cf_run_bytes(const uint8_t *data, size_t size, const glo
     return r;
 }
 
-/* Loads <suite>/<test>: inputs whose bit is set in `freeze` become initializers holding their
- * test_data_set_0 value; the others are fed when evaluating. */
-static inline cf_result cf_run(const char *suite, const char *test, unsigned freeze)
+bool cf_freeze(const char *suite, const char *test, unsigned freeze, cf_frozen *fz)
 {
-    cf_result r;
-    memset(&r, 0, sizeof r);
+    memset(fz, 0, sizeof *fz);
     char dir[1400], path[2048];
     snprintf(dir, sizeof dir, "%s/%s", nt_suite_dir(suite), test);
-    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    snprintf(fz->path, sizeof fz->path, "%s/model.onnx", dir);
     size_t size;
-    uint8_t *data = cf_read(path, &size);
+    uint8_t *data = read_whole(fz->path, &size);
     Onnx__ModelProto *mp = data ? onnx__model_proto__unpack(NULL, size, data) : NULL;
     free(data);
     if (!mp || !mp->graph) {
-        r.load = GLOW_ERR_IO;
-        snprintf(r.d.msg, sizeof r.d.msg, "cannot read %s", path);
         if (mp)
             onnx__model_proto__free_unpacked(mp, NULL);
-        return r;
+        return false;
     }
     Onnx__GraphProto *g = mp->graph;
-    glow_tensor ins[CF_MAX_IO];
-    char *in_names[CF_MAX_IO] = { 0 };
-    int nin = 0;
     for (size_t i = 0; i < g->n_input && i < CF_MAX_IO; i++) {
         snprintf(path, sizeof path, "%s/test_data_set_0/input_%zu.pb", dir, i);
         if (!(freeze & (1u << i))) {
             glow_diag d = { 0 };
-            if (glow_tensor_read_file(path, &ins[nin], NULL, &d) == GLOW_OK)
-                in_names[nin++] = strdup(g->input[i]->name);
+            if (glow_tensor_read_file(path, &fz->ins[fz->nin], NULL, &d) == GLOW_OK)
+                fz->in_names[fz->nin++] = strdup(g->input[i]->name);
             continue;
         }
         nt_freeze_input(g, dir, i);
     }
-    size = onnx__model_proto__get_packed_size(mp);
-    data = malloc(size ? size : 1);
-    onnx__model_proto__pack(mp, data);
+    fz->size = onnx__model_proto__get_packed_size(mp);
+    fz->bytes = malloc(fz->size ? fz->size : 1);
+    onnx__model_proto__pack(mp, fz->bytes);
     onnx__model_proto__free_unpacked(mp, NULL);
-    glow_tensor want[CF_MAX_IO];
     char why[256];
-    int nwant = nt_read_set(dir, "output", want, CF_MAX_IO, why, sizeof why);
-    if (nwant < 0)
-        nwant = 0;
-    r = cf_run_bytes(data, size, ins, in_names, nin, want, nwant);
-    free(data);
-    for (int i = 0; i < nin; i++) {
-        glow_tensor_free(&ins[i]);
-        free(in_names[i]);
+    fz->nwant = nt_read_set(dir, "output", fz->want, CF_MAX_IO, why, sizeof why);
+    if (fz->nwant < 0)
+        fz->nwant = 0;
+    return true;
+}
+
+void cf_frozen_free(cf_frozen *fz)
+{
+    free(fz->bytes);
+    for (int i = 0; i < fz->nin; i++) {
+        glow_tensor_free(&fz->ins[i]);
+        free(fz->in_names[i]);
     }
-    for (int i = 0; i < nwant; i++)
-        glow_tensor_free(&want[i]);
+    for (int i = 0; i < fz->nwant; i++)
+        glow_tensor_free(&fz->want[i]);
+    memset(fz, 0, sizeof *fz);
+}
+
+cf_result cf_run(const char *suite, const char *test, unsigned freeze)
+{
+    cf_result r;
+    memset(&r, 0, sizeof r);
+    cf_frozen fz;
+    if (cf_freeze(suite, test, freeze, &fz))
+        r = cf_run_bytes(fz.bytes, fz.size, fz.ins, fz.in_names, fz.nin, fz.want, fz.nwant);
+    else {
+        r.load = GLOW_ERR_IO;
+        snprintf(r.d.msg, sizeof r.d.msg, "cannot read %s", fz.path);
+    }
+    cf_frozen_free(&fz);
     return r;
 }
 
-/* "f32[1, 3, 4]" of output i, for CHECK_STR_EQ. */
-static inline const char *cf_out_type(const cf_result *r, int i)
+const char *cf_out_type(const cf_result *r, int i)
 {
     static char buf[4][128];
     static int k;
@@ -192,4 +168,36 @@ static inline const char *cf_out_type(const cf_result *r, int i)
     return glow_type_str(&r->outs[i], buf[k], sizeof buf[k]);
 }
 
-#endif
+bool cf_passes(const char *test, unsigned freeze, int nout, const char *const *types,
+               cf_result *out)
+{
+    cf_result r = cf_run("node", test, freeze);
+    bool ok = r.load == GLOW_OK;
+    if (!ok)
+        fprintf(stderr, "%s: %s\n", test, r.d.msg);
+    if (r.nout != nout) {
+        fprintf(stderr, "%s: %d outputs, expected %d\n", test, r.nout, nout);
+        ok = false;
+    }
+    for (int i = 0; i < nout; i++)
+        if (strcmp(cf_out_type(&r, i), types[i]) != 0) {
+            fprintf(stderr, "%s: output %d is %s, expected %s\n", test, i, cf_out_type(&r, i),
+                    types[i]);
+            ok = false;
+        }
+    if (!r.evaluated) {
+        fprintf(stderr, "%s: not evaluated: %s\n", test, r.eval_msg);
+        ok = false;
+    }
+    if (r.compared != nout) {
+        fprintf(stderr, "%s: %d outputs compared, expected %d\n", test, r.compared, nout);
+        ok = false;
+    }
+    if (r.mismatches) {
+        fprintf(stderr, "%s: %s\n", test, r.mismatch_msg);
+        ok = false;
+    }
+    if (out)
+        *out = r;
+    return ok;
+}

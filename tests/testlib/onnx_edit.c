@@ -1,56 +1,18 @@
-// ops_test_util.h - Loads ONNX node-suite models for the op-loader tests, optionally edited
-// (fed inputs frozen into initializers from the test data, attributes changed), and prints
-// the imported graph.
-#ifndef GLOW_TEST_OPS_TEST_UTIL_H
-#define GLOW_TEST_OPS_TEST_UTIL_H
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+// onnx_edit.c - Test support: the node-suite model loading and editing of onnx_edit.h. Models
+// are edited as unpacked protobuf messages and packed again, so the loader under test reads
+// bytes exactly as it would from a file.
+#include "testlib/onnx_edit.h"
 
 #include "conformance/node_test.h"
-#include "graph/graph.h"
-#include "onnx/onnx.h"
-#include "onnx/onnx.pb-c.h"
+#include "testlib/files.h"
 
-/* Edits the unpacked model before it is loaded. Anything added must be malloc'd, since
- * protobuf-c frees the message field by field. */
-typedef void (*model_edit)(Onnx__ModelProto *mp);
-
-typedef struct loaded {
-    glow_status st;
-    glow_diag d;
-    char *text;   /* glow_function_print of "main" when the load succeeded; malloc'd */
-    char *module_text; /* glow_module_print (storage with small constants' values); malloc'd */
-} loaded;
-
-static inline uint8_t *read_all(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    uint8_t *buf = NULL;
-    size_t cap = 0, len = 0, got;
-    do {
-        if (len == cap) {
-            cap = cap ? 2 * cap : 4096;
-            buf = realloc(buf, cap);
-        }
-        got = fread(buf + len, 1, cap - len, f);
-        len += got;
-    } while (got > 0);
-    fclose(f);
-    *size = len;
-    return buf;
-}
-
-static inline const char *node_dir(void)
+const char *node_dir(void)
 {
     return nt_suite_dir("node");
 }
 
 /* Sets an integer attribute of node 0 (added when absent). */
-static inline void set_int_attr(Onnx__NodeProto *np, const char *name, int64_t v)
+void set_int_attr(Onnx__NodeProto *np, const char *name, int64_t v)
 {
     for (size_t i = 0; i < np->n_attribute; i++)
         if (strcmp(np->attribute[i]->name, name) == 0) {
@@ -69,7 +31,7 @@ static inline void set_int_attr(Onnx__NodeProto *np, const char *name, int64_t v
     np->attribute[np->n_attribute++] = a;
 }
 
-static inline void set_ints_attr(Onnx__NodeProto *np, const char *name, const int64_t *v, size_t n)
+void set_ints_attr(Onnx__NodeProto *np, const char *name, const int64_t *v, size_t n)
 {
     Onnx__AttributeProto *a = malloc(sizeof *a);
     onnx__attribute_proto__init(a);
@@ -84,7 +46,7 @@ static inline void set_ints_attr(Onnx__NodeProto *np, const char *name, const in
 }
 
 /* Sets a string attribute of np (added when absent). */
-static inline void set_string_attr(Onnx__NodeProto *np, const char *name, const char *v)
+void set_string_attr(Onnx__NodeProto *np, const char *name, const char *v)
 {
     Onnx__AttributeProto *a = NULL;
     for (size_t i = 0; i < np->n_attribute && !a; i++)
@@ -106,14 +68,14 @@ static inline void set_string_attr(Onnx__NodeProto *np, const char *name, const 
     a->has_s = 1;
 }
 
-static inline void set_node_name(Onnx__NodeProto *np, const char *name)
+void set_node_name(Onnx__NodeProto *np, const char *name)
 {
     if (np->name != protobuf_c_empty_string)
         free(np->name);
     np->name = strdup(name);
 }
 
-static inline void set_opset(Onnx__ModelProto *mp, int64_t v)
+void set_opset(Onnx__ModelProto *mp, int64_t v)
 {
     for (size_t i = 0; i < mp->n_opset_import; i++)
         if (!mp->opset_import[i]->domain || !mp->opset_import[i]->domain[0] ||
@@ -123,13 +85,13 @@ static inline void set_opset(Onnx__ModelProto *mp, int64_t v)
 
 /* Loads node/<test>/model.onnx. Fed inputs whose bit is set in `freeze` become initializers
  * holding their test_data_set_0 value; `edit` (may be NULL) changes the model first. */
-static inline loaded load_node_test(const char *test, unsigned freeze, model_edit edit)
+loaded load_node_test(const char *test, unsigned freeze, model_edit edit)
 {
     loaded r = { 0 };
     char path[1200], dir[1100];
     size_t size;
     snprintf(path, sizeof path, "%s/%s/model.onnx", node_dir(), test);
-    uint8_t *data = read_all(path, &size);
+    uint8_t *data = read_whole(path, &size);
     if (!data) {
         r.st = GLOW_ERR_IO;
         snprintf(r.d.msg, sizeof r.d.msg, "cannot read %s", path);
@@ -173,16 +135,51 @@ static inline loaded load_node_test(const char *test, unsigned freeze, model_edi
 }
 
 /* The text of a successful load, or the failure message (for CHECK_STR_EQ reports). */
-static inline const char *loaded_text(const loaded *r)
+const char *loaded_text(const loaded *r)
 {
     return r->st == GLOW_OK ? r->text : r->d.msg;
 }
 
-static inline void loaded_free(loaded *r)
+void loaded_free(loaded *r)
 {
     free(r->text);
     free(r->module_text);
     r->text = r->module_text = NULL;
 }
 
-#endif
+
+void keep_inputs(Onnx__NodeProto *np, size_t keep)
+{
+    for (size_t i = keep; i < np->n_input; i++)
+        if (np->input[i] != protobuf_c_empty_string)
+            free(np->input[i]);
+    if (np->n_input > keep)
+        np->n_input = keep;
+}
+
+bool load_gives(const char *test, unsigned freeze, model_edit edit, glow_status st,
+                const char *needle)
+{
+    loaded r = load_node_test(test, freeze, edit);
+    bool ok = r.st == st && strstr(loaded_text(&r), needle);
+    if (!ok)
+        fprintf(stderr, "%s: status %d (expected %d), text:\n  %s\n  expected to contain: %s\n",
+                test, (int)r.st, (int)st, loaded_text(&r), needle);
+    loaded_free(&r);
+    return ok;
+}
+
+bool load_prints(const char *test, unsigned freeze, model_edit edit,
+                 char *(*filter)(const char *), const char *expected)
+{
+    loaded r = load_node_test(test, freeze, edit);
+    char *got = filter && r.st == GLOW_OK ? filter(r.text) : NULL;
+    const char *text = got ? got : loaded_text(&r);
+    bool ok = r.st == GLOW_OK && strcmp(text, expected) == 0;
+    if (!ok)
+        fprintf(stderr, "%s: status %d\n  got:      %s\n  expected: %s\n", test, (int)r.st, text,
+                expected);
+    free(got);
+    loaded_free(&r);
+    return ok;
+}
