@@ -47,6 +47,7 @@
 #include "../qmath.h"
 
 #define QZ 4096 /* bytes of the padding row: channel chunk of one tap */
+#define QPATCH 1024 /* most bytes of one pixel's gathered taps (q_tile_patch) */
 #ifndef GK_INLINE
 #define GK_INLINE static inline __attribute__((always_inline))
 #endif
@@ -66,6 +67,11 @@ typedef struct {
     int fuse_row;
     /* 1x1, stride 1, no padding: pixel q's input is x + q * xcs (a GEMM over pixels). */
     int gemm;
+    /* Gather each pixel's taps into `patch` and run them as one GEMM row (q_tile_patch):
+     * kbytes = kh * kw * cbytes bytes per pixel, at most QPATCH. */
+    int use_patch;
+    int64_t kbytes;
+    uint8_t *patch;
 } qshape;
 
 /* The bias and multipliers of a tile's output blocks, and how many channels each stores. */
@@ -235,12 +241,76 @@ GK_INLINE void q_tile_gemm(const qshape *s, const qblocks *bk, int64_t q0, int l
     Q_REP12(QPIX_STORE)
 }
 
+/* Pixel (qn, qy, qx)'s taps in weight order ((ky, kx), then cbytes channel bytes) into dst,
+ * x_zero bytes (pre-flipped: zrow's) for taps in the padding: the bytes the tap-by-tap walk
+ * of q_tile reads, so the dot products and their sums are the same. */
+GK_INLINE void q_gather(const qshape *s, uint8_t *dst, int64_t qn, int64_t qy, int64_t qx)
+{
+    const uint8_t *img = s->x + qn * s->h * s->w * s->xcs;
+    int64_t iy = qy * s->sh - s->ph, ix = qx * s->sw - s->pw, rowb = s->kw * s->cbytes;
+    bool row_whole = s->dw == 1 && s->xcs == s->cbytes && ix >= 0 && ix + s->kw <= s->w;
+    for (int64_t ky = 0; ky < s->kh; ky++, dst += rowb) {
+        int64_t y_ = iy + ky * s->dh;
+        if ((uint64_t)y_ >= (uint64_t)s->h) {
+            memcpy(dst, s->zrow, (size_t)rowb);
+            continue;
+        }
+        const uint8_t *row = img + y_ * s->w * s->xcs;
+        if (row_whole) {
+            memcpy(dst, row + ix * s->xcs, (size_t)rowb);
+            continue;
+        }
+        for (int64_t kx = 0; kx < s->kw; kx++) {
+            int64_t x_ = ix + kx * s->dw;
+            memcpy(dst + kx * s->cbytes,
+                   (uint64_t)x_ < (uint64_t)s->w ? row + x_ * s->xcs : s->zrow,
+                   (size_t)s->cbytes);
+        }
+    }
+}
+
+#define QPIX_DECL_PATCH(p)                                                                   \
+    const uint8_t *pt##p = s->patch + (p < live ? p : live - 1) * s->kbytes;                 \
+    qacc a0_##p = q_zero(), a1_##p = q_zero();
+
+/* q_tile for a kernel of few bytes per pixel (kh * kw * cbytes <= QPATCH): each pixel's taps
+ * are gathered into the patch rows first (padding included), and the tile runs them as a
+ * GEMM of kbytes per pixel, the weights of a block being one run in the same order. No per
+ * kernel row pointer setup and no per-tap path at the borders: with 3 or 16 channels a 3x3
+ * row is 12 or 48 bytes, too few dot products to pay for them (SqueezeNet's first layer and
+ * its 55x55 and 13x13 3x3 layers). */
+GK_INLINE void q_tile_patch(const qshape *s, const qblocks *bk, int64_t q0, int live,
+                            int64_t mb0, const int NM, const int NP, const int FLIP)
+{
+    int64_t ohw = s->oh * s->ow;
+    int64_t qn = q0 / ohw, qy = q0 % ohw / s->ow, qx = q0 % s->ow;
+    for (int p = 0; p < live; p++) {
+        q_gather(s, s->patch + p * s->kbytes, qn, qy, qx);
+        if (++qx == s->ow) {
+            qx = 0;
+            if (++qy == s->oh)
+                qy = 0, qn++;
+        }
+    }
+    Q_REP12(QPIX_DECL_PATCH)
+    const int8_t *wb = s->wp + mb0 * s->wblock;
+    QDOT_RUN(wb, s->kbytes)
+    Q_REP12(QPIX_STORE)
+}
+
 /* The tile for `live` pixels: NP rounded up to one of the compiled tile widths; GEMMs take
  * q_tile_gemm for their full tiles (q_tile for the few others, FC layers of a small batch). */
 GK_INLINE void q_tile_np(const qshape *s, const qblocks *bk, int64_t q0, int live, int64_t mb0,
                          const int NM, const int FLIP)
 {
-    if (s->gemm && live > QNP_MID)
+    if (s->use_patch) {
+        if (live > QNP_MID)
+            q_tile_patch(s, bk, q0, live, mb0, NM, QNP, FLIP);
+        else if (live > 4)
+            q_tile_patch(s, bk, q0, live, mb0, NM, QNP_MID, FLIP);
+        else
+            q_tile_patch(s, bk, q0, live, mb0, NM, 4, FLIP);
+    } else if (s->gemm && live > QNP_MID)
         q_tile_gemm(s, bk, q0, live, mb0, NM, QNP, FLIP);
     else if (live > QNP_MID)
         q_tile(s, bk, q0, live, mb0, NM, QNP, FLIP);
@@ -261,14 +331,19 @@ void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float
             int y_lo, int y_hi, int tid, int nthreads)
 {
     uint8_t zrow[QZ];
+    uint8_t patch[QNP * QPATCH] __attribute__((aligned(64)));
     qshape s = { x, zrow, wp, y, h, w, xcs, m, ycs, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw,
-                 (c + 3) / 4 * 4, 0, y_zero, (float)(y_lo - y_zero), (float)(y_hi - y_zero), 0, 0 };
+                 (c + 3) / 4 * 4, 0, y_zero, (float)(y_lo - y_zero), (float)(y_hi - y_zero), 0, 0,
+                 0, 0, patch };
     s.wblock = kh * kw * s.cbytes * QV;
     s.fuse_row = kw > 1 && dw == 1 && xcs == s.cbytes && s.cbytes <= QZ;
     s.gemm = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && oh == h && ow == w;
-    /* The flip is applied on load to padding bytes too, so they are stored pre-flipped. */
-    memset(zrow, (x_zero ^ (x_flip ? 0x80 : 0)) & 0xff,
-           (size_t)(s.cbytes < QZ ? s.cbytes : QZ));
+    s.kbytes = kh * kw * s.cbytes;
+    s.use_patch = kh * kw > 1 && s.kbytes <= QPATCH;
+    /* The flip is applied on load to padding bytes too, so they are stored pre-flipped. A
+     * patch copies a whole kernel row of padding from it (kw * cbytes <= QPATCH < QZ). */
+    int64_t zbytes = s.use_patch ? kw * s.cbytes : s.cbytes;
+    memset(zrow, (x_zero ^ (x_flip ? 0x80 : 0)) & 0xff, (size_t)(zbytes < QZ ? zbytes : QZ));
     int64_t mblocks = (m + QV - 1) / QV, pairs = (mblocks + QNM - 1) / QNM;
     int64_t nq = n * oh * ow, tiles = (nq + QNP - 1) / QNP, units = pairs * tiles;
     int64_t u0 = units * tid / nthreads, u1 = units * (tid + 1) / nthreads;

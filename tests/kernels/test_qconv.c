@@ -16,6 +16,8 @@ typedef struct {
     int flip;    /* i8 input */
     int out;     /* 0: u8, 1: i8, 2: u8 with Relu (lo = zero), 3: i8 clipped */
     int pow2;    /* power-of-two multipliers: exact ties for round half to even */
+    int xexact;  /* x's channel stride is C rounded up to 4 (else random, maybe larger): the
+                  * kernel row copies of the gathered and fused-row paths need it */
 } qcase;
 
 typedef __typeof__(gk_qconv_u8_scalar) qconv_fn;
@@ -30,7 +32,7 @@ static void run_case(const gk_row *row, const qcase *t)
     int oh = (t->h + t->ph + t->phe - t->dh * (t->kh - 1) - 1) / t->sh + 1;
     int ow = (t->w + t->pw + t->pwe - t->dw * (t->kw - 1) - 1) / t->sw + 1;
     CHECK(oh >= 1 && ow >= 1);
-    int xcs = (t->c + 3) / 4 * 4 + 4 * rnd_int(0, 2), ycs = t->m + rnd_int(0, 3);
+    int xcs = (t->c + 3) / 4 * 4 + (t->xexact ? 0 : 4 * rnd_int(0, 2)), ycs = t->m + rnd_int(0, 3);
     int k = t->c * t->kh * t->kw;
     size_t xs = (size_t)t->n * t->h * t->w * xcs, ys = (size_t)t->n * oh * ow * ycs;
     size_t ws = (size_t)t->m * k;
@@ -170,6 +172,21 @@ static void test_qconv(const gk_row *row)
     /* Channels past the 4096-byte padding row: the chunked channel loop with padded taps. */
     qcase big = { 1, 4101, 3, 4, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 };
     run_case(row, &big);
+    /* Dense channels (xcs = C rounded to 4), so whole kernel rows are copied: the gathered
+     * path (kh * kw * C4 <= 1024 bytes) with borders, dilation and strides, and past it the
+     * fused-row path. SqueezeNet's first layer and 3x3 layers in small among them. */
+    static const qcase dense[] = {
+        { 1, 3, 17, 23, 64, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1 },
+        { 1, 16, 9, 13, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 2, 0, 1 },
+        { 2, 48, 5, 7, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 0, 1 },
+        { 1, 19, 11, 12, 17, 3, 3, 1, 2, 2, 2, 2, 2, 1, 2, 1, 1, 1, 1 },
+        { 1, 64, 8, 14, 40, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 0, 2, 0, 1 },
+        { 1, 112, 6, 9, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1 },
+        { 1, 116, 6, 9, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1 },
+    };
+    for (size_t i = 0; i < sizeof dense / sizeof dense[0]; i++)
+        run_case(row, &dense[i]);
+    ncases += (int)(sizeof dense / sizeof dense[0]);
     /* The first layer of ResNet-50 in small: 7x7 stride 2, 3 channels, pads 3. */
     qcase first = { 1, 3, 17, 19, 64, 7, 7, 2, 2, 1, 1, 3, 3, 2, 3, 0, 2, 0 };
     run_case(row, &first);
