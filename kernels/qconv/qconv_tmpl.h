@@ -15,6 +15,9 @@
 //   the packer's corrected bias (bias_in - x_zero * sum w), so acc = bias_in + sum((x - zx) w).
 //   y = gk_requant(acc, mult[m], y_zero, y_lo, y_hi) (qmath.h) stored as one byte: [y_lo, y_hi]
 //   is the kind's range (0..255 for u8, -128..127 for i8) narrowed by a fused Relu or Clip.
+// - post_mult != 0 folds a RescaleQuantized of the result in: the byte stored is
+//   gk_requant(y - y_zero, post_mult, post_zero, lo, hi) of that y, [lo, hi] the range of i8
+//   (post_i8) or u8.
 // - Pads are top/left ph/pw; bottom/right follow from oh/ow. Dilations dh/dw, strides sh/sw.
 // - Thread tid computes units [tid * U / nthreads, (tid + 1) * U / nthreads) of the U units
 //   (output-channel block pair x tile of output pixels); every unit is computed the same way
@@ -63,6 +66,9 @@ typedef struct {
     int64_t wblock; /* bytes between output blocks of the packed weights */
     int y_zero;
     float f_lo, f_hi; /* y_lo - y_zero, y_hi - y_zero */
+    /* The folded rescale (post_mult != 0), its range as f_lo/f_hi. */
+    float post_mult, pf_lo, pf_hi;
+    int post_zero;
     /* A kernel row's taps are one run of kw * cbytes bytes in the input as in the weights
      * (dw == 1, xcs == cbytes), walked as one tap where a tile's pixels have all of it. */
     int fuse_row;
@@ -100,6 +106,12 @@ GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *m
     __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_loadu_ps(mult));
     f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(s->f_lo)), _mm512_set1_ps(s->f_hi));
     __m512i r = _mm512_add_epi32(_mm512_cvtps_epi32(f), _mm512_set1_epi32(s->y_zero));
+    if (s->post_mult != 0.0f) {
+        /* r - y_zero is the rounded product before the zero point was added. */
+        f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtps_epi32(f)), _mm512_set1_ps(s->post_mult));
+        f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(s->pf_lo)), _mm512_set1_ps(s->pf_hi));
+        r = _mm512_add_epi32(_mm512_cvtps_epi32(f), _mm512_set1_epi32(s->post_zero));
+    }
     /* vpmovdb keeps the low byte: the value itself for u8 and i8 results alike. */
     _mm512_mask_cvtepi32_storeu_epi8(y, (__mmask16)((1u << count) - 1), r);
 }
@@ -113,6 +125,12 @@ GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *m
     __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(mult));
     f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->f_lo)), _mm256_set1_ps(s->f_hi));
     __m256i r = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(s->y_zero));
+    if (s->post_mult != 0.0f) {
+        /* r - y_zero is the rounded product before the zero point was added. */
+        f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtps_epi32(f)), _mm256_set1_ps(s->post_mult));
+        f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->pf_lo)), _mm256_set1_ps(s->pf_hi));
+        r = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(s->post_zero));
+    }
     /* The low byte of each lane: bytes 0, 4, 8, 12 of each 128-bit half, then both halves. */
     __m256i sel = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                    0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
@@ -333,13 +351,15 @@ void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float
             uint8_t *y, int64_t n, int64_t h, int64_t w, int64_t c, int64_t xcs, int64_t m,
             int64_t ycs, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t sh, int64_t sw,
             int64_t dh, int64_t dw, int64_t ph, int64_t pw, int x_zero, int x_flip, int y_zero,
-            int y_lo, int y_hi, int tid, int nthreads)
+            int y_lo, int y_hi, float post_mult, int post_zero, int post_i8, int tid, int nthreads)
 {
     uint8_t zrow[QZ];
     uint8_t patch[QNP * QPATCH] __attribute__((aligned(64)));
     qshape s = { x, zrow, wp, y, h, w, xcs, m, ycs, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw,
-                 (c + 3) / 4 * 4, 0, y_zero, (float)(y_lo - y_zero), (float)(y_hi - y_zero), 0, 0,
-                 0, 0, patch };
+                 (c + 3) / 4 * 4, 0, y_zero, (float)(y_lo - y_zero), (float)(y_hi - y_zero),
+                 post_mult, (float)((post_i8 ? -128 : 0) - post_zero),
+                 (float)((post_i8 ? 127 : 255) - post_zero), post_zero,
+                 0, 0, 0, 0, patch };
     s.wblock = kh * kw * s.cbytes * QV;
     s.fuse_row = kw > 1 && dw == 1 && xcs == s.cbytes && s.cbytes <= QZ;
     s.gemm = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && oh == h && ow == w;
