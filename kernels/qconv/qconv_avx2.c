@@ -52,6 +52,9 @@ typedef struct {
     int x_zero, y_zero;
     uint8_t flip;   /* 0x80 for i8 inputs, else 0 */
     float f_lo, f_hi; /* y_lo - y_zero, y_hi - y_zero */
+    /* The folded rescale (post_mult != 0): its range less post_zero as pf_lo/pf_hi. */
+    float post_mult, pf_lo, pf_hi;
+    int post_zero;
 } qshape;
 
 /* n bytes (a multiple of 4) at src, XORed with flip, as int16 at dst. */
@@ -152,6 +155,12 @@ GK_INLINE __m256i requant(__m256i acc, __m256 mv, const qshape *s)
 {
     __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), mv);
     f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->f_lo)), _mm256_set1_ps(s->f_hi));
+    if (s->post_mult != 0.0f) {
+        /* The rounded product before the zero point was added, rescaled once more. */
+        f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtps_epi32(f)), _mm256_set1_ps(s->post_mult));
+        f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->pf_lo)), _mm256_set1_ps(s->pf_hi));
+        return _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(s->post_zero));
+    }
     return _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(s->y_zero));
 }
 
@@ -231,14 +240,16 @@ void gk_qconv_u8_avx2(const uint8_t *x, const int8_t *wp, const int32_t *bias, c
                       uint8_t *y, int64_t n, int64_t h, int64_t w, int64_t c, int64_t xcs,
                       int64_t m, int64_t ycs, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
                       int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t ph, int64_t pw,
-                      int x_zero, int x_flip, int y_zero, int y_lo, int y_hi, int tid,
-                      int nthreads)
+                      int x_zero, int x_flip, int y_zero, int y_lo, int y_hi, float post_mult,
+                      int post_zero, int post_i8, int tid, int nthreads)
 {
     /* The widened inputs of one tile; 32-byte aligned for the broadcast loads' sake. */
     int16_t buf[QNP * QKS] __attribute__((aligned(32)));
     qshape s = { x, wp, y, h, w, xcs, m, ycs, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw,
                  (c + 3) / 4 * 4, 0, x_zero, y_zero, (uint8_t)(x_flip ? 0x80 : 0),
-                 (float)(y_lo - y_zero), (float)(y_hi - y_zero) };
+                 (float)(y_lo - y_zero), (float)(y_hi - y_zero), post_mult,
+                 (float)((post_i8 ? -128 : 0) - post_zero), (float)((post_i8 ? 127 : 255) - post_zero),
+                 post_zero };
     s.k = kh * kw * s.cbytes;
     int64_t mblocks = (m + 7) / 8, groups = (mblocks + QG - 1) / QG;
     int64_t nq = n * oh * ow, tiles = (nq + QNP - 1) / QNP, units = groups * tiles;

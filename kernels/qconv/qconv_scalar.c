@@ -9,7 +9,7 @@ void gk_qconv_u8_scalar(const uint8_t *x, const int8_t *wp, const int32_t *bias,
                         int64_t xcs, int64_t m, int64_t ycs, int64_t kh, int64_t kw, int64_t oh,
                         int64_t ow, int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t ph,
                         int64_t pw, int x_zero, int x_flip, int y_zero, int y_lo, int y_hi,
-                        int tid, int nthreads)
+                        float post_mult, int post_zero, int post_i8, int tid, int nthreads)
 {
     int64_t cb = (c + 3) / 4 * 4, ohw = oh * ow, lo, hi;
     uint8_t flip = x_flip ? 0x80 : 0;
@@ -34,7 +34,11 @@ void gk_qconv_u8_scalar(const uint8_t *x, const int8_t *wp, const int32_t *bias,
                     for (int64_t ci = 0; ci < c; ci++)
                         acc += (uint32_t)((int32_t)(uint8_t)(xp[ci] ^ flip) * wt[ci]);
                 }
-            yp[mi] = (uint8_t)gk_requant((int32_t)acc, mult[mi], y_zero, y_lo, y_hi);
+            int32_t v = gk_requant((int32_t)acc, mult[mi], y_zero, y_lo, y_hi);
+            if (post_mult != 0.0f)
+                v = gk_requant(v - y_zero, post_mult, post_zero, post_i8 ? -128 : 0,
+                               post_i8 ? 127 : 255);
+            yp[mi] = (uint8_t)v;
         }
     }
 }

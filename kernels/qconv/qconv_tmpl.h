@@ -15,6 +15,9 @@
 //   the packer's corrected bias (bias_in - x_zero * sum w), so acc = bias_in + sum((x - zx) w).
 //   y = gk_requant(acc, mult[m], y_zero, y_lo, y_hi) (qmath.h) stored as one byte: [y_lo, y_hi]
 //   is the kind's range (0..255 for u8, -128..127 for i8) narrowed by a fused Relu or Clip.
+// - post_mult != 0 folds a RescaleQuantized of the result in: the byte stored is
+//   gk_requant(y - y_zero, post_mult, post_zero, lo, hi) of that y, [lo, hi] the range of i8
+//   (post_i8) or u8.
 // - Pads are top/left ph/pw; bottom/right follow from oh/ow. Dilations dh/dw, strides sh/sw.
 // - Thread tid computes units [tid * U / nthreads, (tid + 1) * U / nthreads) of the U units
 //   (output-channel block pair x tile of output pixels); every unit is computed the same way
@@ -47,6 +50,8 @@
 #include "../qmath.h"
 
 #define QZ 4096 /* bytes of the padding row: channel chunk of one tap */
+#define QPATCH 1024 /* most bytes of one pixel's gathered taps (q_tile_patch) */
+#define QWL1 (24 * 1024) /* most weight bytes walked tile by tile (half of a 48 KiB L1) */
 #ifndef GK_INLINE
 #define GK_INLINE static inline __attribute__((always_inline))
 #endif
@@ -61,11 +66,19 @@ typedef struct {
     int64_t wblock; /* bytes between output blocks of the packed weights */
     int y_zero;
     float f_lo, f_hi; /* y_lo - y_zero, y_hi - y_zero */
+    /* The folded rescale (post_mult != 0), its range as f_lo/f_hi. */
+    float post_mult, pf_lo, pf_hi;
+    int post_zero;
     /* A kernel row's taps are one run of kw * cbytes bytes in the input as in the weights
      * (dw == 1, xcs == cbytes), walked as one tap where a tile's pixels have all of it. */
     int fuse_row;
     /* 1x1, stride 1, no padding: pixel q's input is x + q * xcs (a GEMM over pixels). */
     int gemm;
+    /* Gather each pixel's taps into `patch` and run them as one GEMM row (q_tile_patch):
+     * kbytes = kh * kw * cbytes bytes per pixel, at most QPATCH. */
+    int use_patch;
+    int64_t kbytes;
+    uint8_t *patch;
 } qshape;
 
 /* The bias and multipliers of a tile's output blocks, and how many channels each stores. */
@@ -93,6 +106,12 @@ GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *m
     __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_loadu_ps(mult));
     f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(s->f_lo)), _mm512_set1_ps(s->f_hi));
     __m512i r = _mm512_add_epi32(_mm512_cvtps_epi32(f), _mm512_set1_epi32(s->y_zero));
+    if (s->post_mult != 0.0f) {
+        /* r - y_zero is the rounded product before the zero point was added. */
+        f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtps_epi32(f)), _mm512_set1_ps(s->post_mult));
+        f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(s->pf_lo)), _mm512_set1_ps(s->pf_hi));
+        r = _mm512_add_epi32(_mm512_cvtps_epi32(f), _mm512_set1_epi32(s->post_zero));
+    }
     /* vpmovdb keeps the low byte: the value itself for u8 and i8 results alike. */
     _mm512_mask_cvtepi32_storeu_epi8(y, (__mmask16)((1u << count) - 1), r);
 }
@@ -106,6 +125,12 @@ GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *m
     __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(mult));
     f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->f_lo)), _mm256_set1_ps(s->f_hi));
     __m256i r = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(s->y_zero));
+    if (s->post_mult != 0.0f) {
+        /* r - y_zero is the rounded product before the zero point was added. */
+        f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtps_epi32(f)), _mm256_set1_ps(s->post_mult));
+        f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->pf_lo)), _mm256_set1_ps(s->pf_hi));
+        r = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(s->post_zero));
+    }
     /* The low byte of each lane: bytes 0, 4, 8, 12 of each 128-bit half, then both halves. */
     __m256i sel = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                    0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
@@ -175,8 +200,12 @@ GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *m
             q_store(y_ + QV, q_sum(a1_##p), bk->bias[1], bk->mult[1], s, bk->count[1]);      \
     }
 /* The dot products of `bytes` consecutive channel bytes from the pixels' pointers, with the
- * weights from wt (and wt + wblock for the second output block). */
+ * weights from wt (and wt + wblock for the second output block). Never unrolled: with the
+ * shapes constant, clang-14 unrolls short runs whole (a 3x3 row of 16 channels: 12 steps) and
+ * hoists the later steps' weight loads and broadcasts, which spills the accumulators (SqueezeNet's
+ * first layer and 3x3 16->64 layers ran at half the speed of the same kernel built by gcc). */
 #define QDOT_RUN(wt, bytes)                                                                  \
+    _Pragma("GCC unroll 1")                                                                  \
     for (int64_t c = 0; c < (bytes); c += 4) {                                               \
         qwt w0 = q_wload((wt) + c * QV);                                                     \
         qwt w1 = NM > 1 ? q_wload((wt) + s->wblock + c * QV) : w0;                           \
@@ -231,12 +260,80 @@ GK_INLINE void q_tile_gemm(const qshape *s, const qblocks *bk, int64_t q0, int l
     Q_REP12(QPIX_STORE)
 }
 
+/* Pixel (qn, qy, qx)'s taps in weight order ((ky, kx), then cbytes channel bytes) into dst,
+ * x_zero bytes (pre-flipped: zrow's) for taps in the padding: the bytes the tap-by-tap walk
+ * of q_tile reads, so the dot products and their sums are the same. */
+GK_INLINE void q_gather(const qshape *s, uint8_t *dst, int64_t qn, int64_t qy, int64_t qx)
+{
+    const uint8_t *img = s->x + qn * s->h * s->w * s->xcs;
+    int64_t iy = qy * s->sh - s->ph, ix = qx * s->sw - s->pw, rowb = s->kw * s->cbytes;
+    bool row_whole = s->dw == 1 && s->xcs == s->cbytes && ix >= 0 && ix + s->kw <= s->w;
+    for (int64_t ky = 0; ky < s->kh; ky++, dst += rowb) {
+        int64_t y_ = iy + ky * s->dh;
+        if ((uint64_t)y_ >= (uint64_t)s->h) {
+            memcpy(dst, s->zrow, (size_t)rowb);
+            continue;
+        }
+        const uint8_t *row = img + y_ * s->w * s->xcs;
+        if (row_whole) {
+            memcpy(dst, row + ix * s->xcs, (size_t)rowb);
+            continue;
+        }
+        for (int64_t kx = 0; kx < s->kw; kx++) {
+            int64_t x_ = ix + kx * s->dw;
+            memcpy(dst + kx * s->cbytes,
+                   (uint64_t)x_ < (uint64_t)s->w ? row + x_ * s->xcs : s->zrow,
+                   (size_t)s->cbytes);
+        }
+    }
+}
+
+#define QPIX_DECL_PATCH(p)                                                                   \
+    const uint8_t *pt##p = s->patch + (p < live ? p : live - 1) * s->kbytes;                 \
+    qacc a0_##p = q_zero(), a1_##p = q_zero();
+
+/* The patch rows of output pixels [q0, q0 + live). */
+GK_INLINE void q_gather_tile(const qshape *s, int64_t q0, int live)
+{
+    int64_t ohw = s->oh * s->ow;
+    int64_t qn = q0 / ohw, qy = q0 % ohw / s->ow, qx = q0 % s->ow;
+    for (int p = 0; p < live; p++) {
+        q_gather(s, s->patch + p * s->kbytes, qn, qy, qx);
+        if (++qx == s->ow) {
+            qx = 0;
+            if (++qy == s->oh)
+                qy = 0, qn++;
+        }
+    }
+}
+
+/* q_tile for a kernel of few bytes per pixel (kh * kw * cbytes <= QPATCH), on the patch rows
+ * q_gather_tile filled for these pixels: a GEMM of kbytes per pixel, the weights of a block
+ * being one run in the same order. No per kernel row pointer setup and no per-tap path at
+ * the borders: with 3 or 16 channels a 3x3 row is 12 or 48 bytes, too few dot products to
+ * pay for them (SqueezeNet's first layer and its 55x55 and 13x13 3x3 layers). */
+GK_INLINE void q_tile_patch(const qshape *s, const qblocks *bk, int64_t q0, int live,
+                            int64_t mb0, const int NM, const int NP, const int FLIP)
+{
+    Q_REP12(QPIX_DECL_PATCH)
+    const int8_t *wb = s->wp + mb0 * s->wblock;
+    QDOT_RUN(wb, s->kbytes)
+    Q_REP12(QPIX_STORE)
+}
+
 /* The tile for `live` pixels: NP rounded up to one of the compiled tile widths; GEMMs take
  * q_tile_gemm for their full tiles (q_tile for the few others, FC layers of a small batch). */
 GK_INLINE void q_tile_np(const qshape *s, const qblocks *bk, int64_t q0, int live, int64_t mb0,
                          const int NM, const int FLIP)
 {
-    if (s->gemm && live > QNP_MID)
+    if (s->use_patch) {
+        if (live > QNP_MID)
+            q_tile_patch(s, bk, q0, live, mb0, NM, QNP, FLIP);
+        else if (live > 4)
+            q_tile_patch(s, bk, q0, live, mb0, NM, QNP_MID, FLIP);
+        else
+            q_tile_patch(s, bk, q0, live, mb0, NM, 4, FLIP);
+    } else if (s->gemm && live > QNP_MID)
         q_tile_gemm(s, bk, q0, live, mb0, NM, QNP, FLIP);
     else if (live > QNP_MID)
         q_tile(s, bk, q0, live, mb0, NM, QNP, FLIP);
@@ -254,26 +351,40 @@ void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float
             uint8_t *y, int64_t n, int64_t h, int64_t w, int64_t c, int64_t xcs, int64_t m,
             int64_t ycs, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t sh, int64_t sw,
             int64_t dh, int64_t dw, int64_t ph, int64_t pw, int x_zero, int x_flip, int y_zero,
-            int y_lo, int y_hi, int tid, int nthreads)
+            int y_lo, int y_hi, float post_mult, int post_zero, int post_i8, int tid, int nthreads)
 {
     uint8_t zrow[QZ];
+    uint8_t patch[QNP * QPATCH] __attribute__((aligned(64)));
     qshape s = { x, zrow, wp, y, h, w, xcs, m, ycs, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw,
-                 (c + 3) / 4 * 4, 0, y_zero, (float)(y_lo - y_zero), (float)(y_hi - y_zero), 0, 0 };
+                 (c + 3) / 4 * 4, 0, y_zero, (float)(y_lo - y_zero), (float)(y_hi - y_zero),
+                 post_mult, (float)((post_i8 ? -128 : 0) - post_zero),
+                 (float)((post_i8 ? 127 : 255) - post_zero), post_zero,
+                 0, 0, 0, 0, patch };
     s.wblock = kh * kw * s.cbytes * QV;
     s.fuse_row = kw > 1 && dw == 1 && xcs == s.cbytes && s.cbytes <= QZ;
     s.gemm = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && oh == h && ow == w;
-    /* The flip is applied on load to padding bytes too, so they are stored pre-flipped. */
-    memset(zrow, (x_zero ^ (x_flip ? 0x80 : 0)) & 0xff,
-           (size_t)(s.cbytes < QZ ? s.cbytes : QZ));
+    s.kbytes = kh * kw * s.cbytes;
+    s.use_patch = kh * kw > 1 && s.kbytes <= QPATCH;
+    /* The flip is applied on load to padding bytes too, so they are stored pre-flipped. A
+     * patch copies a whole kernel row of padding from it (kw * cbytes <= QPATCH < QZ). */
+    int64_t zbytes = s.use_patch ? kw * s.cbytes : s.cbytes;
+    memset(zrow, (x_zero ^ (x_flip ? 0x80 : 0)) & 0xff, (size_t)(zbytes < QZ ? zbytes : QZ));
     int64_t mblocks = (m + QV - 1) / QV, pairs = (mblocks + QNM - 1) / QNM;
     int64_t nq = n * oh * ow, tiles = (nq + QNP - 1) / QNP, units = pairs * tiles;
     int64_t u0 = units * tid / nthreads, u1 = units * (tid + 1) / nthreads;
     /* Bias and multipliers of a block past M, zero-padded to whole vectors. */
     int32_t btail[QV];
     float mtail[QV];
+    /* Block pairs outermost: a thread's consecutive units reuse the same weights. Tiles
+     * outermost when the taps are gathered and all the weights fit in L1 (a layer of few
+     * channels): the patch rows then serve every block pair instead of being gathered again
+     * for each (SqueezeNet's first layer: 0.78x the cycles). */
+    bool tiles_out = s.use_patch && mblocks * s.wblock <= QWL1;
+    int64_t gathered = -1;
     for (int64_t u = u0; u < u1; u++) {
-        /* Block pairs outermost: a thread's consecutive units reuse the same weights. */
         int64_t mb0 = u / tiles * QNM, q0 = u % tiles * QNP;
+        if (tiles_out)
+            mb0 = u % pairs * QNM, q0 = u / pairs * QNP;
         int nm = mblocks - mb0 < QNM ? (int)(mblocks - mb0) : QNM;
         int live = nq - q0 < QNP ? (int)(nq - q0) : QNP;
         qblocks bk;
@@ -291,6 +402,10 @@ void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float
                 bk.bias[b] = btail;
                 bk.mult[b] = mtail;
             }
+        }
+        if (s.use_patch && q0 != gathered) {
+            q_gather_tile(&s, q0, live);
+            gathered = q0;
         }
         if (QNM > 1 && nm > 1 && x_flip)
             q_tile_np(&s, &bk, q0, live, mb0, 2, 1);

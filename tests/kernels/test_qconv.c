@@ -2,7 +2,8 @@
 // against an independent reference: acc = bias + sum((x - zx) * w) over the taps inside the
 // input, requantized by gk_requant. Random shapes (C = 1, 3, odd, past the 4096-byte padding
 // row; M around the 8- and 16-channel blocks; kernels 1-7, strides and dilations 1-2, pads,
-// batches, FC layers), u8 and i8 inputs (x_flip), u8, i8 and Relu/Clip-narrowed outputs;
+// batches, FC layers), u8 and i8 inputs (x_flip), u8, i8 and Relu/Clip-narrowed outputs, and
+// a folded RescaleQuantized into u8 or i8;
 // results must be identical bytes, at 1 and 3 threads, and the channels [M, ycs) untouched.
 #include "check.h"
 #include "kernels_test.h"
@@ -16,6 +17,9 @@ typedef struct {
     int flip;    /* i8 input */
     int out;     /* 0: u8, 1: i8, 2: u8 with Relu (lo = zero), 3: i8 clipped */
     int pow2;    /* power-of-two multipliers: exact ties for round half to even */
+    int xexact;  /* x's channel stride is C rounded up to 4 (else random, maybe larger): the
+                  * kernel row copies of the gathered and fused-row paths need it */
+    int post;    /* a folded RescaleQuantized: 1 into u8, 2 into i8 */
 } qcase;
 
 typedef __typeof__(gk_qconv_u8_scalar) qconv_fn;
@@ -30,7 +34,7 @@ static void run_case(const gk_row *row, const qcase *t)
     int oh = (t->h + t->ph + t->phe - t->dh * (t->kh - 1) - 1) / t->sh + 1;
     int ow = (t->w + t->pw + t->pwe - t->dw * (t->kw - 1) - 1) / t->sw + 1;
     CHECK(oh >= 1 && ow >= 1);
-    int xcs = (t->c + 3) / 4 * 4 + 4 * rnd_int(0, 2), ycs = t->m + rnd_int(0, 3);
+    int xcs = (t->c + 3) / 4 * 4 + (t->xexact ? 0 : 4 * rnd_int(0, 2)), ycs = t->m + rnd_int(0, 3);
     int k = t->c * t->kh * t->kw;
     size_t xs = (size_t)t->n * t->h * t->w * xcs, ys = (size_t)t->n * oh * ow * ycs;
     size_t ws = (size_t)t->m * k;
@@ -51,6 +55,12 @@ static void run_case(const gk_row *row, const qcase *t)
         lo = y_zero;
     if (t->out == 3)
         lo = lo + 20, hi = hi - 30;
+    /* The folded rescale: a multiplier around 1 (some results saturate), any zero point. */
+    float post_mult = 0;
+    int post_lo = t->post == 2 ? -128 : 0, post_hi = t->post == 2 ? 127 : 255;
+    int post_zero = rnd_int(post_lo, post_hi);
+    if (t->post)
+        post_mult = (float)(0.4 + 1.5 * rand() / (double)RAND_MAX);
     /* A multiplier bringing the accumulator's typical size to ~60 output steps. */
     double spread = sqrt((double)k) * 5400.0;
     for (int m = 0; m < t->m; m++) {
@@ -78,7 +88,10 @@ static void run_case(const gk_row *row, const qcase *t)
                                        w[(((size_t)m * t->c + c) * t->kh + ky) * t->kw + kx];
                             }
                     CHECK(acc >= INT32_MIN && acc <= INT32_MAX);
-                    want[yi + m] = (uint8_t)gk_requant((int32_t)acc, mult[m], y_zero, lo, hi);
+                    int32_t v = gk_requant((int32_t)acc, mult[m], y_zero, lo, hi);
+                    if (t->post)
+                        v = gk_requant(v - y_zero, post_mult, post_zero, post_lo, post_hi);
+                    want[yi + m] = (uint8_t)v;
                 }
                 for (int m = t->m; m < ycs; m++)
                     want[yi + m] = 0xa5;
@@ -93,7 +106,8 @@ static void run_case(const gk_row *row, const qcase *t)
     memset(y3, 0xa5, ys);
 #define QCALL(y, tid, nt)                                                                     \
     qconv(x, wp, bias, mult, y, t->n, t->h, t->w, t->c, xcs, t->m, ycs, t->kh, t->kw, oh, ow, \
-          t->sh, t->sw, t->dh, t->dw, t->ph, t->pw, x_zero, t->flip, y_zero, lo, hi, tid, nt)
+          t->sh, t->sw, t->dh, t->dw, t->ph, t->pw, x_zero, t->flip, y_zero, lo, hi, post_mult, \
+          post_zero, t->post == 2, tid, nt)
     QCALL(y1, 0, 1);
     for (int tid = 2; tid >= 0; tid--)
         QCALL(y3, tid, 3);
@@ -104,10 +118,11 @@ static void run_case(const gk_row *row, const qcase *t)
             first = i;
     if (bad)
         fprintf(stderr,
-                "%s: n%d c%d %dx%d m%d k%dx%d s%d,%d d%d,%d p%d,%d,%d,%d flip%d out%d pow2 %d: "
+                "%s: n%d c%d %dx%d m%d k%dx%d s%d,%d d%d,%d p%d,%d,%d,%d flip%d out%d pow2 %d "
+                "post %d: "
                 "%zu bytes differ, first at pixel %zu channel %zu: %d, want %d\n",
                 row->name, t->n, t->c, t->h, t->w, t->m, t->kh, t->kw, t->sh, t->sw, t->dh,
-                t->dw, t->ph, t->pw, t->phe, t->pwe, t->flip, t->out, t->pow2, bad,
+                t->dw, t->ph, t->pw, t->phe, t->pwe, t->flip, t->out, t->pow2, t->post, bad,
                 first / ycs, first % ycs, y1[first], want[first]);
     CHECK_EQ(bad, 0);
     CHECK(memcmp(y3, want, ys) == 0);
@@ -139,6 +154,7 @@ static qcase random_case(int c, int m, int k)
     t.flip = rand() & 1;
     t.out = rand() % 4;
     t.pow2 = rand() % 3 == 0;
+    t.post = rand() % 4 == 0 ? rnd_int(1, 2) : 0;
     return t;
 }
 
@@ -160,7 +176,8 @@ static void test_qconv(const gk_row *row)
     /* 1x1 stride 1 unpadded (a GEMM over pixels), and fully connected layers with a batch. */
     for (int i = 0; i < 16; i++) {
         qcase t = { rnd_int(1, 3), cs[rand() % 11] * 3, rnd_int(1, 7), rnd_int(1, 20),
-                    ms[rand() % 13], 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, i & 1, i % 4, i == 2 };
+                    ms[rand() % 13], 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, i & 1, i % 4, i == 2,
+                    0, i % 3 == 0 ? 1 + (i & 1) : 0 };
         run_case(row, &t);
         qcase fc = { rnd_int(1, 15), rnd_int(1, 300), 1, 1, ms[rand() % 13] * 2, 1, 1, 1, 1,
                      1, 1, 0, 0, 0, 0, (i + 1) & 1, (i + 1) % 4, i == 3 };
@@ -170,6 +187,21 @@ static void test_qconv(const gk_row *row)
     /* Channels past the 4096-byte padding row: the chunked channel loop with padded taps. */
     qcase big = { 1, 4101, 3, 4, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 };
     run_case(row, &big);
+    /* Dense channels (xcs = C rounded to 4), so whole kernel rows are copied: the gathered
+     * path (kh * kw * C4 <= 1024 bytes) with borders, dilation and strides, and past it the
+     * fused-row path. SqueezeNet's first layer and 3x3 layers in small among them. */
+    static const qcase dense[] = {
+        { 1, 3, 17, 23, 64, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1 },
+        { 1, 16, 9, 13, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 2, 0, 1, 1 },
+        { 2, 48, 5, 7, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 0, 1, 2 },
+        { 1, 19, 11, 12, 17, 3, 3, 1, 2, 2, 2, 2, 2, 1, 2, 1, 1, 1, 1 },
+        { 1, 64, 8, 14, 40, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 0, 2, 0, 1, 1 },
+        { 1, 112, 6, 9, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1 },
+        { 1, 116, 6, 9, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1 },
+    };
+    for (size_t i = 0; i < sizeof dense / sizeof dense[0]; i++)
+        run_case(row, &dense[i]);
+    ncases += (int)(sizeof dense / sizeof dense[0]);
     /* The first layer of ResNet-50 in small: 7x7 stride 2, 3 channels, pads 3. */
     qcase first = { 1, 3, 17, 19, 64, 7, 7, 2, 2, 1, 1, 3, 3, 2, 3, 0, 2, 0 };
     run_case(row, &first);

@@ -256,7 +256,9 @@ static void test_numbers(void)
 
 /* Two convolutions joined by a channel Concat (the IR optimizer makes it in place; the int8
  * prepare step undoes that into cpu.qconcat_nhwc), a residual Add and a max pool: the cpu
- * backend gives the interpreter's bytes. */
+ * backend gives the interpreter's bytes. %br's range differs from %cat's, so a
+ * RescaleQuantized takes it to the Concat's quantization: the cpu backend folds it into the
+ * convolution before it (two requantizations in the kernel's store). */
 static const char *const CAT =
     "module {\n"
     "  %x = Placeholder input : f32[1, 4, 6, 6]\n"
@@ -317,12 +319,14 @@ static void test_concat(void)
             CHECK_EQ(glow_program_fallbacks(p, &fb), 0);
             /* The Concat runs NHWC and nothing around it converts: the only conversions are
              * the graph input's (once for each of its two convolutions) and the output's. */
-            int cats = 0, convs = 0;
+            int cats = 0, convs = 0, rescales = 0;
             for (const ir_instr *in = p->ir->first; in; in = in->next) {
                 cats += in->kind == IK_CPU_QCONCAT_NHWC;
                 convs += in->kind == IK_CPU_Q_TO_NHWC || in->kind == IK_CPU_Q_FROM_NHWC;
+                rescales += in->kind == IK_RESCALE_QUANTIZED;
             }
             CHECK_EQ(cats, 1);
+            CHECK_EQ(rescales, 0);
             CHECK(convs <= 3);
             if (convs > 3 || getenv("QDEBUG"))
                 ir_function_print(stderr, p->ir);

@@ -28,6 +28,11 @@ typedef struct qprep {
     ir_value *w, *bias, *mult;  /* packed weights, corrected bias, multipliers (convs) */
 } qprep;
 
+/* A RescaleQuantized folded into the int8 convolution before it writes its result: the
+ * multipliers constant carries QPOST more floats after the M multipliers, the quantization
+ * of the convolution's own result (i8 or not, scale, offset), which sel_qconv reads. */
+#define QPOST 3
+
 static bool is_q8(glow_dtype t) { return t == GLOW_U8Q || t == GLOW_I8Q; }
 
 static const void *const_payload(const ir_value *v, glow_dtype t)
@@ -220,6 +225,109 @@ static glow_status classify(ir_function *f, ir_instr *in, const cpu_isa *isa, qp
     }
 }
 
+/* --- RescaleQuantized folded into the convolution --- */
+
+/* Whether instruction b comes after a in program order. */
+static bool comes_after(const ir_instr *a, const ir_instr *b)
+{
+    for (const ir_instr *in = a->next; in; in = in->next)
+        if (in == b)
+            return true;
+    return false;
+}
+
+/* The one instruction other than alloc/dealloc using v as operand, NULL if none or several;
+ * *uses counts them. */
+static ir_instr *only_user(ir_function *f, const ir_value *v, ir_instr *skip, int *uses)
+{
+    ir_instr *found = NULL;
+    *uses = 0;
+    for (ir_instr *in = f->first; in; in = in->next) {
+        if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC || in == skip)
+            continue;
+        for (uint32_t i = 0; i < in->nops; i++)
+            if (ir_root(in->ops[i].v) == v) {
+                found = in;
+                ++*uses;
+                break;
+            }
+    }
+    return *uses == 1 ? found : NULL;
+}
+
+/* The alloc or dealloc instruction of v. */
+static ir_instr *lifetime_mark(ir_function *f, const ir_value *v, ir_instr_kind kind)
+{
+    for (ir_instr *in = f->first; in; in = in->next)
+        if (in->kind == kind && in->nops == 1 && in->ops[0].v == v)
+            return in;
+    return NULL;
+}
+
+/* A RescaleQuantized [out, mid] whose input only an int8 convolution W writes (and nothing
+ * else reads) becomes part of W: W writes out, requantizing twice in its store (the same
+ * integers as the two instructions), and the pass over mid and the barrier before it go.
+ * SqueezeNet rescales one of the two expand convolutions of every Fire module to the Concat's
+ * quantization. out must be free between W and the rescale; its lifetime then starts at W. */
+static glow_status fold_rescale(ir_function *f, qprep *qp, uint32_t n, glow_diag *d)
+{
+    for (ir_instr *r = f->first, *next; r; r = next) {
+        next = r->next;
+        if (r->kind != IK_RESCALE_QUANTIZED || r->nops != 2 || r->id >= n)
+            continue;
+        ir_value *out = r->ops[0].v, *mid = r->ops[1].v;
+        if (out->kind != IV_ALLOC || mid->kind != IV_ALLOC || !is_q8(out->type.dtype) ||
+            !is_q8(mid->type.dtype) || mid->type.rank != 4 ||
+            !glow_type_same_shape(&out->type, &mid->type))
+            continue;
+        int uses;
+        ir_instr *w = only_user(f, mid, r, &uses);
+        if (!w || w->id >= n || qp[w->id].kind != QP_NHWC || qp[w->id].own != IK_CPU_QCONV_NHWC ||
+            w->ops[0].v != mid || w->nops < 2 || ir_root(w->ops[1].v) == mid ||
+            !comes_after(w, r))
+            continue;
+        bool busy = false;
+        for (ir_instr *in = w->next; in != r && !busy; in = in->next)
+            for (uint32_t i = 0; i < in->nops && !busy && in->kind != IK_ALLOC; i++)
+                busy = ir_root(in->ops[i].v) == out;
+        for (uint32_t i = 1; i < w->nops; i++)
+            busy |= ir_root(w->ops[i].v) == out;
+        ir_instr *out_alloc = lifetime_mark(f, out, IK_ALLOC);
+        if (busy || !out_alloc)
+            continue;
+        qprep *q = &qp[w->id];
+        int64_t m = glow_type_numel(&q->mult->type);
+        const float *old = q->mult->storage->payload.data;
+        void *p;
+        glow_status s = GLOW_OK;
+        ir_value *mult = cpu_new_const(f, "qmultr", w->id, GLOW_F32, m + QPOST, &p, d, &s);
+        if (!mult)
+            return s;
+        memcpy(p, old, (size_t)m * sizeof(float));
+        float *tail = (float *)p + m;
+        tail[0] = mid->type.dtype == GLOW_I8Q;
+        tail[1] = mid->type.scale;
+        tail[2] = (float)mid->type.offset;
+        q->mult = mult;
+        w->ops[0].v = out;
+        /* out lives from W on; mid is no longer used (no memory). */
+        if (comes_after(w, out_alloc)) {
+            ir_instr_unlink(f, out_alloc);
+            ir_instr_insert_before(f, w, out_alloc);
+        }
+        ir_instr *ma = lifetime_mark(f, mid, IK_ALLOC), *md = lifetime_mark(f, mid, IK_DEALLOC);
+        if (ma)
+            ir_instr_unlink(f, ma);
+        if (md)
+            ir_instr_unlink(f, md);
+        if (next == ma || next == md)
+            next = r->next;
+        ir_instr_unlink(f, r);
+        qp[r->id].kind = QP_NONE;
+    }
+    return GLOW_OK;
+}
+
 /* --- layout --- */
 
 static bool nhwc_candidate(const ir_value *v)
@@ -339,15 +447,6 @@ static bool channel_slice(const ir_value *v)
            t->dtype == b->dtype && t->scale == b->scale && t->offset == b->offset;
 }
 
-/* Whether instruction b comes after a in program order. */
-static bool comes_after(const ir_instr *a, const ir_instr *b)
-{
-    for (const ir_instr *in = a->next; in; in = in->next)
-        if (in == b)
-            return true;
-    return false;
-}
-
 /* In NCHW a channel slice is contiguous, so Concat costs nothing; in NHWC it is strided. So
  * for a base whose views are all channel slices, each slice gets its own buffer again and
  * a Concat (which the NHWC planning may make cpu.qconcat_nhwc) joins them after the last
@@ -440,6 +539,8 @@ glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d)
         s = classify(f, in, isa, &qp[in->id], d);
         count += qp[in->id].kind == QP_NHWC;
     }
+    if (s == GLOW_OK && count)
+        s = fold_rescale(f, qp, n, d);
     if (s != GLOW_OK || !count) {
         free(qp);
         return s;

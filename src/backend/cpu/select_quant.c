@@ -63,8 +63,30 @@ static bool sel_qconv(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
 {
     const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v;
     const glow_type *y = &yv->type, *x = &xv->type;
+    if (in->nops != 5 || cpu_overlap(yv, xv))
+        return false;
+    /* The real channel counts: the packed bias has M entries, the multipliers too, and 3
+     * more with a folded RescaleQuantized (qprepare.c): the quantization `mid` of the
+     * convolution's own result, which the rescale takes to y's. */
+    bool dwc = in->kind == IK_CPU_QDWCONV_NHWC;
+    int64_t mreal = glow_type_numel(&in->ops[dwc ? 4 : 3].v->type);
+    int64_t nmult = glow_type_numel(&in->ops[4].v->type);
+    glow_type mid = *y;
+    float post_mult = 0.0f;
+    if (!dwc && nmult == mreal + 3) {
+        const ir_value *mv = in->ops[4].v;
+        if (mv->kind != IV_WEIGHT || !mv->storage || mv->storage->kind != NK_CONSTANT)
+            return false;
+        const float *tail = (const float *)mv->storage->payload.data + mreal;
+        mid.dtype = tail[0] != 0.0f ? GLOW_I8Q : GLOW_U8Q;
+        mid.scale = tail[1];
+        mid.offset = (int32_t)tail[2];
+        post_mult = gk_q_multiplier(mid.scale, y->scale);
+    } else if (nmult != mreal) {
+        return false;
+    }
     int lo, hi;
-    if (in->nops != 5 || !fused_range(in, y, &lo, &hi) || cpu_overlap(yv, xv))
+    if (!fused_range(in, &mid, &lo, &hi))
         return false;
     int64_t n, h, w, c, m, oh, ow;
     if (x->rank == 2) {
@@ -73,8 +95,6 @@ static bool sel_qconv(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
         n = x->dims[0], h = x->dims[1], w = x->dims[2], c = x->dims[3];
         oh = y->dims[1], ow = y->dims[2], m = y->dims[3];
     }
-    /* The real channel counts: the packed bias has M entries, the multipliers too. */
-    int64_t mreal = glow_type_numel(&in->ops[4].v->type);
     int64_t kh = attr_at(in, GA_KERNEL, 0, 1), kw = attr_at(in, GA_KERNEL, 1, 1);
     int64_t sh = attr_at(in, GA_STRIDES, 0, 1), sw = attr_at(in, GA_STRIDES, 1, 1);
     int64_t dh = attr_at(in, GA_DILATIONS, 0, 1), dw = attr_at(in, GA_DILATIONS, 1, 1);
@@ -97,7 +117,8 @@ static bool sel_qconv(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
            cpu_num(c), cpu_num(c), cpu_num(mreal), cpu_num(m), cpu_num(kh), cpu_num(kw),
            cpu_num(oh), cpu_num(ow), cpu_num(sh), cpu_num(sw), cpu_num(dh), cpu_num(dw),
            cpu_num(ph), cpu_num(pw), cpu_num(xz), cpu_num(flip),
-           cpu_num(y->offset), cpu_num(lo), cpu_num(hi));
+           cpu_num(mid.offset), cpu_num(lo), cpu_num(hi), cpu_real(post_mult),
+           cpu_num(y->offset), cpu_num(y->dtype == GLOW_I8Q));
     return true;
 }
 
