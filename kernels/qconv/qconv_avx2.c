@@ -179,7 +179,7 @@ GK_INLINE void store2(uint8_t *y0, uint8_t *y1, __m256i r0, __m256i r1, int coun
     if (count == 8) {
         _mm_storel_epi64((__m128i *)y0, v);
         if (y1)
-            _mm_storeh_pd((double *)y1, _mm_castsi128_pd(v));
+            _mm_storel_epi64((__m128i *)y1, _mm_unpackhi_epi64(v, v)); /* unaligned-safe */
     } else {
         uint8_t t[16];
         _mm_storeu_si128((__m128i *)t, v);
