@@ -33,22 +33,11 @@ static void stq(glow_dtype t, void *p, int64_t i, int32_t v)
     }
 }
 
-/* The integer range of a quantized kind. */
-static void q_range(glow_dtype t, int32_t *lo, int32_t *hi)
-{
-    switch (t) {
-    case GLOW_I8Q: *lo = -128; *hi = 127; break;
-    case GLOW_U8Q: *lo = 0; *hi = 255; break;
-    case GLOW_I16Q: *lo = -32768; *hi = 32767; break;
-    default: *lo = INT32_MIN; *hi = INT32_MAX; break;
-    }
-}
-
 /* The result's range narrowed by a fused Relu or Clip (a Clip node's own bounds likewise). */
 static glow_status out_range(const glow_node *n, const glow_type *y, const char *act,
                              double alpha, double beta, int32_t *lo, int32_t *hi, glow_diag *d)
 {
-    q_range(y->dtype, lo, hi);
+    glow_dtype_qrange(y->dtype, lo, hi);
     if (!act || !*act)
         return GLOW_OK;
     if (!glow_dtype_is_quantized(y->dtype) || (strcmp(act, "Relu") && strcmp(act, "Clip")))
@@ -101,7 +90,7 @@ static glow_status convert(const glow_node *n, const glow_tensor *x, glow_tensor
     const glow_type *tx = &x->type, *ty = &y->type;
     int64_t count = ev_numel(ty);
     int32_t lo, hi;
-    q_range(ty->dtype, &lo, &hi);
+    glow_dtype_qrange(ty->dtype, &lo, &hi);
     float mult = gk_q_multiplier(tx->scale, ty->scale);
     for (int64_t i = 0; i < count; i++) {
         if (n->kind == NK_QUANTIZE) {
@@ -174,7 +163,7 @@ static glow_status pool(const glow_node *n, const glow_tensor *x, glow_tensor *y
     bool is_max = n->kind == NK_MAX_POOL;
     bool include_pad = glow_node_int(n, GA_COUNT_INCLUDE_PAD, 0) != 0;
     int32_t lo, hi;
-    q_range(ty->dtype, &lo, &hi);
+    glow_dtype_qrange(ty->dtype, &lo, &hi);
     float mult = gk_q_multiplier(tx->scale, ty->scale);
     /* ONNX counts the model's own pads only, not the end padding that ceil_mode added. */
     int64_t own_pe[3] = { w.pe[0], w.pe[1], w.pe[2] };

@@ -41,6 +41,16 @@ glow_dtype_class glow_dtype_class_of(glow_dtype t) { return info(t)->cls; }
 bool glow_dtype_is_float(glow_dtype t) { return info(t)->cls == DC_FLOAT; }
 bool glow_dtype_is_quantized(glow_dtype t) { return info(t)->cls == DC_QUANT; }
 
+void glow_dtype_qrange(glow_dtype t, int32_t *lo, int32_t *hi)
+{
+    switch (t) {
+    case GLOW_I8Q: *lo = -128; *hi = 127; break;
+    case GLOW_U8Q: *lo = 0; *hi = 255; break;
+    case GLOW_I16Q: *lo = -32768; *hi = 32767; break;
+    default: *lo = INT32_MIN; *hi = INT32_MAX; break;
+    }
+}
+
 bool glow_dtype_is_int(glow_dtype t)
 {
     glow_dtype_class c = info(t)->cls;

@@ -26,6 +26,9 @@ glow_dtype_class glow_dtype_class_of(glow_dtype t);
 bool glow_dtype_is_float(glow_dtype t);
 bool glow_dtype_is_int(glow_dtype t);          /* signed or unsigned plain integers */
 bool glow_dtype_is_quantized(glow_dtype t);
+/* The integers a quantized kind holds: i8q -128..127, u8q 0..255, i16q -32768..32767, i32q
+ * (and anything else) the whole int32 range. */
+void glow_dtype_qrange(glow_dtype t, int32_t *lo, int32_t *hi);
 /* ONNX TensorProto.DataType code; false when ONNX has no such kind or glowc lacks it. */
 bool glow_dtype_from_onnx(int onnx_code, glow_dtype *out);
 int glow_dtype_to_onnx(glow_dtype t);          /* 0 for quantized kinds */

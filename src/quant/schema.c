@@ -157,8 +157,8 @@ static double expected_mse(const glow_quant_range *r, const glow_quant_options *
 {
     glow_type shape = { .dtype = GLOW_F32 };
     glow_type t = glow_quant_type(lo, hi, o, &shape);
-    int64_t qmin = t.dtype == GLOW_U8Q ? 0 : t.dtype == GLOW_I16Q ? -32768 : -128;
-    int64_t qmax = t.dtype == GLOW_U8Q ? 255 : t.dtype == GLOW_I16Q ? 32767 : 127;
+    int32_t qmin, qmax;
+    glow_dtype_qrange(t.dtype, &qmin, &qmax);
     double s = t.scale, rlo = s * (double)(qmin - t.offset), rhi = s * (double)(qmax - t.offset);
     double w = (r->max - r->min) / r->nbins, err = 0, total = 0;
     for (int b = 0; b < r->nbins; b++) {

@@ -17,7 +17,8 @@ static bool is_q8(glow_dtype t) { return t == GLOW_U8Q || t == GLOW_I8Q; }
  * bounds a and b) through qmath.h, as the evaluator narrows it. */
 static void q_range(const glow_type *y, const char *act, double a, double b, int *lo, int *hi)
 {
-    int32_t l = y->dtype == GLOW_I8Q ? -128 : 0, h = y->dtype == GLOW_I8Q ? 127 : 255;
+    int32_t l, h;
+    glow_dtype_qrange(y->dtype, &l, &h);
     int code = !act ? GK_QACT_NONE : !strcmp(act, "Relu") ? GK_QACT_RELU
              : !strcmp(act, "Clip") ? GK_QACT_CLIP : GK_QACT_NONE;
     gk_q_act_range(code, a, b, y->scale, y->offset, &l, &h);
