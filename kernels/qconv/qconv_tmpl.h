@@ -35,7 +35,7 @@
 // channels exceed QZ bytes are walked in chunks of QZ so that the row stays bounded. Tail
 // tiles compute NP in {QNP, QNP_MID, 4, 2, 1} pixels, the missing ones repeating the last
 // pixel (never stored). 1x1 stride-1 unpadded convolutions and FC layers (GEMMs over pixels)
-// take a tile of their own without the per-tap pointer setup (q_tile_gemm).
+// take a tile of their own without the per-tap pointer setup (q_tile_rows).
 //
 // The ISA file defines, before including this: QV (lanes = output channels per block), QNP
 // (pixels per tile), QNP_MID, QNM (1 or 2 blocks per tile), GK_QFN (the kernel's name), the
@@ -50,7 +50,7 @@
 #include "../qmath.h"
 
 #define QZ 4096 /* bytes of the padding row: channel chunk of one tap */
-#define QPATCH 1024 /* most bytes of one pixel's gathered taps (q_tile_patch) */
+#define QPATCH 1024 /* most bytes of one pixel's gathered taps (q_tile_rows) */
 #define QWL1 (24 * 1024) /* most weight bytes walked tile by tile (half of a 48 KiB L1) */
 #ifndef GK_INLINE
 #define GK_INLINE static inline __attribute__((always_inline))
@@ -74,7 +74,7 @@ typedef struct {
     int fuse_row;
     /* 1x1, stride 1, no padding: pixel q's input is x + q * xcs (a GEMM over pixels). */
     int gemm;
-    /* Gather each pixel's taps into `patch` and run them as one GEMM row (q_tile_patch):
+    /* Gather each pixel's taps into `patch` and run them as one GEMM row (q_tile_rows):
      * kbytes = kh * kw * cbytes bytes per pixel, at most QPATCH. */
     int use_patch;
     int64_t kbytes;
@@ -243,20 +243,24 @@ GK_INLINE void q_tile(const qshape *s, const qblocks *bk, int64_t q0, int live, 
     Q_REP12(QPIX_STORE)
 }
 
-/* Pixel p's input row in a GEMM (the last live one again past `live`). */
-#define QPIX_DECL_GEMM(p)                                                                    \
-    const uint8_t *pt##p = s->x + (q0 + (p < live ? p : live - 1)) * s->xcs;                 \
+/* Pixel p's row of `bytes` at rows + p * stride (the last live one again past `live`). */
+#define QPIX_DECL_ROW(p)                                                                     \
+    const uint8_t *pt##p = rows + (p < live ? p : live - 1) * stride;                        \
     qacc a0_##p = q_zero(), a1_##p = q_zero();
 
-/* q_tile for a 1x1 stride-1 unpadded convolution or an FC layer (a GEMM): one tap, no
- * padding, no bounds checks. A function of its own rather than a branch inside q_tile: the
- * per-tap pointer setup it skips cost a quarter of the time of 1x1 64->256 layers. */
-GK_INLINE void q_tile_gemm(const qshape *s, const qblocks *bk, int64_t q0, int live,
-                           int64_t mb0, const int NM, const int NP, const int FLIP)
+/* q_tile for pixels whose whole reduction is one row of `bytes` bytes in the weights' order,
+ * pixel p's at rows + p * stride: a GEMM. A 1x1 stride-1 unpadded convolution or an FC layer
+ * reads its input rows in place (stride xcs, bytes cbytes); a small kernel reads the rows
+ * q_gather_tile wrote (patch, kbytes). No per-tap pointer setup and no bounds checks: what
+ * they cost was a quarter of the time of 1x1 64->256 layers. A function of its own rather
+ * than a branch inside q_tile. */
+GK_INLINE void q_tile_rows(const qshape *s, const qblocks *bk, const uint8_t *rows,
+                           int64_t stride, int64_t bytes, int64_t q0, int live, int64_t mb0,
+                           const int NM, const int NP, const int FLIP)
 {
-    Q_REP12(QPIX_DECL_GEMM)
+    Q_REP12(QPIX_DECL_ROW)
     const int8_t *wb = s->wp + mb0 * s->wblock;
-    QDOT_RUN(wb, s->cbytes)
+    QDOT_RUN(wb, bytes)
     Q_REP12(QPIX_STORE)
 }
 
@@ -288,10 +292,6 @@ GK_INLINE void q_gather(const qshape *s, uint8_t *dst, int64_t qn, int64_t qy, i
     }
 }
 
-#define QPIX_DECL_PATCH(p)                                                                   \
-    const uint8_t *pt##p = s->patch + (p < live ? p : live - 1) * s->kbytes;                 \
-    qacc a0_##p = q_zero(), a1_##p = q_zero();
-
 /* The patch rows of output pixels [q0, q0 + live). */
 GK_INLINE void q_gather_tile(const qshape *s, int64_t q0, int live)
 {
@@ -307,34 +307,26 @@ GK_INLINE void q_gather_tile(const qshape *s, int64_t q0, int live)
     }
 }
 
-/* q_tile for a kernel of few bytes per pixel (kh * kw * cbytes <= QPATCH), on the patch rows
- * q_gather_tile filled for these pixels: a GEMM of kbytes per pixel, the weights of a block
- * being one run in the same order. No per kernel row pointer setup and no per-tap path at
- * the borders: with 3 or 16 channels a 3x3 row is 12 or 48 bytes, too few dot products to
- * pay for them (SqueezeNet's first layer and its 55x55 and 13x13 3x3 layers). */
-GK_INLINE void q_tile_patch(const qshape *s, const qblocks *bk, int64_t q0, int live,
-                            int64_t mb0, const int NM, const int NP, const int FLIP)
-{
-    Q_REP12(QPIX_DECL_PATCH)
-    const int8_t *wb = s->wp + mb0 * s->wblock;
-    QDOT_RUN(wb, s->kbytes)
-    Q_REP12(QPIX_STORE)
-}
-
 /* The tile for `live` pixels: NP rounded up to one of the compiled tile widths; GEMMs take
- * q_tile_gemm for their full tiles (q_tile for the few others, FC layers of a small batch). */
+ * q_tile_rows for their full tiles (q_tile for the few others, FC layers of a small batch). */
 GK_INLINE void q_tile_np(const qshape *s, const qblocks *bk, int64_t q0, int live, int64_t mb0,
                          const int NM, const int FLIP)
 {
+    /* A kernel of few bytes per pixel (kh * kw * cbytes <= QPATCH) runs on the patch rows
+     * q_gather_tile filled for these pixels: with 3 or 16 channels a 3x3 row is 12 or 48
+     * bytes, too few dot products to pay for q_tile's per-row setup and per-tap border path
+     * (SqueezeNet's first layer and its 55x55 and 13x13 3x3 layers). */
+    const uint8_t *patch = s->patch;
+    int64_t kb = s->kbytes;
     if (s->use_patch) {
         if (live > QNP_MID)
-            q_tile_patch(s, bk, q0, live, mb0, NM, QNP, FLIP);
+            q_tile_rows(s, bk, patch, kb, kb, q0, live, mb0, NM, QNP, FLIP);
         else if (live > 4)
-            q_tile_patch(s, bk, q0, live, mb0, NM, QNP_MID, FLIP);
+            q_tile_rows(s, bk, patch, kb, kb, q0, live, mb0, NM, QNP_MID, FLIP);
         else
-            q_tile_patch(s, bk, q0, live, mb0, NM, 4, FLIP);
+            q_tile_rows(s, bk, patch, kb, kb, q0, live, mb0, NM, 4, FLIP);
     } else if (s->gemm && live > QNP_MID)
-        q_tile_gemm(s, bk, q0, live, mb0, NM, QNP, FLIP);
+        q_tile_rows(s, bk, s->x + q0 * s->xcs, s->xcs, s->cbytes, q0, live, mb0, NM, QNP, FLIP);
     else if (live > QNP_MID)
         q_tile(s, bk, q0, live, mb0, NM, QNP, FLIP);
     else if (live > 4)
