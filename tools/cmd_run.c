@@ -446,6 +446,20 @@ static void report_partitions(const glow_executor *e)
     }
 }
 
+/* The end of a run of a program or an executor: its failure's message, or its outputs
+ * (filled by the caller after a successful run) shown and freed. */
+static int finish_run(const run_args *a, glow_status s, const glow_diag *d, run_outputs *o)
+{
+    if (s != GLOW_OK) {
+        cli_error("run: %s: %s", a->path, d->len ? d->msg : glow_status_name(d->status));
+        return CLI_EXIT_RUN_FAILED;
+    }
+    int rc = show_outputs(a, o);
+    free(o->names);
+    free(o->t);
+    return rc;
+}
+
 /* --devices: partitions the loaded module m (owned), compiles and runs the partitions. */
 static int run_partitioned(const run_args *a, glow_module *m, int ninputs, glow_tensor *tensors)
 {
@@ -473,16 +487,11 @@ static int run_partitioned(const run_args *a, glow_module *m, int ninputs, glow_
     else if (a->model.stats)
         report_partitions(e);
     if (rc == CLI_EXIT_OK) {
-        if (glow_executor_run(e, tensors, ninputs, &d) != GLOW_OK) {
-            cli_error("run: %s: %s", a->path, d.len ? d.msg : glow_status_name(d.status));
-            rc = CLI_EXIT_RUN_FAILED;
-        } else {
-            run_outputs o;
+        run_outputs o = { 0 };
+        glow_status s = glow_executor_run(e, tensors, ninputs, &d);
+        if (s == GLOW_OK)
             outputs_of_executor(e, &o);
-            rc = show_outputs(a, &o);
-            free(o.names);
-            free(o.t);
-        }
+        rc = finish_run(a, s, &d, &o);
     }
     glow_executor_destroy(e);
     glow_devices_free(devs, ndevs);
@@ -520,16 +529,11 @@ static int compile_and_run(const run_args *a, int ninputs, glow_tensor *tensors)
             cli_model_report_fallbacks(p, stderr);
     }
     if (p && rc == CLI_EXIT_OK) {
-        if (glow_program_run(p, tensors, ninputs, &d) != GLOW_OK) {
-            cli_error("run: %s: %s", a->path, d.len ? d.msg : glow_status_name(d.status));
-            rc = CLI_EXIT_RUN_FAILED;
-        } else {
-            run_outputs o;
+        run_outputs o = { 0 };
+        glow_status s = glow_program_run(p, tensors, ninputs, &d);
+        if (s == GLOW_OK)
             outputs_of_program(p, &o);
-            rc = show_outputs(a, &o);
-            free(o.names);
-            free(o.t);
-        }
+        rc = finish_run(a, s, &d, &o);
     }
     glow_program_destroy(p);
     free(types);
