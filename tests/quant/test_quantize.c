@@ -235,6 +235,15 @@ static void run_net(glow_module *m, const char *backend, const float *x, float *
     glow_program_destroy(p);
 }
 
+/* NET quantized with o over RANGES, run on x with the given backend. */
+static void run_quantized(const glow_quant_options *o, const char *backend, const float *x,
+                          float *y)
+{
+    glow_module *m = parse(NET);
+    quantize(m, o, RANGES, NULL);
+    run_net(m, backend, x, y);
+}
+
 static void test_numbers(void)
 {
     float x[108], ref[5], qi[5], qc[5];
@@ -242,12 +251,8 @@ static void test_numbers(void)
         x[i] = sinf((float)i * 0.7f);
     run_net(parse(NET), "interpreter", x, ref);
     glow_quant_options o = { .schema = GLOW_QSCHEMA_ASYMMETRIC, .per_channel = true };
-    glow_module *m = parse(NET);
-    quantize(m, &o, RANGES, NULL);
-    run_net(m, "interpreter", x, qi);
-    m = parse(NET);
-    quantize(m, &o, RANGES, NULL);
-    run_net(m, "cpu", x, qc);
+    run_quantized(&o, "interpreter", x, qi);
+    run_quantized(&o, "cpu", x, qc);
     for (int i = 0; i < 5; i++) {
         CHECK_NEAR(qi[i], ref[i], 0.03);    /* a sigmoid of an 8-bit result */
         CHECK_EQ(qi[i], qc[i]);             /* the same integers on both backends */
@@ -345,11 +350,9 @@ static void test_int16(void)
         x[i] = sinf((float)i * 0.7f);
     run_net(parse(NET), "interpreter", x, ref);
     glow_quant_options o = { .schema = GLOW_QSCHEMA_ASYMMETRIC, .per_channel = true };
-    glow_module *m = parse(NET);
-    quantize(m, &o, RANGES, NULL);
-    run_net(m, "interpreter", x, q8);
+    run_quantized(&o, "interpreter", x, q8);
     o.precision = GLOW_I16Q;
-    m = parse(NET);
+    glow_module *m = parse(NET);
     glow_function *f = quantize(m, &o, RANGES, NULL);
     glow_node *c = find(f, NK_CHANNELWISE_QCONV);
     CHECK(c && glow_value_type(c->ins[0])->dtype == GLOW_I16Q && c->outs[0].dtype == GLOW_I16Q);
