@@ -49,6 +49,8 @@ typedef struct cli_model_opts {
      * [--precision P]: quant.profile is NULL when the model stays float. */
     glow_quant_options quant;
     bool no_quant;            /* the command takes no quantization options (profile) */
+    const char *cache_dir;    /* --cache DIR: the compiled-code cache; NULL: none */
+    bool no_cache;            /* the command takes no --cache (compile, quantize) */
 } cli_model_opts;
 /* Empty options with the default backend; false when out of memory. */
 bool cli_model_init(cli_model_opts *o, int argc, const char *backend);

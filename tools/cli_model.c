@@ -91,6 +91,11 @@ bool cli_model_match(const char *cmd, const char *arg, int *i, int argc, char **
             o->defines[o->ndefines++] = val;
     } else if (!o->no_quant && cli_quant_match(cmd, arg, i, argc, argv, &o->quant, rc)) {
         return true;
+    } else if (!o->no_cache && cli_match_value(arg, "--cache", i, argc, argv, &val)) {
+        if (!val || !val[0] || !glow_make_dirs(val))
+            *rc = cli_usage_error(cmd, "%s: --cache wants a directory glowc can create and "
+                                  "write, got '%s'", cmd, val ? val : "");
+        o->cache_dir = val;
     } else if (!strcmp(arg, "--no-optimize")) {
         o->no_optimize = true;
     } else if (!strcmp(arg, "--stats")) {
@@ -109,6 +114,9 @@ void cli_model_help(const char *threads_text)
     printf("  --backend B        the backend: %s (default %s)\n"
            "  --threads N        %s\n"
            "  --define SYM=VAL   fix the symbolic input dim SYM (dim_param) to VAL; repeatable\n"
+           "  --cache DIR        keep the cpu backend's machine code in DIR (created if\n"
+           "                     missing): compiling the same model with the same options\n"
+           "                     again loads it instead of running LLVM\n"
            "  --no-optimize      skip the graph optimizer (before and after lowering)\n"
            "  --stats            per optimizer pass: runs, nodes removed, rewrites, time; then\n"
            "                     how many instructions the backend runs natively and which\n"
@@ -137,6 +145,7 @@ void cli_model_options(const cli_model_opts *o, glow_opt_options *oo,
     copt->backend = o->backend;
     copt->threads = o->threads;
     copt->no_optimize = o->no_optimize;
+    copt->cache_dir = o->cache_dir;
     copt->optimize = oo;
     if (o->quant.profile) {
         copt->quant_hook = glow_quant_hook;
@@ -180,4 +189,7 @@ void cli_model_report_fallbacks(const glow_program *p, FILE *out)
     }
     fputc('\n', out);
     free(done);
+    if (glow_program_code_cached(p))
+        fprintf(out, "%s backend: machine code from the compiled-code cache\n",
+                p->backend->name);
 }

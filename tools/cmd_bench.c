@@ -54,6 +54,7 @@ typedef struct bench_args {
 
 typedef struct bench_result {
     double load_ms, compile_ms;
+    bool code_cached;         /* the machine code came from --cache */
     double *lat_ms;         /* timed runs, in run order */
     double *sorted;         /* the same, ascending */
     int nruns;
@@ -238,6 +239,7 @@ static int bench_model(const bench_args *a, glow_tensor *tensors, bench_result *
     if (rc < 0) {
         const ir_instr *const *fb;
         r->fallbacks = glow_program_fallbacks(p, &fb);
+        r->code_cached = glow_program_code_cached(p);
         if (a->model.stats)
             cli_model_report_fallbacks(p, stderr);
     }
@@ -355,6 +357,7 @@ static void print_json(const bench_args *a, const bench_result *r)
            n, r->budget_hit ? "true" : "false");
     json_num("load_ms", r->load_ms, ",");
     json_num("compile_ms", r->compile_ms, ",");
+    printf("  \"code_cached\": %s,\n", r->code_cached ? "true" : "false");
     printf("  \"latency_ms\": {\"min\": %.6g, \"median\": %.6g, \"max\": %.6g},\n",
            r->sorted[0], med, r->sorted[n - 1]);
     printf("  \"latencies_ms\": [");
@@ -388,7 +391,8 @@ static void print_text(const bench_args *a, const bench_result *r)
         printf(", %d instruction%s through the evaluator", r->fallbacks,
                r->fallbacks == 1 ? "" : "s");
     printf("\n");
-    printf("load        %.3f ms\ncompile     %.3f ms\n", r->load_ms, r->compile_ms);
+    printf("load        %.3f ms\ncompile     %.3f ms%s\n", r->load_ms, r->compile_ms,
+           r->code_cached ? " (machine code from the cache)" : "");
     printf("latency     min %.3f  median %.3f  max %.3f ms over %d run%s after %d warm-up%s\n",
            r->sorted[0], med, r->sorted[n - 1], n, n == 1 ? "" : "s", a->warmup,
            r->budget_hit ? " (time budget reached)" : "");

@@ -64,6 +64,7 @@ typedef struct compile_args {
 static int parse_args(int argc, char **argv, compile_args *a)
 {
     int rc = -1;
+    a->model.no_cache = true;   /* a bundle's object file is made each time */
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *val = NULL;
         if (arg[0] != '-' || arg[1] == '\0') {

@@ -52,6 +52,7 @@ typedef struct quantize_args {
 static int parse_args(int argc, char **argv, quantize_args *a)
 {
     int rc = -1;
+    a->model.no_cache = true;   /* writes a model, compiles no code */
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *val = NULL;
         if (arg[0] != '-' || arg[1] == '\0') {

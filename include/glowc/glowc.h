@@ -128,6 +128,11 @@ GLOWC_API glowc_status glowc_options_set_threads(glowc_options *o, int threads);
 GLOWC_API glowc_status glowc_options_add_define(glowc_options *o, const char *sym_eq_val);
 /* Skips the graph optimizer (0 or 1; default 0). */
 GLOWC_API glowc_status glowc_options_set_no_optimize(glowc_options *o, int no_optimize);
+/* Keeps the cpu backend's machine code in directory dir (created with its parents when
+ * missing; NULL: no cache, the default): a session created again from the same model with the
+ * same options loads its code from there instead of compiling it. Entries are written
+ * atomically, so sessions in several processes may share one directory. */
+GLOWC_API glowc_status glowc_options_set_cache_dir(glowc_options *o, const char *dir);
 /* Runs the model in 8-bit integers with the ranges of a profile `glowc profile` wrote
  * (docs/quantization.md); NULL turns quantization off. The file is read when a session is
  * created. */

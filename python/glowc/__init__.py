@@ -99,6 +99,7 @@ _set_backend = _fn("glowc_options_set_backend", ctypes.c_int, _P, ctypes.c_char_
 _set_threads = _fn("glowc_options_set_threads", ctypes.c_int, _P, ctypes.c_int)
 _add_define = _fn("glowc_options_add_define", ctypes.c_int, _P, ctypes.c_char_p)
 _set_no_optimize = _fn("glowc_options_set_no_optimize", ctypes.c_int, _P, ctypes.c_int)
+_set_cache_dir = _fn("glowc_options_set_cache_dir", ctypes.c_int, _P, ctypes.c_char_p)
 _set_quantize = _fn("glowc_options_set_quantize", ctypes.c_int, _P, ctypes.c_char_p)
 _set_schema = _fn("glowc_options_set_quant_schema", ctypes.c_int, _P, ctypes.c_char_p)
 _set_calibration = _fn("glowc_options_set_quant_calibration", ctypes.c_int, _P, ctypes.c_char_p)
@@ -139,11 +140,12 @@ class Session:
     backend: "cpu" (native code) or "interpreter"; threads: worker threads per run (0: one
     per core); defines: {"N": 1} or ["N=1"] for symbolic input dims; no_optimize: skip the
     graph optimizer; quantize: a profile from `glowc profile` (with schema, calibration,
-    per_channel, keep_float, precision as the CLI's options)."""
+    per_channel, keep_float, precision as the CLI's options); cache_dir: a folder where the
+    cpu backend keeps its machine code, so that the same model compiles again as a load."""
 
     def __init__(self, model, backend="cpu", threads=0, defines=None, no_optimize=False,
                  quantize=None, schema=None, calibration=None, per_channel=False,
-                 keep_float=None, precision=None):
+                 keep_float=None, precision=None, cache_dir=None):
         self._s = None
         o = _options_create()
         if not o:
@@ -156,6 +158,8 @@ class Session:
             for d in defines or ():
                 _check(_add_define(o, _enc(d)))
             _check(_set_no_optimize(o, int(bool(no_optimize))))
+            if cache_dir is not None:
+                _check(_set_cache_dir(o, _enc(os.fspath(cache_dir))))
             if quantize is not None:
                 _check(_set_quantize(o, _enc(os.fspath(quantize))))
             if schema is not None:

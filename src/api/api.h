@@ -19,6 +19,7 @@ struct glowc_options {
     int per_channel;
     char *keep_float;
     glow_dtype precision;        /* GLOW_I8Q or GLOW_I16Q */
+    char *cache_dir;             /* the compiled-code cache; NULL: none */
 };
 
 /* One input or output as glowc_tensor_info shows it, with its dims in public types. */

@@ -59,6 +59,7 @@ GLOWC_API void glowc_options_destroy(glowc_options *o)
     free(o->defines);
     free(o->profile);
     free(o->keep_float);
+    free(o->cache_dir);
     free(o);
 }
 
@@ -113,6 +114,15 @@ GLOWC_API glowc_status glowc_options_set_no_optimize(glowc_options *o, int no_op
     NEED_OPTIONS(o);
     o->no_optimize = no_optimize != 0;
     return GLOWC_OK;
+}
+
+GLOWC_API glowc_status glowc_options_set_cache_dir(glowc_options *o, const char *dir)
+{
+    NEED_OPTIONS(o);
+    if (dir && (!dir[0] || !glow_make_dirs(dir)))
+        return api_fail(GLOWC_ERR_INVALID_ARGUMENT, "the cache wants a directory glowc can "
+                        "create and write, got '%s'", dir);
+    return set_str(&o->cache_dir, dir);
 }
 
 GLOWC_API glowc_status glowc_options_set_quantize(glowc_options *o, const char *profile_path)

@@ -122,7 +122,8 @@ static glowc_status create(const glowc_options *o, const char *path, const void 
                              .keep_float = o->keep_float, .precision = o->precision };
     glow_compile_options copt = { .backend = o->backend, .threads = o->threads,
                                   .stop_after = GLOW_STAGE_COMPILED,
-                                  .no_optimize = o->no_optimize };
+                                  .no_optimize = o->no_optimize,
+                                  .cache_dir = o->cache_dir };
     if (o->profile) {
         copt.quant_hook = glow_quant_hook;
         copt.quant_ctx = &q;

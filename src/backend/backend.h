@@ -15,6 +15,15 @@ typedef struct glow_prepare_options {
     bool plain_layout;
 } glow_prepare_options;
 
+/* What compile() is asked for beside the function. */
+typedef struct glow_codegen_options {
+    int threads;            /* 0 = the backend's default */
+    /* A compiled-code cache directory (NULL: none): a backend that generates machine code
+     * looks its code up there and stores it there (docs/cpu-backend.md, "Compiled-code
+     * cache"). */
+    const char *cache_dir;
+} glow_codegen_options;
+
 struct glow_backend {
     const char *name;
     /* Optional (NULL: none): true when lowering should leave node n whole, though lowering's
@@ -24,7 +33,10 @@ struct glow_backend {
      * "Conv on f16" into why. */
     bool (*supports)(const ir_instr *in, char *why, size_t whylen);
     /* Prepares `f` (memory already planned) for execution; *state is the backend's. */
-    glow_status (*compile)(ir_function *f, int threads, void **state, glow_diag *d);
+    glow_status (*compile)(ir_function *f, const glow_codegen_options *o, void **state,
+                           glow_diag *d);
+    /* Optional (NULL: never): true when compile() took the code from the cache. */
+    bool (*code_cached)(const void *state);
     /* Optional (NULL: the backend keeps nothing per run): what one run needs of its own
      * beside its regions (the cpu backend's thread pool), so that runs on different contexts
      * can go on at the same time over one compiled state. *ctx is the backend's. */

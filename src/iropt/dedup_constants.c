@@ -11,16 +11,6 @@ typedef struct {
     uint64_t hash;
 } entry;
 
-static uint64_t hash_bytes(const uint8_t *p, size_t n)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 static int by_hash(const void *a, const void *b)
 {
     const entry *x = a, *y = b;
@@ -74,7 +64,7 @@ void ir_pass_dedup_constants(iropt_cx *cx)
             continue;
         if (glow_type_bytes(&v->type) && !payload(v))
             continue;
-        entry e = { v, hash_bytes(payload(v), glow_type_bytes(&v->type)) ^ v->type.dtype };
+        entry e = { v, glow_hash64(payload(v), glow_type_bytes(&v->type), v->type.dtype) };
         GLOW_VEC_PUSH(cs, e);
     }
     if (cs.len)

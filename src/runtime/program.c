@@ -164,7 +164,8 @@ static glow_status build(glow_program *p, const glow_compile_options *opt, glow_
         if (v->kind == IV_WEIGHT && v->storage->kind == NK_CONSTANT && !v->unused)
             memcpy(p->constant + v->addr, v->storage->payload.data, glow_type_bytes(&v->type));
     }
-    GLOW_TRY(p->backend->compile(p->ir, opt->threads, &p->state, d));
+    glow_codegen_options co = { .threads = opt->threads, .cache_dir = opt->cache_dir };
+    GLOW_TRY(p->backend->compile(p->ir, &co, &p->state, d));
     /* glow_program_run's context now, so that a program that compiled can run. */
     return glow_exec_create(p, &p->exec, d);
 }
@@ -332,6 +333,11 @@ glow_tensor glow_program_output(const glow_program *p, int i)
         return glow_exec_output(p->exec, i);
     static uint8_t empty[64];
     return glow_tensor_borrow(&p->outputs[i]->outs[0], empty);
+}
+
+bool glow_program_code_cached(const glow_program *p)
+{
+    return p && p->state && p->backend->code_cached && p->backend->code_cached(p->state);
 }
 
 int glow_program_fallbacks(const glow_program *p, const ir_instr *const **out)

@@ -41,6 +41,9 @@ typedef struct glow_compile_options {
      * point whatever the backend, so a profile serves every backend. */
     glow_status (*quant_hook)(glow_function *f, void *ctx, glow_diag *d);
     void *quant_ctx;
+    /* The compiled-code cache directory (--cache DIR; NULL: none), for backends that make
+     * machine code (glow_codegen_options). */
+    const char *cache_dir;
 } glow_compile_options;
 
 typedef struct glow_exec glow_exec;
@@ -103,6 +106,9 @@ void glow_program_release(glow_program *p, glow_exec *e);
 /* The compiled program's instructions its backend runs through the evaluator instead of
  * native code (program order; borrowed from the program): how many, *out pointed at them. */
 int glow_program_fallbacks(const glow_program *p, const ir_instr *const **out);
+/* True when the backend took the program's machine code from the compiled-code cache
+ * (glow_compile_options.cache_dir) instead of generating it. */
+bool glow_program_code_cached(const glow_program *p);
 void glow_program_destroy(glow_program *p);
 
 #endif

@@ -116,6 +116,25 @@ glow_status glow_write_file(const char *path, const void *data, size_t size, glo
     return GLOW_OK;
 }
 
+bool glow_make_dirs(const char *dir)
+{
+    size_t n = strlen(dir);
+    char *p = glow_xmalloc(n + 1);
+    memcpy(p, dir, n + 1);
+    bool ok = n > 0;
+    for (char *s = p + 1; ok && *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = 0;
+        ok = mkdir(p, 0777) == 0 || errno == EEXIST;
+        *s = '/';
+    }
+    ok = ok && (mkdir(p, 0777) == 0 || errno == EEXIST);
+    free(p);
+    struct stat st;
+    return ok && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && access(dir, W_OK | X_OK) == 0;
+}
+
 bool glow_mul_overflow_i64(int64_t a, int64_t b, int64_t *out)
 {
     /* Despite the name, true means the product fits (support.h: false on overflow). */

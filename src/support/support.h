@@ -104,6 +104,23 @@ glow_status glow_read_file(const char *path, uint8_t **data, size_t *size, glow_
 /* Writes atomically: to a temporary file beside `path`, then rename, so nothing is left
  * half-written on failure. */
 glow_status glow_write_file(const char *path, const void *data, size_t size, glow_diag *d);
+/* Creates directory dir and its missing parents; true when it then exists and this process
+ * may create files in it. */
+bool glow_make_dirs(const char *dir);
+
+/* --- hash.c: a fast non-cryptographic hash (equal bytes hash equal; compare to be exact) --- */
+
+typedef struct glow_hash {
+    uint64_t s[4];
+} glow_hash;
+void glow_hash_init(glow_hash *h, uint64_t seed);
+/* Adds n bytes. Updating in pieces hashes the piece boundaries too: hash a string whole, or
+ * always in the same pieces. */
+void glow_hash_update(glow_hash *h, const void *data, size_t n);
+/* The 128-bit digest (h is unchanged). */
+void glow_hash_final(const glow_hash *h, uint64_t out[2]);
+/* The first 64 bits of the digest of one string. */
+uint64_t glow_hash64(const void *data, size_t n, uint64_t seed);
 
 /* Checked arithmetic on sizes derived from untrusted models. Return false on overflow. */
 bool glow_mul_overflow_i64(int64_t a, int64_t b, int64_t *out);

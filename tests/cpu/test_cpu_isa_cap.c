@@ -197,7 +197,8 @@ static void jit_regs(const char *isa, bool quantized, int *ymm, int *zmm)
     if (cm && pool) {
         LLVMMemoryBufferRef objs[CPU_MAX_PARTS];
         int nobj = 0;
-        CHECK(cpu_compile_parts(cm, pool, objs, &nobj, &D) == GLOW_OK);
+        bool cached = false;
+        CHECK(cpu_compile_parts(cm, pool, NULL, objs, &nobj, &cached, &D) == GLOW_OK);
         for (int i = 0; i < nobj; i++) {
             *ymm += count_regs(objs[i], "ymm");
             *zmm += count_regs(objs[i], "zmm");

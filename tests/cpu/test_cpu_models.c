@@ -174,7 +174,8 @@ static void test_parts(void)
         CHECK(fns >= 2);
         LLVMMemoryBufferRef objs[CPU_MAX_PARTS];
         int nobj = 0;
-        CHECK(cpu_compile_parts(cm, pool, objs, &nobj, &D) == GLOW_OK);
+        bool cached = false;
+        CHECK(cpu_compile_parts(cm, pool, NULL, objs, &nobj, &cached, &D) == GLOW_OK);
         CHECK_EQ(nobj, glow_default_threads() >= 2 ? 2 : 1);
         int kernels = 0, runs = 0;
         for (int i = 0; i < nobj; i++) {

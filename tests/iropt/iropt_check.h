@@ -168,7 +168,8 @@ static inline uint8_t *run_ir(ir_function *ir, uint64_t seed, size_t *nbytes)
         }
     }
     void *state = NULL;
-    CHECK(glow_interpreter_backend.compile(ir, 1, &state, &D) == GLOW_OK);
+    CHECK(glow_interpreter_backend.compile(ir, &(glow_codegen_options){ .threads = 1 }, &state,
+                                          &D) == GLOW_OK);
     glow_status s = glow_interpreter_backend.execute(state, NULL, cr, mr, ar, &D);
     if (s != GLOW_OK)
         fprintf(stderr, "run: %s\n", D.msg);

@@ -83,6 +83,20 @@ check(np.allclose(oi, want, atol=1e-4), "interpreter output")
 si.close()
 raises(lambda: si.run({"input": image}), "closed")
 
+# The compiled-code cache: the second session of the same model loads its code (one entry,
+# the same answer); a file where the folder should be is refused.
+import tempfile
+with tempfile.TemporaryDirectory() as tmp:
+    cache = os.path.join(tmp, "cache")
+    for _ in range(2):
+        sc = glowc.Session("models/lenet.onnx", backend="cpu", threads=1, cache_dir=cache)
+        check(np.allclose(sc.run({"input": image})[0], want, atol=1e-4), "cached output")
+        sc.close()
+    check(len([n for n in os.listdir(cache) if n.endswith(".jit")]) == 1, "one cache entry")
+    plain = os.path.join(tmp, "plain")
+    open(plain, "w").close()
+    raises(lambda: glowc.Session("models/lenet.onnx", cache_dir=plain), "cache wants", 1)
+
 # Concurrent runs from Python threads on one session: each result is its own input's.
 rng = np.random.default_rng(3)
 inputs = [rng.random((1, 1, 28, 28), dtype=np.float32) for _ in range(5)]

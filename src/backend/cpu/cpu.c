@@ -30,6 +30,7 @@ typedef struct cpu_state {
     cpu_run_fn run;
     int nthreads;
     bool serial;                 /* the code runs on thread 0 alone: no context needs a pool */
+    bool cached;                 /* the code came from the compiled-code cache */
     const ir_value *err;         /* the run's error record, or NULL */
     /* The pool that compiled the code in parts, kept for the first context that wants one
      * (starting threads again would cost each program its first context's worth). */
@@ -120,8 +121,10 @@ static void cpu_destroy(void *state)
     free(s);
 }
 
-static glow_status cpu_compile(ir_function *f, int threads, void **state, glow_diag *d)
+static glow_status cpu_compile(ir_function *f, const glow_codegen_options *o, void **state,
+                               glow_diag *d)
 {
+    int threads = o->threads;
     if (threads < 0 || threads > 1024)
         return glow_fail(d, GLOW_ERR_USAGE, "cpu backend: %d threads (1 to 1024)", threads);
     cpu_state *s = glow_xcalloc(1, sizeof(*s));
@@ -154,7 +157,7 @@ static glow_status cpu_compile(ir_function *f, int threads, void **state, glow_d
             { "glowc_cpu_barrier", (void *)glowc_cpu_barrier },
             { "glowc_cpu_fallback", (void *)glowc_cpu_fallback },
         };
-        st = cpu_jit_create(m, pool, syms, 2, &s->jit, &s->run, d);
+        st = cpu_jit_create(m, pool, o->cache_dir, syms, 2, &s->jit, &s->run, &s->cached, d);
     }
     if (st != GLOW_OK) {
         cpu_destroy(s);
@@ -164,6 +167,11 @@ static glow_status cpu_compile(ir_function *f, int threads, void **state, glow_d
         glow_threadpool_destroy(atomic_exchange(&s->spare, NULL));
     *state = s;
     return GLOW_OK;
+}
+
+static bool cpu_code_cached(const void *state)
+{
+    return ((const cpu_state *)state)->cached;
 }
 
 static glow_status cpu_context_create(void *state, void **ctx, glow_diag *d)
@@ -261,6 +269,7 @@ const glow_backend glow_cpu_backend = {
     .keeps_node = cpu_keeps_node,
     .supports = cpu_supports,
     .compile = cpu_compile,
+    .code_cached = cpu_code_cached,
     .context_create = cpu_context_create,
     .context_destroy = cpu_context_destroy,
     .execute = cpu_execute,

@@ -316,9 +316,11 @@ typedef struct cpu_host_symbol {
 /* Optimizes and compiles m (from cpu_generate_unoptimized; consumed, also on failure) on the
  * pool's threads, one part of its functions each, hands the object code to a new ORC LLJIT
  * with the host symbols syms[0 .. nsyms) and looks up glowc_run. The code is the same for
- * every number of threads. */
-glow_status cpu_jit_create(cpu_module *m, glow_threadpool *pool, const cpu_host_symbol *syms,
-                           int nsyms, cpu_jit **out, cpu_run_fn *run, glow_diag *d);
+ * every number of threads. With cache_dir (may be NULL), the object code is looked up in and
+ * stored to that compiled-code cache (cache.c); *cached tells whether it came from there. */
+glow_status cpu_jit_create(cpu_module *m, glow_threadpool *pool, const char *cache_dir,
+                           const cpu_host_symbol *syms, int nsyms, cpu_jit **out,
+                           cpu_run_fn *run, bool *cached, glow_diag *d);
 void cpu_jit_destroy(cpu_jit *j);
 
 

@@ -74,8 +74,24 @@ bool cpu_module_serial(const cpu_module *m);
 /* Optimizes and compiles m's module (unoptimized) to object files: its glowc_k functions
  * split into up to min(pool size, cores, CPU_MAX_PARTS) parts, one per pool thread. On
  * success objs[0 .. *nobj) are the objects (the caller's); m's module is left with the parts
- * recorded on its functions. */
-glow_status cpu_compile_parts(cpu_module *m, glow_threadpool *pool, LLVMMemoryBufferRef *objs,
-                              int *nobj, glow_diag *d);
+ * recorded on its functions. With cache_dir (may be NULL) the objects come from the cache
+ * when it has them (*cached true), and are stored there when they are compiled. */
+glow_status cpu_compile_parts(cpu_module *m, glow_threadpool *pool, const char *cache_dir,
+                              LLVMMemoryBufferRef *objs, int *nobj, bool *cached,
+                              glow_diag *d);
+
+/* --- cache.c: the compiled-code cache (--cache DIR) --- */
+
+#define CPU_CACHE_KEY_LEN 32
+
+/* The key (hex) of a module's objects: its bitcode (after the parts are assigned) and what
+ * else the code depends on. */
+void cpu_cache_key(const void *bitcode, size_t size, const char *triple, const char *cpu,
+                   const char *features, int nparts, char key[CPU_CACHE_KEY_LEN + 1]);
+/* The objects stored under key in dir (the caller's); false on a miss or a damaged entry. */
+bool cpu_cache_load(const char *dir, const char *key, LLVMMemoryBufferRef *objs, int *nobj);
+/* Stores objs under key in dir (created with its parents when missing), atomically; false
+ * when it cannot (the compile goes on without the cache). */
+bool cpu_cache_store(const char *dir, const char *key, LLVMMemoryBufferRef *objs, int nobj);
 
 #endif

@@ -44,13 +44,14 @@ static LLVMJITCSymbolMapPair host_symbol(LLVMOrcLLJITRef jit, const char *name, 
                                     { (LLVMOrcExecutorAddress)(uintptr_t)addr, flags } };
 }
 
-glow_status cpu_jit_create(cpu_module *m, glow_threadpool *pool, const cpu_host_symbol *syms,
-                           int nsyms, cpu_jit **out, cpu_run_fn *run, glow_diag *d)
+glow_status cpu_jit_create(cpu_module *m, glow_threadpool *pool, const char *cache_dir,
+                           const cpu_host_symbol *syms, int nsyms, cpu_jit **out,
+                           cpu_run_fn *run, bool *cached, glow_diag *d)
 {
     cpu_llvm_init();
     LLVMMemoryBufferRef objs[CPU_MAX_PARTS];
     int nobj = 0;
-    glow_status s = cpu_compile_parts(m, pool, objs, &nobj, d);
+    glow_status s = cpu_compile_parts(m, pool, cache_dir, objs, &nobj, cached, d);
     cpu_module_destroy(m);
     GLOW_TRY(s);
     cpu_jit *j = glow_xcalloc(1, sizeof(*j));

@@ -175,9 +175,11 @@ static void part_thread(void *arg, int tid)
     LLVMContextDispose(c);
 }
 
-glow_status cpu_compile_parts(cpu_module *m, glow_threadpool *pool, LLVMMemoryBufferRef *objs,
-                              int *nobj, glow_diag *d)
+glow_status cpu_compile_parts(cpu_module *m, glow_threadpool *pool, const char *cache_dir,
+                              LLVMMemoryBufferRef *objs, int *nobj, bool *cached,
+                              glow_diag *d)
 {
+    *cached = false;
     int nparts = glow_threadpool_size(pool);
     if (nparts > CPU_MAX_PARTS)
         nparts = CPU_MAX_PARTS;
@@ -193,6 +195,16 @@ glow_status cpu_compile_parts(cpu_module *m, glow_threadpool *pool, LLVMMemoryBu
     j->cpu = cpu_module_cpu(m);
     j->features = cpu_module_features(m);
     j->nparts = nparts;
+    char key[CPU_CACHE_KEY_LEN + 1];
+    if (cache_dir) {
+        cpu_cache_key(j->bc, j->bc_size, j->triple, j->cpu, j->features, nparts, key);
+        if (cpu_cache_load(cache_dir, key, objs, nobj)) {
+            LLVMDisposeMemoryBuffer(bc);
+            free(j);
+            *cached = true;
+            return GLOW_OK;
+        }
+    }
     glow_threadpool_run(pool, part_thread, j);
     LLVMDisposeMemoryBuffer(bc);
     glow_status s = GLOW_OK;
@@ -210,5 +222,9 @@ glow_status cpu_compile_parts(cpu_module *m, glow_threadpool *pool, LLVMMemoryBu
     }
     *nobj = s == GLOW_OK ? nparts : 0;
     free(j);
+    /* A cache that cannot be written (full, read-only) costs the next compile its time, not
+     * this one its result. */
+    if (s == GLOW_OK && cache_dir)
+        cpu_cache_store(cache_dir, key, objs, nparts);
     return s;
 }

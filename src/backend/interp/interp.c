@@ -17,7 +17,8 @@ typedef struct interp_state {
     ir_function *f;
 } interp_state;
 
-static glow_status interp_compile(ir_function *f, int threads, void **state, glow_diag *d)
+static glow_status interp_compile(ir_function *f, const glow_codegen_options *o, void **state,
+                                  glow_diag *d)
 {
     interp_state *s = glow_xcalloc(1, sizeof(*s));
     s->f = f;
