@@ -138,10 +138,35 @@ static void report(load_state *ls, glow_diag *d)
     glow_fail(d, s, "%s", buf);
 }
 
+/* Frees the values of tp, which the module now holds a copy of: the model's weights then live
+ * once in memory (the module's copy) instead of twice until the model is freed. */
+static void drop_values(Onnx__TensorProto *tp)
+{
+    free(tp->raw_data.data);
+    tp->raw_data.data = NULL;
+    tp->raw_data.len = 0;
+    tp->has_raw_data = false;
+    free(tp->float_data);
+    tp->float_data = NULL;
+    tp->n_float_data = 0;
+    free(tp->int32_data);
+    tp->int32_data = NULL;
+    tp->n_int32_data = 0;
+    free(tp->int64_data);
+    tp->int64_data = NULL;
+    tp->n_int64_data = 0;
+    free(tp->double_data);
+    tp->double_data = NULL;
+    tp->n_double_data = 0;
+    free(tp->uint64_data);
+    tp->uint64_data = NULL;
+    tp->n_uint64_data = 0;
+}
+
 static void load_initializers(onnx_ctx *cx, const Onnx__GraphProto *g)
 {
     for (size_t i = 0; i < g->n_initializer; i++) {
-        const Onnx__TensorProto *tp = g->initializer[i];
+        Onnx__TensorProto *tp = g->initializer[i];
         const char *name = tp->name ? tp->name : "";
         glow_diag d = { 0 };
         glow_tensor t;
@@ -155,6 +180,8 @@ static void load_initializers(onnx_ctx *cx, const Onnx__GraphProto *g)
                               name);
         }
         glow_arena_reset(&cx->scratch);
+        if (s == GLOW_OK)
+            drop_values(tp);
         if (s != GLOW_OK) {
             char msg[4200];
             snprintf(msg, sizeof(msg), "initializer '%s': %s", name, d.msg);
@@ -305,13 +332,19 @@ static void load_outputs(onnx_ctx *cx, const Onnx__GraphProto *g)
     }
 }
 
-glow_status glow_onnx_load_bytes(glow_module *m, const uint8_t *data, size_t size,
-                                 const glow_onnx_options *opt, glow_diag *d)
+static Onnx__ModelProto *unpack(const uint8_t *data, size_t size, glow_diag *d)
 {
     Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, size, data);
     if (!mp)
-        return glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX model (the protobuf does not "
-                         "parse; %zu bytes)", size);
+        glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX model (the protobuf does not parse; %zu "
+                  "bytes)", size);
+    return mp;
+}
+
+/* Builds m from the unpacked model mp, which it frees. */
+static glow_status load_model(glow_module *m, Onnx__ModelProto *mp, const glow_onnx_options *opt,
+                              glow_diag *d)
+{
     if (!mp->graph) {
         onnx__model_proto__free_unpacked(mp, NULL);
         return glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX model (it has no graph)");
@@ -355,7 +388,15 @@ glow_status glow_onnx_load(glow_module *m, const char *path, const glow_onnx_opt
     uint8_t *data;
     size_t size;
     GLOW_TRY(glow_read_file(path, &data, &size, d));
-    glow_status s = glow_onnx_load_bytes(m, data, size, opt, d);
+    /* The file's bytes go before the graph is built: the unpacked model has its own copy. */
+    Onnx__ModelProto *mp = unpack(data, size, d);
     free(data);
-    return s;
+    return mp ? load_model(m, mp, opt, d) : GLOW_ERR_PARSE;
+}
+
+glow_status glow_onnx_load_bytes(glow_module *m, const uint8_t *data, size_t size,
+                                 const glow_onnx_options *opt, glow_diag *d)
+{
+    Onnx__ModelProto *mp = unpack(data, size, d);
+    return mp ? load_model(m, mp, opt, d) : GLOW_ERR_PARSE;
 }

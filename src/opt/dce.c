@@ -6,6 +6,8 @@
 // is visited, all its (later) users have been visited and erased. Constants are shared by
 // every function of the module, so one is dropped only when no function uses it; the
 // importer leaves originals behind when it folds broadcasts, and folding leaves more.
+#include <stdlib.h>
+
 #include "opt/opt_internal.h"
 
 static bool used_elsewhere(const glow_module *m, const glow_function *f, const glow_node *c)
@@ -34,9 +36,17 @@ void glow_pass_dce(opt_cx *cx)
     }
     glow_node_list *l = &cx->m->constants;
     glow_node *c = l->first;
+    /* The removed constants' payloads are freed together at the end (folding leaves the
+     * original of every folded weight behind: without this a model's weights would stay in
+     * memory twice or more until the module goes). */
+    GLOW_VEC(void *) dead = { 0 };
     while (c) {
         glow_node *next = c->next;
         if (c->nusers == 0 && !used_elsewhere(cx->m, cx->f, c)) {
+            if (c->payload.data) {
+                GLOW_VEC_PUSH(dead, c->payload.data);
+                c->payload.data = NULL;
+            }
             /* Storage is unlinked through the module list (glow_node_erase cannot). */
             if (c->prev)
                 c->prev->next = c->next;
@@ -52,4 +62,6 @@ void glow_pass_dce(opt_cx *cx)
         }
         c = next;
     }
+    glow_arena_free_alone(&cx->m->arena, dead.data, dead.len);
+    GLOW_VEC_FREE(dead);
 }

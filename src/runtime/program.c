@@ -13,28 +13,57 @@
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
+/* A region's size as allocated: 64-byte lines, whole 2 MiB pages from 2 MiB on. */
+static size_t region_size(uint64_t bytes)
+{
+    size_t size = (size_t)((bytes + 63) / 64 * 64);
+    if (size >= HUGE_PAGE)
+        size = (size + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    return size ? size : 64;
+}
+
 static uint8_t *region_alloc(uint64_t bytes)
 {
     /* 64-byte alignment for vector kernels; at least one line so the pointer is valid. A
      * region of 2 MiB or more is aligned to whole 2 MiB pages and offered to transparent huge
      * pages: a layer's blocked tensors are read one channel-block plane at a time, many 4 KiB
      * pages at once (resnet50 b1, 2 threads, three interleaved pairs of runs: 2-11% faster).
-     * Where the kernel keeps huge pages for madvise'd memory only, this is that advice. */
-    size_t size = (size_t)((bytes + 63) / 64 * 64);
-    size_t align = 64;
-    if (size >= HUGE_PAGE) {
-        align = HUGE_PAGE;
-        size = (size + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+     * Where the kernel keeps huge pages for madvise'd memory only, this is that advice.
+     * Those big regions are mapped directly: the kernel's pages are zero already, and only
+     * the pages a run (or the weights' copy) touches become resident, so filling the constant
+     * region while freeing the module's payloads never holds both whole. */
+    size_t size = region_size(bytes);
+    if (size < HUGE_PAGE) {
+        void *p = aligned_alloc(64, size);
+        if (p)
+            memset(p, 0, size);
+        return p;
     }
-    void *p = aligned_alloc(align, size ? size : 64);
-    if (!p)
+    size_t span = size + HUGE_PAGE;
+    uint8_t *m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
         return NULL;
+    uintptr_t start = ((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uint8_t *p = (uint8_t *)start;
+    if (p > m)
+        munmap(m, (size_t)(p - m));
+    if (m + span > p + size)
+        munmap(p + size, (size_t)(m + span - (p + size)));
 #ifdef MADV_HUGEPAGE
-    if (align == HUGE_PAGE)
-        madvise(p, size, MADV_HUGEPAGE); /* advice only: no huge pages is not an error */
+    madvise(p, size, MADV_HUGEPAGE); /* advice only: no huge pages is not an error */
 #endif
-    memset(p, 0, size ? size : 64);
     return p;
+}
+
+static void region_free(uint8_t *p, uint64_t bytes)
+{
+    if (!p)
+        return;
+    size_t size = region_size(bytes);
+    if (size < HUGE_PAGE)
+        free(p);
+    else
+        munmap(p, size);
 }
 
 /* Lists every instruction kind (with its reason) the backend cannot run, in one message. */
@@ -92,6 +121,77 @@ static void bind_weights(glow_program *p)
             if (p->outputs[i] == v->storage)
                 p->output_vals[i] = v;
     }
+}
+
+/* Frees the module's big constant payloads (those with a chunk of their own) that no code
+ * will read again: with `live_too` false only those no live IR weight refers to (weights
+ * the backend replaced by repacked copies), else all of them. The constant region is where
+ * the program reads its weights, so the module's copies would only double its memory. */
+static void release_payloads(glow_program *p, bool live_too)
+{
+    glow_module *m = p->m;
+    for (glow_node *c = m->constants.first; c; c = c->next)
+        c->aux = NULL;
+    if (!live_too)
+        for (ir_value *v = p->ir->values; v; v = v->next)
+            if (v->kind == IV_WEIGHT && !v->unused && v->storage &&
+                v->storage->kind == NK_CONSTANT)
+                v->storage->aux = v->storage;   /* read by a weight */
+    size_t n = 0;
+    for (glow_node *c = m->constants.first; c; c = c->next)
+        n += !c->aux && c->payload.data != NULL;
+    void **ptrs = glow_xcalloc(n + 1, sizeof *ptrs);
+    glow_node **owners = glow_xcalloc(n + 1, sizeof *owners);
+    size_t k = 0;
+    for (glow_node *c = m->constants.first; c; c = c->next)
+        if (!c->aux && c->payload.data != NULL) {
+            owners[k] = c;
+            ptrs[k++] = c->payload.data;
+        }
+    glow_arena_free_alone(&m->arena, ptrs, k);
+    for (size_t i = 0; i < k; i++)
+        if (!ptrs[i])
+            owners[i]->payload.data = NULL;
+    for (glow_node *c = m->constants.first; c; c = c->next)
+        c->aux = NULL;
+    free(ptrs);
+    free(owners);
+}
+
+/* Payloads this large are freed as soon as they are in the constant region (the module's
+ * copy would only double the weights' memory while LLVM compiles). Smaller ones stay until
+ * the code is compiled: code generation may still read small constants (per-channel
+ * multipliers, shapes), and they are a small part of any model's weights. */
+#define FREE_EARLY_BYTES ((size_t)1 << 20)
+
+/* Copies every live constant weight into the constant region, freeing the big payloads as
+ * it goes (node aux counts each payload's weights still to copy). */
+static void fill_constants(glow_program *p)
+{
+    for (ir_value *v = p->ir->values; v; v = v->next)
+        if (v->kind == IV_WEIGHT && v->storage->kind == NK_CONSTANT && !v->unused)
+            v->storage->aux = NULL;
+    for (ir_value *v = p->ir->values; v; v = v->next)
+        if (v->kind == IV_WEIGHT && v->storage->kind == NK_CONSTANT && !v->unused)
+            v->storage->aux = (void *)((uintptr_t)v->storage->aux + 1);
+    for (ir_value *v = p->ir->values; v; v = v->next) {
+        if (v->kind != IV_WEIGHT || v->storage->kind != NK_CONSTANT || v->unused)
+            continue;
+        glow_node *c = v->storage;
+        size_t bytes = glow_type_bytes(&v->type);
+        memcpy(p->constant + v->addr, c->payload.data, bytes);
+        uintptr_t left = (uintptr_t)c->aux - 1;
+        c->aux = (void *)left;
+        if (left == 0 && glow_type_bytes(&c->outs[0]) >= FREE_EARLY_BYTES) {
+            void *ptr = c->payload.data;
+            glow_arena_free_alone(&p->m->arena, &ptr, 1);
+            if (!ptr)
+                c->payload.data = NULL;
+        }
+    }
+    for (ir_value *v = p->ir->values; v; v = v->next)
+        if (v->kind == IV_WEIGHT && v->storage->kind == NK_CONSTANT)
+            v->storage->aux = NULL;
 }
 
 static glow_status build(glow_program *p, const glow_compile_options *opt, glow_diag *d)
@@ -156,16 +256,15 @@ static glow_status build(glow_program *p, const glow_compile_options *opt, glow_
     if (opt->stop_after <= GLOW_STAGE_IR_OPTIMIZED)
         return GLOW_OK;
     GLOW_TRY(check_support(p, d));
+    release_payloads(p, false);
     p->constant = region_alloc(p->ir->constant_bytes);
     if (!p->constant)
         return glow_fail(d, GLOW_ERR_TOO_LARGE, "cannot allocate %llu bytes of constant "
                          "weights", (unsigned long long)p->ir->constant_bytes);
-    for (ir_value *v = p->ir->values; v; v = v->next) {
-        if (v->kind == IV_WEIGHT && v->storage->kind == NK_CONSTANT && !v->unused)
-            memcpy(p->constant + v->addr, v->storage->payload.data, glow_type_bytes(&v->type));
-    }
+    fill_constants(p);
     glow_codegen_options co = { .threads = opt->threads, .cache_dir = opt->cache_dir };
     GLOW_TRY(p->backend->compile(p->ir, &co, &p->state, d));
+    release_payloads(p, true);
     /* glow_program_run's context now, so that a program that compiled can run. */
     return glow_exec_create(p, &p->exec, d);
 }
@@ -240,8 +339,8 @@ void glow_exec_destroy(glow_exec *e)
         return;
     if (e->ctx && e->p->backend->context_destroy)
         e->p->backend->context_destroy(e->p->state, e->ctx);
-    free(e->mutable_);
-    free(e->act);
+    region_free(e->mutable_, e->p->ir->mutable_bytes);
+    region_free(e->act, e->p->ir->activation_bytes);
     free(e);
 }
 
@@ -363,8 +462,8 @@ void glow_program_destroy(glow_program *p)
     pthread_mutex_destroy(&p->lock);
     if (p->state && p->backend)
         p->backend->destroy(p->state);
+    region_free(p->constant, p->ir ? p->ir->constant_bytes : 0);
     ir_function_destroy(p->ir);
-    free(p->constant);
     free(p->inputs);
     free(p->outputs);
     free(p->input_vals);

@@ -9,12 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "support/support.h"
 
 #define CHUNK_SIZE ((size_t)64 * 1024)
 #define ALIGN 16
 #define BIG_REQUEST (CHUNK_SIZE / 4)
+/* Chunks this large are mapped directly (weights, mostly). */
+#define MAP_REQUEST ((size_t)256 * 1024)
 /* Sizes beyond this are refused outright: no model needs a single allocation this large,
  * and refusing early keeps the size arithmetic below far from overflow. */
 #define MAX_REQUEST ((size_t)1 << 46)
@@ -35,6 +38,8 @@ struct glow_arena_chunk {
     size_t cap;    /* usable bytes from data */
     size_t used;
     unsigned char *data; /* 16-byte aligned start inside this block */
+    bool alone;          /* holds one big request alone (glow_arena_free_alone may free it) */
+    size_t mapped;       /* bytes mapped with mmap (0: from calloc) */
 };
 
 static _Noreturn void out_of_memory(size_t size)
@@ -72,15 +77,35 @@ static glow_arena_chunk *chunk_new(size_t cap)
 {
     size_t header = sizeof(glow_arena_chunk);
     /* Header plus slack so the data start can be rounded up to ALIGN. */
-    glow_arena_chunk *c = calloc(1, header + ALIGN + cap);
-    if (!c)
-        return NULL;
+    size_t total = header + ALIGN + cap;
+    glow_arena_chunk *c;
+    if (cap >= MAP_REQUEST) {
+        /* Mapped, so that freeing it alone gives the memory back at once: a freed heap
+         * block inside the heap stays resident until everything above it goes. */
+        void *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return NULL;
+        c = m;
+        c->mapped = total;
+    } else {
+        c = calloc(1, total);
+        if (!c)
+            return NULL;
+    }
     uintptr_t start = (uintptr_t)c + header;
     start = (start + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1);
     c->data = (unsigned char *)start;
     c->cap = cap;
     c->used = 0;
     return c;
+}
+
+static void chunk_free(glow_arena_chunk *c)
+{
+    if (c->mapped)
+        munmap(c, c->mapped);
+    else
+        free(c);
 }
 
 void *glow_arena_try_alloc(glow_arena *a, size_t size)
@@ -102,6 +127,7 @@ void *glow_arena_try_alloc(glow_arena *a, size_t size)
         if (!c)
             return NULL;
         c->used = rounded;
+        c->alone = true;
         if (head) {
             c->next = head->next;
             head->next = c;
@@ -119,6 +145,52 @@ void *glow_arena_try_alloc(glow_arena *a, size_t size)
     c->used = rounded;
     a->used_bytes += size;
     return c->data;
+}
+
+typedef struct addr_index {
+    uintptr_t addr;
+    size_t index;
+} addr_index;
+
+static int by_address(const void *a, const void *b)
+{
+    uintptr_t x = ((const addr_index *)a)->addr, y = ((const addr_index *)b)->addr;
+    return x < y ? -1 : x > y;
+}
+
+size_t glow_arena_free_alone(glow_arena *a, void **ptrs, size_t n)
+{
+    if (n == 0)
+        return 0;
+    addr_index *sorted = glow_xmalloc(n * sizeof *sorted);
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = (addr_index){ (uintptr_t)ptrs[i], i };
+    qsort(sorted, n, sizeof *sorted, by_address);
+    size_t freed = 0;
+    for (glow_arena_chunk **link = &a->head; *link;) {
+        glow_arena_chunk *c = *link;
+        addr_index key = { (uintptr_t)c->data, 0 };
+        addr_index *hit = c->alone ? bsearch(&key, sorted, n, sizeof *sorted, by_address)
+                                   : NULL;
+        if (!hit) {
+            link = &c->next;
+            continue;
+        }
+        *link = c->next;
+        a->used_bytes -= c->used <= a->used_bytes ? c->used : a->used_bytes;
+        chunk_free(c);
+        /* Every entry naming the chunk: equal addresses sit side by side once sorted. */
+        addr_index *lo = hit, *hi = hit;
+        while (lo > sorted && lo[-1].addr == key.addr)
+            lo--;
+        while (hi + 1 < sorted + n && hi[1].addr == key.addr)
+            hi++;
+        for (addr_index *e = lo; e <= hi; e++)
+            ptrs[e->index] = NULL;
+        freed++;
+    }
+    free(sorted);
+    return freed;
 }
 
 void *glow_arena_alloc(glow_arena *a, size_t size)
@@ -186,7 +258,7 @@ void glow_arena_reset(glow_arena *a)
     glow_arena_chunk *c = a->head;
     while (c) {
         glow_arena_chunk *next = c->next;
-        free(c);
+        chunk_free(c);
         c = next;
     }
     a->head = NULL;

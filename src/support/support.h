@@ -61,6 +61,11 @@ char *glow_arena_strndup(glow_arena *a, const char *s, size_t n);
 char *glow_arena_printf(glow_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void *glow_arena_memdup(glow_arena *a, const void *p, size_t size);
 void glow_arena_reset(glow_arena *a);   /* frees all chunks; the arena can be reused */
+/* Frees the big allocations among ptrs[0 .. n) that have a chunk of their own (requests of
+ * 16 KiB and more usually do), setting those entries to NULL; the others stay allocated
+ * until the arena is reset. Returns how many were freed. For payloads nothing will read
+ * again (weights once copied into a program's constant region). */
+size_t glow_arena_free_alone(glow_arena *a, void **ptrs, size_t n);
 #define glow_arena_release glow_arena_reset
 
 #define GLOW_NEW(a, T) ((T *)glow_arena_alloc((a), sizeof(T)))
