@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
@@ -12,11 +13,30 @@
 
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 
+/* GLOWC_LLVM_OPTIONS: LLVM's own command-line options (space-separated, e.g. "-time-passes"),
+ * for looking into the optimizer and code generator; read once per process. */
+static void llvm_options(void)
+{
+    const char *env = getenv("GLOWC_LLVM_OPTIONS");
+    if (!env || !*env)
+        return;
+    enum { MAX_ARGS = 32 };
+    char *copy = strdup(env), *save = NULL;
+    const char *argv[MAX_ARGS + 1] = { "glowc" };
+    int argc = 1;
+    for (char *t = copy ? strtok_r(copy, " ", &save) : NULL; t && argc < MAX_ARGS;
+         t = strtok_r(NULL, " ", &save))
+        argv[argc++] = t;
+    LLVMParseCommandLineOptions(argc, argv, "glowc (GLOWC_LLVM_OPTIONS)");
+    /* LLVM keeps pointers into argv's strings: copy stays. */
+}
+
 static void llvm_init(void)
 {
     LLVMInitializeNativeTarget();
     LLVMInitializeNativeAsmPrinter();
     LLVMInitializeNativeAsmParser();
+    llvm_options();
 }
 
 void cpu_llvm_init(void) { pthread_once(&llvm_once, llvm_init); }
