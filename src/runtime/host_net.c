@@ -308,8 +308,12 @@ glow_status glow_host_add_network(glow_host *h, const char *name, const uint8_t 
             for (int k = 0; k < nkinds; k++) {
                 if (kinds[k].p && (!need || kinds[k].bytes < need)) {
                     need = kinds[k].bytes;
-                    snprintf(need_kind, sizeof need_kind, "%s, %d thread%s", kinds[k].backend,
-                             kinds[k].threads, kinds[k].threads == 1 ? "" : "s");
+                    if (kinds[k].threads)
+                        snprintf(need_kind, sizeof need_kind, "%s, %d thread%s",
+                                 kinds[k].backend, kinds[k].threads,
+                                 kinds[k].threads == 1 ? "" : "s");
+                    else
+                        snprintf(need_kind, sizeof need_kind, "%s", kinds[k].backend);
                 }
             }
             st = place_partitioned(h, net, bytes, size, o, need, need_kind, d);
