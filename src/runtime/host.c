@@ -534,13 +534,14 @@ void glow_host_destroy(glow_host *h)
     pthread_mutex_unlock(&h->lock);
     if (h->timer_started)
         pthread_join(h->timer, NULL);
-    for (int i = 0; i < h->ndevs; i++)
-        glow_device_destroy(h->devs[i]);
+    /* Networks first: freeing one gives its bytes back to its devices. */
     while (h->nets) {
         glow_host_network *net = h->nets;
         h->nets = net->next;
         host_network_free(h, net);
     }
+    for (int i = 0; i < h->ndevs; i++)
+        glow_device_destroy(h->devs[i]);
     pthread_cond_destroy(&h->changed);
     pthread_mutex_destroy(&h->lock);
     host_stats_free(&h->stats);
