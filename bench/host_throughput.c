@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "glowc/glowc.h"
@@ -38,6 +39,15 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU seconds the process has used (all threads). */
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -69,18 +79,23 @@ static void *client_main(void *arg)
     return NULL;
 }
 
-/* One round: `requests` requests from `clients` threads; requests per second. */
-static double round_rps(bench *b, client *cs, int clients, int requests)
+/* One round: `requests` requests from `clients` threads; requests per second. *cores (may be
+ * NULL): CPU seconds per second the process got meanwhile - on a shared machine, how many of
+ * its cores the devices actually had. */
+static double round_rps(bench *b, client *cs, int clients, int requests, double *cores)
 {
     pthread_t th[64];
     b->requests = requests;
     b->next = 0;
-    double t0 = now_s();
+    double t0 = now_s(), c0 = cpu_s();
     for (int i = 0; i < clients; i++)
         pthread_create(&th[i], NULL, client_main, &cs[i]);
     for (int i = 0; i < clients; i++)
         pthread_join(th[i], NULL);
-    return requests / (now_s() - t0);
+    double wall = now_s() - t0;
+    if (cores)
+        *cores = (cpu_s() - c0) / wall;
+    return requests / wall;
 }
 
 static bool setup(bench *b, const char *spec, const char *model, int clients)
@@ -139,14 +154,14 @@ int main(int argc, char **argv)
                 cs[k][i].input[j] = (float)(s >> 8) / 16777216.0f;
             }
         }
-        round_rps(&b[k], cs[k], clients, clients);   /* warm-up: contexts, pages */
+        round_rps(&b[k], cs[k], clients, clients, NULL);   /* warm-up: contexts, pages */
     }
-    double rps[2][100];
+    double rps[2][100], cores[2];
     for (int r = 0; r < rounds; r++) {
         for (int k = 0; k < 2; k++)
-            rps[k][r] = round_rps(&b[k], cs[k], clients, requests);
-        printf("round %d: %s %.2f req/s, %s %.2f req/s\n", r + 1, spec[0], rps[0][r], spec[1],
-               rps[1][r]);
+            rps[k][r] = round_rps(&b[k], cs[k], clients, requests, &cores[k]);
+        printf("round %d: %s %.2f req/s (%.2f cores busy), %s %.2f req/s (%.2f cores busy)\n",
+               r + 1, spec[0], rps[0][r], cores[0], spec[1], rps[1][r], cores[1]);
         fflush(stdout);
     }
     double med[2];
