@@ -75,17 +75,17 @@ with glowc.Host("cpu:t1,cpu:t1", queue=4) as h:
 
     # Paused: four requests fill the queue, the fifth is BUSY at once.
     h.pause(True)
-    queued = [h.run_async("lenet", [images[k]]) for k in range(3)]
-    late = h.run_async("lenet", [images[3]], deadline_us=1000)
+    queued = [h.run_async("lenet", [images[k]]) for k in range(4)]
     raises(lambda: h.run_async("lenet", [images[4]]), "queue is full", glowc.BUSY)
     raises(lambda: h.run("lenet", [images[4]]), "queue is full", glowc.BUSY)
     check(h.cancel(queued[1].request_id), "cancel a queued request")
     future_raises(queued[1], glowc.CANCELLED)
     check(not h.cancel(queued[1].request_id), "cancel twice")
+    late = h.run_async("lenet", [images[4]], deadline_us=1000)   # the freed slot
     future_raises(late, glowc.DEADLINE)   # expires while paused
     h.pause(False)
-    check(close(queued[0].result(timeout=600)[0], refs[0]), "queued 0 after resume")
-    check(close(queued[2].result(timeout=600)[0], refs[2]), "queued 2 after resume")
+    for k in (0, 2, 3):
+        check(close(queued[k].result(timeout=600)[0], refs[k]), "queued %d after resume" % k)
 
     s = h.stats()
     check(s["rejected"] == 2 and s["cancelled"] == 1 and s["expired"] == 1,
