@@ -67,3 +67,7 @@ install(CODE "file(WRITE \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${GLOWC_PYTHON
 # A measurement, not a test: a session's cost per run beside the bare program.
 add_executable(session_overhead ${CMAKE_SOURCE_DIR}/bench/session_overhead.c)
 target_link_libraries(session_overhead PRIVATE glowc)
+
+# A measurement, not a test: requests per second of a host with one device against two.
+add_executable(host_throughput ${CMAKE_SOURCE_DIR}/bench/host_throughput.c)
+target_link_libraries(host_throughput PRIVATE glowc Threads::Threads)

@@ -150,6 +150,16 @@ void cmd_run_help(void);
 int cmd_bench(int argc, char **argv);
 void cmd_bench_help(void);
 
+/* --- cmd_bench_host.c: bench --devices, through the public API's host --- */
+typedef struct cli_bench_host_opts {
+    const char *path, *devices;
+    int clients, requests, warmup;
+    const char **defines;
+    int ndefines;
+    bool no_optimize, json;
+} cli_bench_host_opts;
+int cli_bench_host(const cli_bench_host_opts *o);
+
 /* --- cmd_compile.c --- */
 int cmd_compile(int argc, char **argv);
 void cmd_compile_help(void);

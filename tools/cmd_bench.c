@@ -17,6 +17,8 @@ void cmd_bench_help(void)
            "                         [--no-optimize] [--stats] [--time-passes]\n"
            "                         [--iterations K] [--warmup W] [--max-seconds S]\n"
            "                         [--input FILE]... [--reference FILE] [--json]\n"
+           "       glowc bench MODEL --devices SPEC [--clients K] [--iterations K]\n"
+           "                         [--warmup W] [--define SYM=VAL]... [--no-optimize] [--json]\n"
            "\n"
            "Compiles the ONNX model MODEL for a backend and runs it repeatedly, reporting\n"
            "load and compile time, latency (min/median/max over the timed runs, after the\n"
@@ -34,6 +36,13 @@ void cmd_bench_help(void)
            "                     pseudo-random values in [-1, 1]\n"
            "  --reference FILE   compare output 0 of the last run with this tensor and report\n"
            "                     the max absolute and max relative error\n"
+           "  --devices SPEC     run on a host of devices instead (the public API's\n"
+           "                     glowc_host): BACKEND[:CAPACITY][:tTHREADS],..., e.g.\n"
+           "                     cpu:t1,cpu:t1; the model is placed whole on each device\n"
+           "                     with room (or partitioned), --clients threads run\n"
+           "                     --iterations requests (after --warmup), and the report is\n"
+           "                     requests/s with the host's latency statistics\n"
+           "  --clients K        client threads with --devices (default: one per device)\n"
            "  --json             print one JSON object instead of text\n"
            "  -h, --help         show this help\n"
            "\n"
@@ -50,6 +59,8 @@ typedef struct bench_args {
     int ninputs;
     const char *reference;
     bool json;
+    const char *devices;    /* --devices SPEC: on a host (cmd_bench_host.c) */
+    int clients;            /* --clients K with --devices; 0: one per device */
 } bench_args;
 
 typedef struct bench_result {
@@ -122,6 +133,15 @@ static int parse_args(int argc, char **argv, bench_args *a)
             if (!val || !val[0])
                 return cli_usage_error("bench", "bench: --input needs a file");
             a->inputs[a->ninputs++] = val;
+        } else if (cli_match_value(arg, "--devices", &i, argc, argv, &val)) {
+            if (!val || !val[0])
+                return cli_usage_error("bench", "bench: --devices needs a device list such "
+                                       "as cpu:t1,cpu:t1");
+            a->devices = val;
+        } else if (cli_match_value(arg, "--clients", &i, argc, argv, &val)) {
+            if (!parse_int(val, 1, 256, &a->clients))
+                return cli_usage_error("bench", "bench: --clients wants a number from 1 to "
+                                       "256, got '%s'", val ? val : "");
         } else if (cli_match_value(arg, "--reference", &i, argc, argv, &val)) {
             if (!val || !val[0])
                 return cli_usage_error("bench", "bench: --reference needs a file");
@@ -132,7 +152,28 @@ static int parse_args(int argc, char **argv, bench_args *a)
     }
     if (!a->path)
         return cli_usage_error("bench", "bench: missing MODEL");
+    if (a->clients && !a->devices)
+        return cli_usage_error("bench", "bench: --clients needs --devices");
+    if (a->devices && (a->ninputs || a->reference || a->model.quant.profile ||
+                       a->model.threads || a->model.stats || a->model.time_passes))
+        return cli_usage_error("bench", "bench: --devices takes none of --input, --reference, "
+                               "--quantize, --threads (threads are per device: cpu:t2), "
+                               "--stats, --time-passes");
     return -1;
+}
+
+/* --devices: the host's benchmark, with one client per device unless told. */
+static int bench_host(const bench_args *a)
+{
+    int ndev = 1;
+    for (const char *c = a->devices; *c; c++)
+        ndev += *c == ',';
+    cli_bench_host_opts o = { .path = a->path, .devices = a->devices,
+                              .clients = a->clients ? a->clients : ndev,
+                              .requests = a->iterations, .warmup = a->warmup,
+                              .defines = a->model.defines, .ndefines = a->model.ndefines,
+                              .no_optimize = a->model.no_optimize, .json = a->json };
+    return cli_bench_host(&o);
 }
 
 /* Fixed pseudo-random fill so runs without --input are repeatable and not all zeros (zeros
@@ -437,6 +478,12 @@ int cmd_bench(int argc, char **argv)
     a.inputs = calloc((size_t)argc + 1, sizeof *a.inputs);
     bool ok = cli_model_init(&a.model, argc, "interpreter");
     int rc = a.inputs && ok ? parse_args(argc, argv, &a) : CLI_EXIT_RUN_FAILED;
+    if (rc < 0 && a.devices) {
+        rc = bench_host(&a);
+        free(a.inputs);
+        cli_model_free(&a.model);
+        return rc;
+    }
     glow_tensor *tensors = rc < 0 ? calloc((size_t)a.ninputs + 1, sizeof *tensors) : NULL;
     if (rc < 0)
         rc = read_inputs(&a, tensors);

@@ -79,6 +79,9 @@ typedef enum glowc_status {
     GLOWC_ERR_RUNTIME = 7,          /* the model failed while running (e.g. an index out of
                                      * range in a Gather) */
     GLOWC_ERR_INTERNAL = 8,         /* a bug in glowc */
+    GLOWC_BUSY = 9,                 /* the host's request queue is full: try again later */
+    GLOWC_CANCELLED = 10,           /* the request was cancelled before it started */
+    GLOWC_DEADLINE = 11,            /* the request was still queued at its deadline: not run */
 } glowc_status;
 
 /* A short fixed text for a status ("invalid argument"); never NULL. */
@@ -146,6 +149,8 @@ GLOWC_API glowc_status glowc_options_set_quant_calibration(glowc_options *o,
 GLOWC_API glowc_status glowc_options_set_quant_per_channel(glowc_options *o, int per_channel);
 /* Node kinds that stay float, comma-separated, e.g. "Conv,Add"; NULL: none. */
 GLOWC_API glowc_status glowc_options_set_quant_keep_float(glowc_options *o, const char *kinds);
+/* For a host's network: on at most n devices (0, the default: every device with room). */
+GLOWC_API glowc_status glowc_options_set_replicas(glowc_options *o, int n);
 /* "int8" (default) or "int16". */
 GLOWC_API glowc_status glowc_options_set_quant_precision(glowc_options *o,
                                                          const char *precision);
@@ -231,6 +236,135 @@ GLOWC_API int glowc_tensor_rank(const glowc_tensor *t);
 GLOWC_API const int64_t *glowc_tensor_shape(const glowc_tensor *t);
 GLOWC_API const void *glowc_tensor_data(const glowc_tensor *t);
 GLOWC_API size_t glowc_tensor_size_bytes(const glowc_tensor *t);
+
+/* ---- the host: devices, named networks, a bounded request queue ----
+ *
+ * A server's level (Glow's HostManager): a host owns devices - each a backend ("cpu" or
+ * "interpreter") with its threads per run and its memory capacity, and its own worker thread
+ * that runs one request at a time - and named networks placed on them. A network goes whole
+ * onto every device with room for it (replicas; options: glowc_options_set_replicas), least
+ * loaded first; when no device holds it whole it is partitioned over the devices' free memory
+ * and its requests are pipelined (one request's second partition runs while the next
+ * request's first does). Adding a network that fits nowhere fails with a message naming the
+ * sizes.
+ *
+ * Requests wait in one FIFO queue of fixed capacity until a device of their network is idle.
+ * When the queue is full a run returns GLOWC_BUSY at once (nothing is queued, no callback).
+ * A queued request can be cancelled (GLOWC_CANCELLED) and may carry a deadline: one still
+ * queued at its deadline completes with GLOWC_DEADLINE without running.
+ *
+ *     glowc_host *h = NULL;
+ *     glowc_host_create_from_spec("cpu:t1,cpu:t1", 64, &h);       // two 1-thread devices
+ *     glowc_host_add_network(h, "lenet", NULL, "models/lenet.onnx");
+ *     glowc_host_run(h, "lenet", &in, 1, &out, 1, 0);              // as glowc_session_run
+ *     glowc_host_destroy(h);
+ *
+ * Threads: every host function may be called from any thread at once, except
+ * glowc_host_destroy, which must be the last call on the host (it cancels what is queued and
+ * waits for what runs). Callbacks run on the library's threads (a device's worker, or the
+ * host's timer thread for deadlines, or the cancelling thread): keep them short, and do not
+ * call glowc_host_destroy or the synchronous glowc_host_run from one. */
+
+typedef struct glowc_host glowc_host;
+
+typedef struct glowc_device_desc {
+    const char *backend;        /* "cpu" or "interpreter" */
+    int threads;                /* worker threads of each run (0: one per online core) */
+    uint64_t memory_bytes;      /* capacity: weights + one run's memory per network; 0: no
+                                 * limit */
+} glowc_device_desc;
+
+/* A host with devices[0..ndevices) (1..64) and a queue of queue_capacity (>= 1) requests. */
+GLOWC_API glowc_status glowc_host_create(const glowc_device_desc *devices, int ndevices,
+                                         int queue_capacity, glowc_host **out);
+/* The same from a list "BACKEND[:CAPACITY][:tTHREADS],...", e.g. "cpu:256MiB:t1,cpu:t1,
+ * interpreter" (capacity in bytes or with B, KiB, MiB, GiB, TiB, KB, MB, GB, TB). */
+GLOWC_API glowc_status glowc_host_create_from_spec(const char *devices, int queue_capacity,
+                                                   glowc_host **out);
+/* Cancels the queued requests (their callbacks get GLOWC_CANCELLED), waits for the running
+ * ones, and frees the host with its networks. NULL is ignored. */
+GLOWC_API void glowc_host_destroy(glowc_host *h);
+GLOWC_API int glowc_host_device_count(const glowc_host *h);
+/* paused != 0: no request starts (running ones finish; queued ones wait, deadlines still
+ * expire); 0: they start again, in order. For maintenance, and for tests. */
+GLOWC_API glowc_status glowc_host_pause(glowc_host *h, int paused);
+
+/* Loads and places the ONNX model at path as network `name` (unique on the host). Options
+ * (NULL: defaults): defines, no_optimize and replicas are used; the backend and threads are
+ * the devices'; quantization is refused (GLOWC_ERR_UNSUPPORTED) for now. */
+GLOWC_API glowc_status glowc_host_add_network(glowc_host *h, const char *name,
+                                              const glowc_options *o, const char *path);
+GLOWC_API glowc_status glowc_host_add_network_from_bytes(glowc_host *h, const char *name,
+                                                         const glowc_options *o,
+                                                         const void *bytes, size_t size);
+/* Takes the network off the host at once (new runs on the name fail; the name may be added
+ * again). Requests already accepted for it are not refused: they complete normally, and the
+ * network's memory is released when the last has completed (removal is deferred, never
+ * waits). GLOWC_ERR_INVALID_ARGUMENT for an unknown name. */
+GLOWC_API glowc_status glowc_host_remove_network(glowc_host *h, const char *name);
+
+/* How a network was placed. */
+typedef struct glowc_network_info {
+    int ninputs, noutputs;
+    int partitions;             /* 1: whole (on one device or several as replicas) */
+    uint64_t devices;           /* bit i set: on device i */
+} glowc_network_info;
+
+GLOWC_API glowc_status glowc_host_network_info(glowc_host *h, const char *network,
+                                               glowc_network_info *info);
+/* As glowc_session_input_info/output_info; the strings and shape stay valid while the
+ * network is on the host. */
+GLOWC_API glowc_status glowc_host_network_input_info(glowc_host *h, const char *network, int i,
+                                                     glowc_tensor_info *info);
+GLOWC_API glowc_status glowc_host_network_output_info(glowc_host *h, const char *network, int i,
+                                                      glowc_tensor_info *info);
+
+typedef uint64_t glowc_request_id;
+
+/* Runs one request on network and waits for it: inputs and outputs as glowc_session_run
+ * (checked before queueing). deadline_us > 0: give up (GLOWC_DEADLINE) if it has not started
+ * within that many microseconds. GLOWC_BUSY at once when the queue is full. */
+GLOWC_API glowc_status glowc_host_run(glowc_host *h, const char *network,
+                                      const glowc_value *inputs, int ninputs,
+                                      glowc_value *outputs, int noutputs, int64_t deadline_us);
+
+/* Completion of an asynchronous request, called exactly once for each request that
+ * glowc_host_run_async accepted. status GLOWC_OK: outputs[0..noutputs) are every output of
+ * the network in model order; they are freed when the callback returns, unless it keeps one
+ * by setting outputs[i] to NULL (and later frees it with glowc_tensor_destroy). Otherwise
+ * noutputs is 0 and glowc_last_error() (on the calling thread, during the callback) says
+ * why: the run failed, or GLOWC_CANCELLED, or GLOWC_DEADLINE. */
+typedef void (*glowc_host_callback)(void *user, glowc_request_id id, glowc_status status,
+                                    glowc_tensor **outputs, int noutputs);
+
+/* Queues a request and returns at once; the inputs are copied (the caller's buffers are
+ * free again on return). GLOWC_OK: accepted, *id (may be NULL) is the request's and
+ * callback(user, ...) will be called once. Any other status (GLOWC_BUSY for a full queue, a
+ * bad input, an unknown network): not accepted, and no callback. */
+GLOWC_API glowc_status glowc_host_run_async(glowc_host *h, const char *network,
+                                            const glowc_value *inputs, int ninputs,
+                                            int64_t deadline_us, glowc_host_callback callback,
+                                            void *user, glowc_request_id *id);
+/* Cancels a request that is still queued: GLOWC_OK and its callback has been called (on this
+ * thread, with GLOWC_CANCELLED) before this returns. GLOWC_ERR_INVALID_ARGUMENT when it is
+ * running, finished or unknown. */
+GLOWC_API glowc_status glowc_host_cancel(glowc_host *h, glowc_request_id id);
+
+/* Counts since the host was created (per network: since it was added). Every accepted
+ * request is in exactly one of queued, running, done, failed, cancelled, expired, so those
+ * add up to submitted; rejected (GLOWC_BUSY) ones are counted apart. Latencies are of done
+ * requests, from acceptance to completion: min, mean, max over all, median and 99th
+ * percentile of the last 4096. */
+typedef struct glowc_host_stats {
+    uint64_t submitted, rejected;
+    uint64_t queued, running;
+    uint64_t done, failed, cancelled, expired;
+    double latency_min_us, latency_mean_us, latency_p50_us, latency_p99_us, latency_max_us;
+} glowc_host_stats;
+
+/* The host's statistics (network NULL) or one network's. */
+GLOWC_API glowc_status glowc_host_get_stats(glowc_host *h, const char *network,
+                                            glowc_host_stats *out);
 
 #ifdef __cplusplus
 }

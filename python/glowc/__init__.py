@@ -12,13 +12,20 @@
 #
 # libglowc.so is found, in this order, at $GLOWC_LIBRARY, beside this package, in the libdir
 # written by `cmake --install` (_install.py), and through the system's library path.
+import concurrent.futures
 import ctypes
+import itertools
 import os
+import threading
 from collections import namedtuple
 
 import numpy as np
 
-__all__ = ["Session", "Error", "TensorInfo", "version"]
+__all__ = ["Session", "Host", "Error", "TensorInfo", "version", "BUSY", "CANCELLED",
+           "DEADLINE"]
+
+# Statuses a host run ends with besides errors (glowc_status).
+BUSY, CANCELLED, DEADLINE = 9, 10, 11
 
 # Public element types (glowc_dtype, ONNX's numbering) and their numpy types.
 _DTYPES = {
@@ -134,6 +141,39 @@ def _enc(s):
     return s.encode("utf-8") if isinstance(s, str) else s
 
 
+def _values(inputs):
+    """The _Value array for {name: array} or a sequence in input order, its length, and what
+    must stay alive until the call returns (the arrays and shapes)."""
+    if isinstance(inputs, dict):
+        items = list(inputs.items())
+    else:
+        items = [(None, a) for a in inputs]
+    n = len(items)
+    vals = (_Value * max(n, 1))()
+    keep = []
+    for k, (name, a) in enumerate(items):
+        a = np.asarray(a)
+        code = _CODES.get(a.dtype)
+        if code is None:
+            # No glowc type for it (e.g. complex): let glowc name the expected type.
+            code = 0
+        a = np.ascontiguousarray(a)
+        shape = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
+        keep += [a, shape]
+        vals[k] = _Value(_enc(name) if name is not None else None, code, a.ndim, shape,
+                         a.ctypes.data, a.nbytes)
+    return vals, n, keep
+
+
+def _out_values(infos):
+    """New arrays for outputs described by infos, and the _Value array pointing at them."""
+    outs = [np.empty(t.shape, t.dtype) for t in infos]
+    ovals = (_Value * max(len(outs), 1))()
+    for k, o in enumerate(outs):
+        ovals[k] = _Value(None, 0, 0, None, o.ctypes.data, o.nbytes)
+    return outs, ovals
+
+
 class Session:
     """An ONNX model compiled by glowc. `model` is a path or the model's bytes.
 
@@ -212,29 +252,225 @@ class Session:
         outputs as a list of numpy arrays in output order, or {name: array} with as_dict."""
         if not self._s:
             raise Error(1, "the session is closed")
-        if isinstance(inputs, dict):
-            items = list(inputs.items())
-        else:
-            items = [(None, a) for a in inputs]
-        n = len(items)
-        vals = (_Value * max(n, 1))()
-        keep = []   # the arrays and shapes must live until the call returns
-        for k, (name, a) in enumerate(items):
-            a = np.asarray(a)
-            code = _CODES.get(a.dtype)
-            if code is None:
-                # No glowc type for it (e.g. complex): let glowc name the expected type.
-                code = 0
-            a = np.ascontiguousarray(a)
-            shape = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
-            keep += [a, shape]
-            vals[k] = _Value(_enc(name) if name is not None else None, code, a.ndim, shape,
-                             a.ctypes.data, a.nbytes)
-        outs = [np.empty(t.shape, t.dtype) for t in self.outputs]
-        ovals = (_Value * max(len(outs), 1))()
-        for k, o in enumerate(outs):
-            ovals[k] = _Value(None, 0, 0, None, o.ctypes.data, o.nbytes)
+        vals, n, keep = _values(inputs)
+        outs, ovals = _out_values(self.outputs)
         _check(_run(self._s, vals, n, ovals, len(outs)))
+        del keep
         if as_dict:
             return {t.name: o for t, o in zip(self.outputs, outs)}
         return outs
+
+
+# ---- the host ----
+
+class _NetInfo(ctypes.Structure):
+    _fields_ = [("ninputs", ctypes.c_int), ("noutputs", ctypes.c_int),
+                ("partitions", ctypes.c_int), ("devices", ctypes.c_uint64)]
+
+
+class _Stats(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_uint64) for n in ("submitted", "rejected", "queued", "running",
+                                                "done", "failed", "cancelled", "expired")] + \
+               [(n, ctypes.c_double) for n in ("latency_min_us", "latency_mean_us",
+                                                "latency_p50_us", "latency_p99_us",
+                                                "latency_max_us")]
+
+
+_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
+                             ctypes.POINTER(_P), ctypes.c_int)
+_host_create = _fn("glowc_host_create_from_spec", ctypes.c_int, ctypes.c_char_p, ctypes.c_int,
+                   ctypes.POINTER(_P))
+_host_destroy = _fn("glowc_host_destroy", None, _P)
+_host_pause = _fn("glowc_host_pause", ctypes.c_int, _P, ctypes.c_int)
+_host_add = _fn("glowc_host_add_network", ctypes.c_int, _P, ctypes.c_char_p, _P,
+                ctypes.c_char_p)
+_host_add_bytes = _fn("glowc_host_add_network_from_bytes", ctypes.c_int, _P, ctypes.c_char_p,
+                      _P, ctypes.c_char_p, ctypes.c_size_t)
+_host_remove = _fn("glowc_host_remove_network", ctypes.c_int, _P, ctypes.c_char_p)
+_host_net_info = _fn("glowc_host_network_info", ctypes.c_int, _P, ctypes.c_char_p,
+                     ctypes.POINTER(_NetInfo))
+_host_in_info = _fn("glowc_host_network_input_info", ctypes.c_int, _P, ctypes.c_char_p,
+                    ctypes.c_int, ctypes.POINTER(_Info))
+_host_out_info = _fn("glowc_host_network_output_info", ctypes.c_int, _P, ctypes.c_char_p,
+                     ctypes.c_int, ctypes.POINTER(_Info))
+_host_run = _fn("glowc_host_run", ctypes.c_int, _P, ctypes.c_char_p, ctypes.POINTER(_Value),
+                ctypes.c_int, ctypes.POINTER(_Value), ctypes.c_int, ctypes.c_int64)
+_host_run_async = _fn("glowc_host_run_async", ctypes.c_int, _P, ctypes.c_char_p,
+                      ctypes.POINTER(_Value), ctypes.c_int, ctypes.c_int64, _CALLBACK, _P,
+                      ctypes.POINTER(ctypes.c_uint64))
+_host_cancel = _fn("glowc_host_cancel", ctypes.c_int, _P, ctypes.c_uint64)
+_host_stats = _fn("glowc_host_get_stats", ctypes.c_int, _P, ctypes.c_char_p,
+                  ctypes.POINTER(_Stats))
+_set_replicas = _fn("glowc_options_set_replicas", ctypes.c_int, _P, ctypes.c_int)
+_t_data = _fn("glowc_tensor_data", _P, _P)
+_t_size = _fn("glowc_tensor_size_bytes", ctypes.c_size_t, _P)
+
+# Asynchronous requests in flight: key -> (future, output infos). The one C callback below
+# serves them all and stays alive as long as the module (the library may call it any time).
+_pending = {}
+_pending_lock = threading.Lock()
+_keys = itertools.count(1)
+
+
+def _on_done(user, request_id, status, outputs, n):
+    with _pending_lock:
+        fut, infos = _pending.pop(user, (None, None))
+    if fut is None:
+        return
+    if status != 0:
+        fut.set_exception(Error(status, _last_error().decode("utf-8", "replace")))
+        return
+    outs = []
+    for k, t in enumerate(infos):
+        a = np.empty(t.shape, t.dtype)
+        ctypes.memmove(a.ctypes.data, _t_data(outputs[k]), min(a.nbytes, _t_size(outputs[k])))
+        outs.append(a)
+    fut.set_result(outs)
+
+
+_callback = _CALLBACK(_on_done)
+
+
+class Host:
+    """A glowc host: devices (each with its own worker; a device runs one request at a
+    time), named networks placed on them, and a bounded request queue.
+
+    devices: "BACKEND[:CAPACITY][:tTHREADS],...", e.g. "cpu:t1,cpu:t1" or
+    "cpu:256MiB:t2,interpreter"; queue: how many requests may wait. A run on a full queue
+    raises glowc.Error with status glowc.BUSY; a cancelled one glowc.CANCELLED; one still
+    queued at its deadline glowc.DEADLINE."""
+
+    def __init__(self, devices="cpu", queue=64):
+        self._h = None
+        h = _P()
+        _check(_host_create(_enc(devices), int(queue), ctypes.byref(h)))
+        self._h = h
+        self._nets = {}
+
+    def close(self):
+        """Cancels what is queued, waits for what runs, frees the host (also on collection)."""
+        if self._h:
+            _host_destroy(self._h)
+            self._h = None
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _handle(self):
+        if not self._h:
+            raise Error(1, "the host is closed")
+        return self._h
+
+    def add_network(self, name, model, defines=None, no_optimize=False, replicas=0):
+        """Compiles and places model (a path or bytes) as network `name`: whole on every
+        device with room (at most `replicas` when > 0), or partitioned when none holds it."""
+        h = self._handle()
+        o = _options_create()
+        if not o:
+            raise MemoryError("glowc: cannot create options")
+        try:
+            if isinstance(defines, dict):
+                defines = ["%s=%s" % kv for kv in defines.items()]
+            for d in defines or ():
+                _check(_add_define(o, _enc(d)))
+            _check(_set_no_optimize(o, int(bool(no_optimize))))
+            _check(_set_replicas(o, int(replicas)))
+            if isinstance(model, (bytes, bytearray, memoryview)):
+                data = bytes(model)
+                _check(_host_add_bytes(h, _enc(name), o, data, len(data)))
+            else:
+                _check(_host_add(h, _enc(name), o, _enc(os.fspath(model))))
+        finally:
+            _options_destroy(o)
+        info = _NetInfo()
+        _check(_host_net_info(h, _enc(name), ctypes.byref(info)))
+        ins = [self._io(_host_in_info, name, i) for i in range(info.ninputs)]
+        outs = [self._io(_host_out_info, name, i) for i in range(info.noutputs)]
+        self._nets[name] = (ins, outs)
+
+    def _io(self, fn, name, i):
+        info = _Info()
+        _check(fn(self._h, _enc(name), i, ctypes.byref(info)))
+        return TensorInfo(info.name.decode("utf-8"),
+                          tuple(info.shape[d] for d in range(info.rank)),
+                          np.dtype(_DTYPES[info.dtype]))
+
+    def remove_network(self, name):
+        """Takes the network off the host; requests already accepted still complete."""
+        _check(_host_remove(self._handle(), _enc(name)))
+        self._nets.pop(name, None)
+
+    def inputs(self, name):
+        """The network's inputs as TensorInfo."""
+        return self._net(name)[0]
+
+    def outputs(self, name):
+        """The network's outputs as TensorInfo."""
+        return self._net(name)[1]
+
+    def network_info(self, name):
+        """{"partitions": P, "devices": [device indices]} of a network."""
+        info = _NetInfo()
+        _check(_host_net_info(self._handle(), _enc(name), ctypes.byref(info)))
+        return {"partitions": info.partitions,
+                "devices": [i for i in range(64) if info.devices >> i & 1]}
+
+    def _net(self, name):
+        if name not in self._nets:
+            raise Error(1, "the host has no network '%s'" % name)
+        return self._nets[name]
+
+    def run(self, name, inputs, deadline_us=0, as_dict=False):
+        """Runs one request and waits for it; outputs as Session.run returns them."""
+        h = self._handle()
+        infos = self._net(name)[1]
+        vals, n, keep = _values(inputs)
+        outs, ovals = _out_values(infos)
+        _check(_host_run(h, _enc(name), vals, n, ovals, len(outs), int(deadline_us)))
+        del keep
+        if as_dict:
+            return {t.name: o for t, o in zip(infos, outs)}
+        return outs
+
+    def run_async(self, name, inputs, deadline_us=0):
+        """Queues a request; returns a concurrent.futures.Future of the output list, with
+        .request_id for cancel(). Raises glowc.Error at once when the queue is full (BUSY)
+        or an input is wrong. The inputs are copied: the arrays are free on return."""
+        h = self._handle()
+        infos = self._net(name)[1]
+        vals, n, keep = _values(inputs)
+        fut = concurrent.futures.Future()
+        key = next(_keys)
+        with _pending_lock:
+            _pending[key] = (fut, infos)
+        rid = ctypes.c_uint64()
+        st = _host_run_async(h, _enc(name), vals, n, int(deadline_us), _callback, key,
+                             ctypes.byref(rid))
+        del keep
+        if st != 0:
+            with _pending_lock:
+                _pending.pop(key, None)
+            _check(st)
+        fut.request_id = rid.value
+        return fut
+
+    def cancel(self, request_id):
+        """Cancels a queued request (its future raises CANCELLED); False when it is running,
+        finished or unknown."""
+        return _host_cancel(self._handle(), int(request_id)) == 0
+
+    def pause(self, paused=True):
+        """While paused no request starts (queued ones wait; deadlines still expire)."""
+        _check(_host_pause(self._handle(), int(bool(paused))))
+
+    def stats(self, name=None):
+        """The host's (or one network's) counts and latencies as a dict."""
+        s = _Stats()
+        _check(_host_stats(self._handle(), _enc(name) if name else None, ctypes.byref(s)))
+        return {f: getattr(s, f) for f, _ in _Stats._fields_}

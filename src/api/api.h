@@ -20,6 +20,7 @@ struct glowc_options {
     char *keep_float;
     glow_dtype precision;        /* GLOW_I8Q or GLOW_I16Q */
     char *cache_dir;             /* the compiled-code cache; NULL: none */
+    int replicas;                /* a host network's devices at most; 0: all with room */
 };
 
 /* One input or output as glowc_tensor_info shows it, with its dims in public types. */
@@ -57,6 +58,13 @@ struct glowc_tensor {
     } while (0)
 
 /* --- api_run.c --- */
+
+/* Binds values[0..n) to the rows of io (by name, or by position when a value has none):
+ * slot[k] is the value bound to row k or NULL. `all` demands every row be bound. */
+glowc_status api_bind(const api_io *io, int nio, const glowc_value *values, int n,
+                      const char *what, bool all, const glowc_value **slot);
+/* The value against its row: type, shape, data and size (inputs exactly, outputs at least). */
+glowc_status api_check_value(const glowc_value *v, const api_io *io, int k, bool input);
 
 /* A tensor with `bytes` of uninitialized 64-byte aligned data; NULL when out of memory. */
 glowc_tensor *api_tensor_new(const char *name, glowc_dtype dtype, int rank,

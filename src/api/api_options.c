@@ -184,3 +184,13 @@ GLOWC_API glowc_status glowc_options_set_quant_precision(glowc_options *o,
                         "'%s'", precision ? precision : "(null)");
     return GLOWC_OK;
 }
+
+GLOWC_API glowc_status glowc_options_set_replicas(glowc_options *o, int n)
+{
+    NEED_OPTIONS(o);
+    if (n < 0 || n > 64)
+        return api_fail(GLOWC_ERR_INVALID_ARGUMENT, "replicas wants a number from 1 to 64 (0: "
+                        "every device with room), got %d", n);
+    o->replicas = n;
+    return GLOWC_OK;
+}

@@ -35,10 +35,8 @@ static char *io_type_str(const api_io *io, char *buf, size_t size)
     return glow_type_str(&io->type, buf, size);
 }
 
-/* Binds values[0..n) to the rows of io (by name, or by position when a value has none):
- * slot[k] is the value bound to row k or NULL. `all` demands every row be bound. */
-static glowc_status bind(const api_io *io, int nio, const glowc_value *values, int n,
-                         const char *what, bool all, const glowc_value **slot)
+glowc_status api_bind(const api_io *io, int nio, const glowc_value *values, int n,
+                      const char *what, bool all, const glowc_value **slot)
 {
     if (n < 0 || (n > 0 && !values))
         return api_fail(GLOWC_ERR_INVALID_ARGUMENT, "%d %ss given at %p", n, what,
@@ -93,7 +91,7 @@ static bool same_type(const glowc_value *v, const api_io *io, bool strict)
     return true;
 }
 
-static glowc_status check_value(const glowc_value *v, const api_io *io, int k, bool input)
+glowc_status api_check_value(const glowc_value *v, const api_io *io, int k, bool input)
 {
     const char *what = input ? "input" : "output";
     char a[160], b[128];
@@ -137,7 +135,7 @@ static glowc_status slots_init(run_slots *r, const glowc_session *s)
 static glowc_status run_inputs(glowc_session *s, const glowc_value **in, glow_exec **exec)
 {
     for (int k = 0; k < s->ninputs; k++)
-        GLOWC_TRY_API(check_value(in[k], &s->inputs[k], k, true));
+        GLOWC_TRY_API(api_check_value(in[k], &s->inputs[k], k, true));
     glow_diag d;
     d.status = GLOW_OK;
     d.msg[0] = 0;
@@ -166,12 +164,12 @@ GLOWC_API glowc_status glowc_session_run(glowc_session *s, const glowc_value *in
     run_slots r;
     GLOWC_TRY_API(slots_init(&r, s));
     glow_exec *e = NULL;
-    glowc_status st = bind(s->inputs, s->ninputs, inputs, ninputs, "input", true, r.in);
+    glowc_status st = api_bind(s->inputs, s->ninputs, inputs, ninputs, "input", true, r.in);
     if (st == GLOWC_OK)
-        st = bind(s->outputs, s->noutputs, outputs, noutputs, "output", false, r.out);
+        st = api_bind(s->outputs, s->noutputs, outputs, noutputs, "output", false, r.out);
     for (int k = 0; st == GLOWC_OK && k < s->noutputs; k++)
         if (r.out[k])
-            st = check_value(r.out[k], &s->outputs[k], k, false);
+            st = api_check_value(r.out[k], &s->outputs[k], k, false);
     if (st == GLOWC_OK)
         st = run_inputs(s, r.in, &e);
     if (st == GLOWC_OK) {
@@ -198,7 +196,7 @@ GLOWC_API glowc_status glowc_session_run_tensors(glowc_session *s, const glowc_v
     run_slots r;
     GLOWC_TRY_API(slots_init(&r, s));
     glow_exec *e = NULL;
-    glowc_status st = bind(s->inputs, s->ninputs, inputs, ninputs, "input", true, r.in);
+    glowc_status st = api_bind(s->inputs, s->ninputs, inputs, ninputs, "input", true, r.in);
     if (st == GLOWC_OK)
         st = run_inputs(s, r.in, &e);
     free(r.heap);

@@ -34,6 +34,9 @@ GLOWC_API const char *glowc_status_name(glowc_status s)
     case GLOWC_ERR_NO_MEMORY: return "out of memory";
     case GLOWC_ERR_RUNTIME: return "failure while running";
     case GLOWC_ERR_INTERNAL: return "internal error";
+    case GLOWC_BUSY: return "busy";
+    case GLOWC_CANCELLED: return "cancelled";
+    case GLOWC_DEADLINE: return "deadline passed";
     }
     return "unknown status";
 }

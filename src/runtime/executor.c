@@ -1,40 +1,84 @@
 // executor.c - Runs a partition plan: compiles each partition for its device's backend, then
 // runs the partitions' DAG, passing the tensors that cross partitions from program to program.
 //
-// Execution goes in waves: every partition whose producers have finished is ready; the ready
-// partitions of one device run in plan order on that device's thread, different devices at
-// once (a thread each, joined at the end of the wave). A crossing tensor is copied out of the
-// producing program into a buffer the executor owns, so a program's memory is its own again
-// as soon as it finishes, and every reader sees the same bytes. Programs are not reentrant, so
-// one executor runs one request at a time (the caller serializes runs).
+// What one request writes - the crossing tensors and the model outputs - is a request state
+// (glow_exec_request) of its own, and a partition runs on an execution context taken from its
+// program's pool, so partitions of different requests may run at the same time: the host
+// (host.c) pipelines requests this way, request 2's first partition on one device while
+// request 1's second runs on another. A crossing tensor is copied out of the producing
+// context into the request's buffer, so a context goes back to the pool as soon as its
+// partition finishes, and every reader sees the same bytes.
+//
+// glow_executor_run is the one-request driver (the CLI's): it goes in waves, every partition
+// whose producers have finished is ready; the ready partitions of one device run in plan order
+// on that device's thread, different devices at once (a thread each, joined at the end of the
+// wave), on the executor's own request state (so one glow_executor_run at a time).
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/partition.h"
 
+struct glow_exec_request {
+    glow_tensor *cross;     /* owned buffers, by crossing */
+    glow_tensor *outs;      /* owned buffers, model order */
+};
+
 struct glow_executor {
     glow_partition_plan *plan;
     glow_program **progs;   /* by partition */
-    glow_tensor *cross;     /* owned buffers, by crossing */
-    glow_tensor *outs;      /* owned buffers, model order */
-    const glow_tensor *inputs; /* of the current run */
-    glow_diag *diags;       /* by partition, for the current run */
+    glow_exec_request *own; /* glow_executor_run's request state */
+    const glow_tensor *inputs; /* of the current glow_executor_run */
+    glow_diag *diags;       /* by partition, for the current glow_executor_run */
     glow_status *status;
 };
+
+void glow_exec_request_destroy(const glow_executor *e, glow_exec_request *r)
+{
+    if (!r)
+        return;
+    const glow_partition_plan *plan = e->plan;
+    for (int k = 0; r->cross && k < plan->ncross; k++)
+        glow_tensor_free(&r->cross[k]);
+    for (int j = 0; r->outs && j < plan->noutputs; j++)
+        glow_tensor_free(&r->outs[j]);
+    free(r->cross);
+    free(r->outs);
+    free(r);
+}
+
+glow_status glow_exec_request_create(const glow_executor *e, glow_exec_request **out,
+                                     glow_diag *d)
+{
+    const glow_partition_plan *plan = e->plan;
+    glow_exec_request *r = glow_xcalloc(1, sizeof *r);
+    r->cross = glow_xcalloc((size_t)plan->ncross + 1, sizeof *r->cross);
+    r->outs = glow_xcalloc((size_t)plan->noutputs + 1, sizeof *r->outs);
+    glow_status st = GLOW_OK;
+    for (int k = 0; k < plan->ncross && st == GLOW_OK; k++)
+        st = glow_tensor_alloc(&r->cross[k], &plan->cross[k].type, d);
+    for (int j = 0; j < plan->noutputs && st == GLOW_OK; j++)
+        st = glow_tensor_alloc(&r->outs[j], &plan->output_types[j], d);
+    if (st != GLOW_OK) {
+        glow_exec_request_destroy(e, r);
+        return st;
+    }
+    *out = r;
+    return GLOW_OK;
+}
+
+glow_tensor glow_exec_request_output(const glow_exec_request *r, int i)
+{
+    return glow_tensor_borrow(&r->outs[i].type, r->outs[i].data);
+}
 
 static void release(glow_executor *e)
 {
     const glow_partition_plan *plan = e->plan;
     for (int i = 0; plan && e->progs && i < plan->nparts; i++)
         glow_program_destroy(e->progs[i]);
-    for (int k = 0; plan && e->cross && k < plan->ncross; k++)
-        glow_tensor_free(&e->cross[k]);
-    for (int j = 0; plan && e->outs && j < plan->noutputs; j++)
-        glow_tensor_free(&e->outs[j]);
+    glow_exec_request_destroy(e, e->own);
     free(e->progs);
-    free(e->cross);
-    free(e->outs);
     free(e->diags);
     free(e->status);
     glow_partition_plan_destroy(e->plan);
@@ -53,21 +97,17 @@ glow_status glow_executor_create(glow_partition_plan *plan, const glow_compile_o
     glow_executor *e = glow_xcalloc(1, sizeof *e);
     e->plan = plan;
     e->progs = glow_xcalloc((size_t)plan->nparts + 1, sizeof *e->progs);
-    e->cross = glow_xcalloc((size_t)plan->ncross + 1, sizeof *e->cross);
-    e->outs = glow_xcalloc((size_t)plan->noutputs + 1, sizeof *e->outs);
     e->diags = glow_xcalloc((size_t)plan->nparts + 1, sizeof *e->diags);
     e->status = glow_xcalloc((size_t)plan->nparts + 1, sizeof *e->status);
-    glow_status st = GLOW_OK;
-    for (int k = 0; k < plan->ncross && st == GLOW_OK; k++)
-        st = glow_tensor_alloc(&e->cross[k], &plan->cross[k].type, d);
-    for (int j = 0; j < plan->noutputs && st == GLOW_OK; j++)
-        st = glow_tensor_alloc(&e->outs[j], &plan->output_types[j], d);
+    glow_status st = glow_exec_request_create(e, &e->own, d);
     for (int i = 0; i < plan->nparts && st == GLOW_OK; i++) {
         glow_partition *pt = &plan->parts[i];
         glow_compile_options copt = { .stop_after = GLOW_STAGE_COMPILED };
         if (opt)
             copt = *opt;
         copt.backend = plan->devices[pt->device].backend;
+        if (plan->devices[pt->device].threads > 0)
+            copt.threads = plan->devices[pt->device].threads;
         copt.stop_after = GLOW_STAGE_COMPILED;
         glow_diag pd = { 0 };
         glow_module *m = pt->m;
@@ -92,29 +132,37 @@ glow_status glow_executor_create(glow_partition_plan *plan, const glow_compile_o
     return GLOW_OK;
 }
 
-/* Runs partition i: gathers its inputs, runs its program, copies its outputs out. */
-static void run_partition(glow_executor *e, int i)
+glow_status glow_executor_run_partition(glow_executor *e, glow_exec_request *r,
+                                        const glow_tensor *inputs, int i, glow_diag *d)
 {
     const glow_partition *pt = &e->plan->parts[i];
     glow_program *p = e->progs[i];
+    glow_exec *x = NULL;
+    GLOW_TRY(glow_program_acquire(p, &x, d));
     glow_tensor small[16];
     glow_tensor *ins = pt->ninputs <= 16 ? small : glow_xcalloc((size_t)pt->ninputs,
                                                                  sizeof *ins);
     for (int k = 0; k < pt->ninputs; k++) {
         int s = pt->in_src[k];
-        ins[k] = s >= 0 ? e->inputs[s] : e->cross[GLOW_XFER(s)];
+        ins[k] = s >= 0 ? inputs[s] : r->cross[GLOW_XFER(s)];
     }
-    e->status[i] = glow_program_run(p, ins, pt->ninputs, &e->diags[i]);
+    glow_status st = glow_exec_run(x, ins, pt->ninputs, d);
     if (ins != small)
         free(ins);
-    if (e->status[i] != GLOW_OK)
-        return;
-    for (int k = 0; k < pt->noutputs; k++) {
+    for (int k = 0; k < pt->noutputs && st == GLOW_OK; k++) {
         int s = pt->out_dst[k];
-        glow_tensor *dst = s >= 0 ? &e->outs[s] : &e->cross[GLOW_XFER(s)];
-        glow_tensor t = glow_program_output(p, k);
+        glow_tensor *dst = s >= 0 ? &r->outs[s] : &r->cross[GLOW_XFER(s)];
+        glow_tensor t = glow_exec_output(x, k);
         memcpy(dst->data, t.data, glow_type_bytes(&t.type));
     }
+    glow_program_release(p, x);
+    return st;
+}
+
+/* Runs partition i of the executor's own request. */
+static void run_partition(glow_executor *e, int i)
+{
+    e->status[i] = glow_executor_run_partition(e, e->own, e->inputs, i, &e->diags[i]);
 }
 
 /* One device's share of a wave. */
@@ -163,8 +211,8 @@ static void run_wave(glow_executor *e, const int *ready, int n, int *scratch)
     free(jobs);
 }
 
-glow_status glow_executor_run(glow_executor *e, const glow_tensor *inputs, int ninputs,
-                              glow_diag *d)
+glow_status glow_executor_check_inputs(const glow_executor *e, const glow_tensor *inputs,
+                                       int ninputs, glow_diag *d)
 {
     const glow_partition_plan *plan = e->plan;
     if (ninputs != plan->ninputs)
@@ -178,6 +226,14 @@ glow_status glow_executor_run(glow_executor *e, const glow_tensor *inputs, int n
                          plan->input_names[i], glow_type_str(&inputs[i].type, a, sizeof a),
                          glow_type_str(&plan->input_types[i], b, sizeof b));
     }
+    return GLOW_OK;
+}
+
+glow_status glow_executor_run(glow_executor *e, const glow_tensor *inputs, int ninputs,
+                              glow_diag *d)
+{
+    const glow_partition_plan *plan = e->plan;
+    GLOW_TRY(glow_executor_check_inputs(e, inputs, ninputs, d));
     e->inputs = inputs;
     int n = plan->nparts;
     bool *done = glow_xcalloc((size_t)n + 1, sizeof *done);
@@ -227,7 +283,7 @@ int glow_executor_noutputs(const glow_executor *e) { return e->plan->noutputs; }
 
 glow_tensor glow_executor_output(const glow_executor *e, int i)
 {
-    return glow_tensor_borrow(&e->outs[i].type, e->outs[i].data);
+    return glow_exec_request_output(e->own, i);
 }
 
 void glow_executor_destroy(glow_executor *e)

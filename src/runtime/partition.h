@@ -17,6 +17,7 @@
 typedef struct glow_device_spec {
     const char *backend;   /* "cpu" or "interpreter" (a backend name) */
     uint64_t capacity;     /* bytes a device holds: weights, inputs/outputs, activations */
+    int threads;           /* worker threads of each run; 0: the compile options' */
 } glow_device_spec;
 
 /* Parses "cpu:256MiB,interpreter:1GiB,cpu" (capacity in bytes, or with B, KiB, MiB, GiB,
@@ -121,9 +122,29 @@ typedef struct glow_executor glow_executor;
 glow_status glow_executor_create(glow_partition_plan *plan, const glow_compile_options *opt,
                                  glow_executor **out, glow_diag *d);
 /* Runs the partitions in dependency order (those of different devices whose inputs are
- * ready at once, a thread per device) on the model's inputs in model order. */
+ * ready at once, a thread per device) on the model's inputs in model order, on the
+ * executor's own request state: one such run at a time per executor. */
 glow_status glow_executor_run(glow_executor *e, const glow_tensor *inputs, int ninputs,
                               glow_diag *d);
+/* The model inputs' count and types (messages as glow_program_run's). */
+glow_status glow_executor_check_inputs(const glow_executor *e, const glow_tensor *inputs,
+                                       int ninputs, glow_diag *d);
+
+/* One request's state (its crossing tensors and model outputs), for callers that run the
+ * partitions themselves: partitions of different requests may run at the same time, each
+ * partition on a context from its program's pool (pipelining, host.c). A partition may run
+ * once its dependencies (glow_partition.deps) of the same request have finished. */
+typedef struct glow_exec_request glow_exec_request;
+glow_status glow_exec_request_create(const glow_executor *e, glow_exec_request **out,
+                                     glow_diag *d);
+void glow_exec_request_destroy(const glow_executor *e, glow_exec_request *r);
+/* Runs partition i of request r on the model inputs (checked by the caller, model order).
+ * Thread-safe across requests, and across partitions of one request that do not depend on
+ * each other. */
+glow_status glow_executor_run_partition(glow_executor *e, glow_exec_request *r,
+                                        const glow_tensor *inputs, int i, glow_diag *d);
+/* Model output i of request r (after its partitions ran), borrowing r's memory. */
+glow_tensor glow_exec_request_output(const glow_exec_request *r, int i);
 const glow_partition_plan *glow_executor_plan(const glow_executor *e);
 /* Partition i's compiled program (for its region sizes and fallbacks). */
 const glow_program *glow_executor_program(const glow_executor *e, int i);
