@@ -49,6 +49,7 @@ typedef struct cli_model_opts {
      * [--precision P]: quant.profile is NULL when the model stays float. */
     glow_quant_options quant;
     bool no_quant;            /* the command takes no quantization options (profile) */
+    uint64_t max_memory;      /* --max-memory SIZE; 0: the machine's memory */
 } cli_model_opts;
 /* Empty options with the default backend; false when out of memory. */
 bool cli_model_init(cli_model_opts *o, int argc, const char *backend);

@@ -41,6 +41,10 @@ typedef struct glow_compile_options {
      * point whatever the backend, so a profile serves every backend. */
     glow_status (*quant_hook)(glow_function *f, void *ctx, glow_diag *d);
     void *quant_ctx;
+    /* The most bytes the planned regions (constant + mutable + activations) may take; a
+     * bigger plan is refused right after planning, before any region is allocated. 0: no
+     * limit (the CLI passes the machine's memory unless --max-memory says otherwise). */
+    uint64_t max_memory;
 } glow_compile_options;
 
 typedef struct glow_exec glow_exec;

@@ -72,6 +72,13 @@ size_t glow_utf8_len(const char *s);
  * allowed, newlines: what every escaped text satisfies (tests and fuzz targets check it). */
 bool glow_text_is_safe(const char *s, size_t len, bool allow_newline);
 
+/* --- sysmem.c --- */
+
+/* The machine's physical memory in bytes (sysconf, else /proc/meminfo); 0 when unknown. */
+uint64_t glow_machine_memory(void);
+/* Reads a positive size: bytes, or with a binary unit K, M, G, T (also KiB, MB, ...). */
+bool glow_parse_size(const char *s, uint64_t *out);
+
 /* --- arena.c --- */
 
 /* A bump allocator. Allocations are zeroed and 16-byte aligned; large ones get their own
