@@ -309,6 +309,9 @@ static void load_outputs(onnx_ctx *cx, const Onnx__GraphProto *g)
 glow_status glow_onnx_load_bytes(glow_module *m, const uint8_t *data, size_t size,
                                  const glow_onnx_options *opt, glow_diag *d)
 {
+    if (!onnx_nesting_ok(&onnx__model_proto__descriptor, data, size, ONNX_MAX_NESTING))
+        return glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX model (its messages nest more "
+                         "than %d deep, e.g. subgraphs within subgraphs)", ONNX_MAX_NESTING);
     Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, size, data);
     if (!mp)
         return glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX model (the protobuf does not "
