@@ -1,6 +1,7 @@
 // cli_model.c - The options that decide how a model is compiled, parsed and described once for
 // `glowc run`, `bench` and `compile`: --backend, --threads, --define, --max-memory,
-// --no-optimize, --stats, --time-passes, and the quantization options. Also the --stats line on what the backend runs natively and what falls back.
+// --no-optimize, --stats, --time-passes, and the quantization options. Also the --stats line
+// on what the backend runs natively and what falls back.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -219,8 +219,8 @@ static void list_inputs(char *buf, size_t size, const glow_onnx_summary *s)
     size_t n = 0;
     buf[0] = '\0';
     for (int i = 0; i < s->ninputs && n + 1 < size; i++)
-        n += (size_t)snprintf(buf + n, size - n, "%s'%s' %s", i ? ", " : "", glow_esc(s->inputs[i].name),
-                              s->inputs[i].type_str);
+        n += (size_t)snprintf(buf + n, size - n, "%s'%s' %s", i ? ", " : "",
+                              glow_esc(s->inputs[i].name), s->inputs[i].type_str);
     if (!s->ninputs)
         snprintf(buf, size, "none");
 }

@@ -116,7 +116,8 @@ static size_t escape_into(sink *k, const char *s, glow_esc_mode mode, unsigned f
             const char *e = c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;"
                           : c == '"' ? "&quot;" : "&#39;";
             put(k, e, strlen(e));
-        } else if (mode == GLOW_ESC_COMMENT && ((c == '*' && *p == '/') || (c == '/' && *p == '*'))) {
+        } else if (mode == GLOW_ESC_COMMENT &&
+                   ((c == '*' && *p == '/') || (c == '/' && *p == '*'))) {
             /* Neither "*" "/" (ends the comment) nor "/" "*" (-Wcomment) may appear. */
             put(k, (const char *)&c, 1);
             put(k, " ", 1);
