@@ -51,6 +51,7 @@ typedef struct cli_model_opts {
     bool no_quant;            /* the command takes no quantization options (profile) */
     const char *cache_dir;    /* --cache DIR: the compiled-code cache; NULL: none */
     bool no_cache;            /* the command takes no --cache (compile, quantize) */
+    uint64_t max_memory;      /* --max-memory SIZE; 0: the machine's memory */
 } cli_model_opts;
 /* Empty options with the default backend; false when out of memory. */
 bool cli_model_init(cli_model_opts *o, int argc, const char *backend);

@@ -1,6 +1,7 @@
 // cli_model.c - The options that decide how a model is compiled, parsed and described once for
-// `glowc run`, `bench` and `compile`: --backend, --threads, --define, --no-optimize, --stats,
-// --time-passes, and the quantization options. Also the --stats line on what the backend runs natively and what falls back.
+// `glowc run`, `bench` and `compile`: --backend, --threads, --define, --max-memory,
+// --no-optimize, --stats, --time-passes, and the quantization options. Also the --stats line
+// on what the backend runs natively and what falls back.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,10 @@ bool cli_model_match(const char *cmd, const char *arg, int *i, int argc, char **
             *rc = cli_usage_error(cmd, "%s: --cache wants a directory glowc can create and "
                                   "write, got '%s'", cmd, val ? val : "");
         o->cache_dir = val;
+    } else if (cli_match_value(arg, "--max-memory", i, argc, argv, &val)) {
+        if (!glow_parse_size(val, &o->max_memory))
+            *rc = cli_usage_error(cmd, "%s: --max-memory wants a size such as 64M, 2G or "
+                                  "1048576 (bytes), got '%s'", cmd, val ? val : "");
     } else if (!strcmp(arg, "--no-optimize")) {
         o->no_optimize = true;
     } else if (!strcmp(arg, "--stats")) {
@@ -118,6 +123,9 @@ void cli_model_help(const char *threads_text)
            "                     missing): compiling the same model with the same options\n"
            "                     again loads it instead of running LLVM\n"
            "  --no-optimize      skip the graph optimizer (before and after lowering)\n"
+           "  --max-memory SIZE  refuse, at compile time, a model whose memory plan (weights,\n"
+           "                     inputs and outputs, activations) exceeds SIZE (e.g. 512M,\n"
+           "                     2G; default: the machine's memory)\n"
            "  --stats            per optimizer pass: runs, nodes removed, rewrites, time; then\n"
            "                     how many instructions the backend runs natively and which\n"
            "                     fall back to the evaluator (to stderr)\n"
@@ -147,6 +155,8 @@ void cli_model_options(const cli_model_opts *o, glow_opt_options *oo,
     copt->no_optimize = o->no_optimize;
     copt->cache_dir = o->cache_dir;
     copt->optimize = oo;
+    /* A plan bigger than the machine would only fail later, in mmap or the OOM killer. */
+    copt->max_memory = o->max_memory ? o->max_memory : glow_machine_memory();
     if (o->quant.profile) {
         copt->quant_hook = glow_quant_hook;
         copt->quant_ctx = (void *)&o->quant;

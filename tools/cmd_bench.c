@@ -372,15 +372,7 @@ static void json_num(const char *key, double v, const char *sep)
 static void json_string(const char *s)
 {
     putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
+    glow_escape_put(stdout, s, GLOW_ESC_JSON);   /* JSON must be valid UTF-8 */
     putchar('"');
 }
 

@@ -76,7 +76,7 @@ static void report(const char *path, const cli_model_opts *o, const glow_program
     for (int i = 0; i < p->noutputs; i++) {
         const out_stats *s = &st[i];
         double snr = s->sum_err2 > 0 ? 10 * log10(s->sum_ref2 / s->sum_err2) : INFINITY;
-        printf("%-24s %12.6g %12.6g %8.2f  ", p->outputs[i]->name, s->max_err,
+        printf("%-24s %12.6g %12.6g %8.2f  ", glow_esc(p->outputs[i]->name), s->max_err,
                s->count ? s->sum_err / (double)s->count : 0.0, snr);
         if (s->scored)
             printf("%d/%d (%.1f%%)\n", s->agree, s->scored, 100.0 * s->agree / s->scored);

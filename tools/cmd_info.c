@@ -40,7 +40,7 @@ static void human_bytes(int64_t bytes, char *buf, size_t size)
 
 static const char *domain_label(const char *domain)
 {
-    return domain[0] ? domain : "ai.onnx";
+    return domain[0] ? glow_esc(domain) : "ai.onnx";
 }
 
 /* Width of the widest name in an I/O list, for aligned columns (capped so one absurd name
@@ -61,23 +61,24 @@ static void print_ios(const char *title, const glow_onnx_io *io, int n)
     printf("%s (%d):\n", title, n);
     int w = io_width(io, n);
     for (int i = 0; i < n; i++)
-        printf("  %-*s  %s\n", w, io[i].name[0] ? io[i].name : "(unnamed)", io[i].type_str);
+        printf("  %-*s  %s\n", w, io[i].name[0] ? glow_esc(io[i].name) : "(unnamed)",
+               io[i].type_str);
 }
 
 /* "Conv" for the default domain, "com.microsoft:FusedConv" for others. */
 static void op_label(const glow_onnx_op_count *op, char *buf, size_t size)
 {
     if (op->domain[0])
-        snprintf(buf, size, "%s:%s", op->domain, op->op_type);
+        snprintf(buf, size, "%s:%s", glow_esc(op->domain), glow_esc(op->op_type));
     else
-        snprintf(buf, size, "%s", op->op_type[0] ? op->op_type : "(empty op_type)");
+        snprintf(buf, size, "%s", op->op_type[0] ? glow_esc(op->op_type) : "(empty op_type)");
 }
 
 static void print_summary(const char *path, const glow_onnx_summary *s)
 {
     printf("model:    %s\n", path);
     printf("ir:       %lld\n", (long long)s->ir_version);
-    printf("producer: %s\n", s->producer[0] ? s->producer : "(none)");
+    printf("producer: %s\n", s->producer[0] ? glow_esc(s->producer) : "(none)");
     printf("opsets:  ");
     if (s->nopsets == 0)
         printf(" (none)");

@@ -219,8 +219,8 @@ static void list_inputs(char *buf, size_t size, const glow_onnx_summary *s)
     size_t n = 0;
     buf[0] = '\0';
     for (int i = 0; i < s->ninputs && n + 1 < size; i++)
-        n += (size_t)snprintf(buf + n, size - n, "%s'%s' %s", i ? ", " : "", s->inputs[i].name,
-                              s->inputs[i].type_str);
+        n += (size_t)snprintf(buf + n, size - n, "%s'%s' %s", i ? ", " : "",
+                              glow_esc(s->inputs[i].name), s->inputs[i].type_str);
     if (!s->ninputs)
         snprintf(buf, size, "none");
 }
@@ -348,7 +348,7 @@ static void print_outputs(const run_outputs *o)
     for (int i = 0; i < o->n; i++) {
         glow_tensor t = o->t[i];
         char ty[128];
-        printf("%s %s = ", o->names[i], glow_type_str(&t.type, ty, sizeof ty));
+        printf("%s %s = ", glow_esc(o->names[i]), glow_type_str(&t.type, ty, sizeof ty));
         glow_tensor_print(stdout, &t, SHOWN_VALUES);
         printf("\n");
         /* A prediction only means something for one vector of scores ([K], [1, K], ...). */

@@ -55,13 +55,21 @@ static void print_help(FILE *out)
             "             3 failure while running\n");
 }
 
+/* "glowc: <message>" on stderr. Messages quote names and paths from the model and the user,
+ * so they are escaped (no terminal escape sequence or invalid UTF-8 reaches the terminal). */
+static void put_error(const char *fmt, va_list ap)
+{
+    char raw[8192], safe[8192];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    glow_escape(safe, sizeof safe, raw, GLOW_ESC_PLAIN, GLOW_ESC_KEEP_NEWLINE, 0);
+    fprintf(stderr, "glowc: %s\n", safe);
+}
+
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("glowc: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    put_error(fmt, ap);
     va_end(ap);
 }
 
@@ -69,9 +77,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("glowc: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    put_error(fmt, ap);
     va_end(ap);
     if (cmd)
         fprintf(stderr, "Run 'glowc %s --help' for usage.\n", cmd);

@@ -16,8 +16,12 @@ static void put_escaped(FILE *out, const char *s)
             fputs("\\n", out);
         else if (c < 0x20 || c == 0x7f)
             fputc(' ', out);
-        else
+        else if (c < 0x80)
             fputc(c, out);
+        else if (glow_utf8_len(s))   /* Graphviz wants UTF-8: stray bytes show as \xNN */
+            s += fwrite(s, 1, glow_utf8_len(s), out) - 1;
+        else
+            fprintf(out, "\\\\x%02x", c);
     }
 }
 

@@ -51,8 +51,12 @@ static void print_quoted(FILE *out, const char *s)
             fputs("\\n", out);
         else if (c < 0x20 || c == 0x7f)
             fprintf(out, "\\x%02x", c);
-        else
+        else if (c < 0x80)
             fputc(c, out);
+        else if (glow_utf8_len(s))   /* valid UTF-8 is kept; stray bytes show as \xNN */
+            s += fwrite(s, 1, glow_utf8_len(s), out) - 1;
+        else
+            fprintf(out, "\\x%02x", c);
     }
     fputc('"', out);
 }

@@ -21,9 +21,10 @@
 
 static void print_value_name(FILE *out, const ir_value *v)
 {
-    if (v->name[0])
-        fprintf(out, "%%%s", v->name);
-    else
+    if (v->name[0]) {
+        fputc('%', out);
+        glow_escape_put(out, v->name, GLOW_ESC_PLAIN);   /* names come from the model */
+    } else
         fprintf(out, "%%v%u", v->id);
 }
 
@@ -59,7 +60,9 @@ static void print_attrs(FILE *out, const ir_instr *in)
 void ir_function_print(FILE *out, const ir_function *f)
 {
     char buf[160];
-    fprintf(out, "function %s\n", f->name);
+    fputs("function ", out);
+    glow_escape_put(out, f->name, GLOW_ESC_PLAIN);
+    fputc('\n', out);
     fputs("declare {\n", out);
     for (const ir_value *v = f->values; v; v = v->next) {
         if (v->kind != IV_WEIGHT)
@@ -83,7 +86,8 @@ void ir_function_print(FILE *out, const ir_function *f)
             fprintf(out, " @%llu\n", (unsigned long long)v->addr);
             continue;
         }
-        fprintf(out, "%s%s", in->name[0] ? "%" : "", in->name);
+        fputs(in->name[0] ? "%" : "", out);
+        glow_escape_put(out, in->name, GLOW_ESC_PLAIN);
         fprintf(out, "%s%s", in->name[0] ? " = " : "", ir_instr_kind_name(in->kind));
         for (uint32_t i = 0; i < in->nops; i++) {
             const ir_value *v = in->ops[i].v;

@@ -110,15 +110,7 @@ void ir_memory_report_print(FILE *out, const ir_memory_report *r)
 /* Writes s with the characters SVG text and attributes cannot hold escaped. */
 static void svg_text(FILE *out, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '&': fputs("&amp;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(*s, out); break;
-        }
-    }
+    glow_escape_put(out, s, GLOW_ESC_XML);   /* also control bytes and invalid UTF-8 */
 }
 
 void ir_memory_svg(FILE *out, const ir_function *f)

@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "onnx/onnx.h"
-#include "onnx/onnx.pb-c.h"
+#include "onnx/onnx_internal.h"
 
 /* Nested type descriptions (sequence of optional of map ...) stop here; real models nest
  * two or three levels, and a malicious file must not recurse without bound. */
@@ -315,6 +314,11 @@ glow_status glow_onnx_summarize(const char *path, glow_arena *a, glow_onnx_summa
     uint8_t *data = NULL;
     size_t size = 0;
     GLOW_TRY(glow_read_file(path, &data, &size, d));
+    if (!onnx_nesting_ok(&onnx__model_proto__descriptor, data, size, ONNX_MAX_NESTING)) {
+        free(data);
+        return glow_fail(d, GLOW_ERR_PARSE, "%s: not a valid ONNX model (its messages nest "
+                         "more than %d deep)", path, ONNX_MAX_NESTING);
+    }
     Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, size, data);
     free(data);
     if (!mp)

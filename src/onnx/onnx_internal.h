@@ -46,6 +46,17 @@ typedef glow_status (*onnx_loader)(onnx_ctx *cx, const Onnx__NodeProto *np, int 
 /* The kind column of onnx_ops.def rows whose loader is the op's own. */
 #define ONNX_CUSTOM NK_COUNT
 
+/* --- onnx_depth.c --- */
+
+/* Message nesting a model may have: protobuf's own default recursion limit. An If inside an
+ * If costs three levels (GraphProto > NodeProto > AttributeProto), so 33 levels of subgraphs
+ * fit, far beyond what exporters produce. */
+#define ONNX_MAX_NESTING 100
+/* False when the protobuf bytes of a `desc` message nest messages more than max_depth deep
+ * (checked without recursion, before protobuf-c's recursive unpacking sees them). */
+bool onnx_nesting_ok(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t size,
+                     int max_depth);
+
 /* --- onnx_ops.c (table from onnx_ops.def) --- */
 
 /* One row of onnx_ops.def. */

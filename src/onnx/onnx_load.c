@@ -122,10 +122,11 @@ static void report(load_state *ls, glow_diag *d)
         OUT("model uses %zu unsupported op%s: ", ls->unsup.len, ls->unsup.len == 1 ? "" : "s");
         for (size_t i = 0; i < ls->unsup.len; i++) {
             const unsup_op *u = &ls->unsup.data[i];
-            OUT("%s%s%s%s (opset %d; node%s ", i ? ", " : "", u->domain, *u->domain ? "." : "",
-                u->op_type, u->opset, u->count == 1 ? "" : "s");
+            OUT("%s%s%s%s (opset %d; node%s ", i ? ", " : "", glow_esc(u->domain),
+                *u->domain ? "." : "", glow_esc(u->op_type), u->opset, u->count == 1 ? "" : "s");
+            /* Names are escaped and capped here: a list of them must stay one readable line. */
             for (int k = 0; k < u->count && k < MAX_LISTED_NODES; k++)
-                OUT("%s'%s'", k ? ", " : "", u->nodes[k]);
+                OUT("%s'%s'", k ? ", " : "", glow_esc(u->nodes[k]));
             if (u->count > MAX_LISTED_NODES)
                 OUT(" and %d more", u->count - MAX_LISTED_NODES);
             OUT(")");
@@ -334,6 +335,9 @@ static void load_outputs(onnx_ctx *cx, const Onnx__GraphProto *g)
 
 static Onnx__ModelProto *unpack(const uint8_t *data, size_t size, glow_diag *d)
 {
+    if (!onnx_nesting_ok(&onnx__model_proto__descriptor, data, size, ONNX_MAX_NESTING))
+        return glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX model (its messages nest more "
+                         "than %d deep, e.g. subgraphs within subgraphs)", ONNX_MAX_NESTING);
     Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, size, data);
     if (!mp)
         glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX model (the protobuf does not parse; %zu "

@@ -296,8 +296,15 @@ int64_t onnx_attr_int(const Onnx__NodeProto *np, const char *name, int64_t dflt)
     int t = attr_type(a);
     if (t == AT_INT)
         return a->i;
-    if (t == AT_FLOAT)
+    if (t == AT_FLOAT) {
+        /* Converting NaN or a float beyond int64 is undefined behaviour: saturate instead
+         * (NaN to the minimum), so that the caller's range check refuses the value. */
+        if (a->f >= 0x1p63f)
+            return INT64_MAX;
+        if (!(a->f >= -0x1p63f))
+            return INT64_MIN;
         return (int64_t)a->f;
+    }
     return dflt;
 }
 

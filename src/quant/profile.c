@@ -455,19 +455,15 @@ static void putf(buf *b, const char *fmt, ...)
 
 static void put_string(buf *b, const char *s)
 {
+    /* Control characters round-trip as \u00NN; a byte that is not UTF-8 cannot be written
+     * in JSON and shows as the text \xNN (such a name then matches nothing on reading). */
+    size_t n = glow_escape(NULL, 0, s, GLOW_ESC_JSON, 0, 0);
+    char *e = glow_xmalloc(n + 1);
+    glow_escape(e, n + 1, s, GLOW_ESC_JSON, 0, 0);
     put(b, "\"", 1);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            char esc[2] = { '\\', (char)c };
-            put(b, esc, 2);
-        } else if (c < 0x20) {
-            putf(b, "\\u%04x", c);
-        } else {
-            put(b, (const char *)&c, 1);
-        }
-    }
+    put(b, e, n);
     put(b, "\"", 1);
+    free(e);
 }
 
 char *glow_profile_to_json(const glow_profile *pf, size_t *len)

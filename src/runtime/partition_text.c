@@ -102,7 +102,7 @@ char *glow_bytes_str(uint64_t bytes, char *buf, size_t size)
 static void tensor_line(FILE *out, const char *name, const glow_type *t)
 {
     char ty[128], b[32];
-    fprintf(out, "%s %s %s", name, glow_type_str(t, ty, sizeof ty),
+    fprintf(out, "%s %s %s", glow_esc(name), glow_type_str(t, ty, sizeof ty),
             glow_bytes_str(glow_type_bytes(t), b, sizeof b));
 }
 
@@ -136,9 +136,9 @@ void glow_partition_plan_print(FILE *out, const glow_partition_plan *plan)
         fprintf(out, "partition %d: device %d (%s), %d node%s", i, p->device,
                 plan->devices[p->device].backend, p->nnodes, p->nnodes == 1 ? "" : "s");
         if (p->nnodes == 1)
-            fprintf(out, " '%s'", p->first);
+            fprintf(out, " '%s'", glow_esc(p->first));
         else if (p->nnodes)
-            fprintf(out, " '%s' .. '%s'", p->first, p->last);
+            fprintf(out, " '%s' .. '%s'", glow_esc(p->first), glow_esc(p->last));
         fprintf(out, "\n  weights %s, inputs+outputs %s, activations %s (total %s)\n",
                 glow_bytes_str(p->weight_bytes, b1, sizeof b1),
                 glow_bytes_str(p->io_bytes, b2, sizeof b2),
@@ -174,11 +174,7 @@ void glow_partition_plan_print(FILE *out, const glow_partition_plan *plan)
 /* Writes s as a DOT string body (quotes and backslashes escaped). */
 static void dot_str(FILE *out, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', out);
-        fputc(*s, out);
-    }
+    glow_escape_put(out, s, GLOW_ESC_QUOTED);   /* also control bytes and invalid UTF-8 */
 }
 
 void glow_partition_plan_dot(FILE *out, const glow_partition_plan *plan)

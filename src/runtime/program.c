@@ -9,6 +9,7 @@
 #include "lower/lower.h"
 #include "opt/opt.h"
 #include "quant/quant.h"
+#include "runtime/partition.h"
 #include "runtime/runtime.h"
 
 #define HUGE_PAGE ((size_t)2 << 20)
@@ -67,6 +68,29 @@ static void region_free(uint8_t *p, uint64_t bytes)
 }
 
 /* Lists every instruction kind (with its reason) the backend cannot run, in one message. */
+/* Refuses a plan bigger than the limit, with the figures, before anything is allocated: a
+ * model declaring absurd shapes must fail here with a message, not in mmap or the kernel's
+ * OOM killer. The sum is checked for overflow since every term comes from the model. */
+static glow_status check_memory_limit(const ir_function *ir, uint64_t limit, glow_diag *d)
+{
+    uint64_t c = ir->constant_bytes, m = ir->mutable_bytes, a = ir->activation_bytes;
+    uint64_t total = c + m;
+    bool overflow = total < c || total + a < total;
+    total += a;
+    if (!limit || (!overflow && total <= limit))
+        return GLOW_OK;
+    char bt[32], bl[32], bc[32], bm[32], ba[32];
+    return glow_fail(d, GLOW_ERR_TOO_LARGE,
+                     "the model needs %s%s of memory (constant weights %s + mutable weights %s + "
+                     "activations %s; %llu + %llu + %llu bytes), more than the limit of %s "
+                     "(%llu bytes, --max-memory)", overflow ? "more than " : "",
+                     glow_bytes_str(overflow ? UINT64_MAX : total, bt, sizeof bt),
+                     glow_bytes_str(c, bc, sizeof bc), glow_bytes_str(m, bm, sizeof bm),
+                     glow_bytes_str(a, ba, sizeof ba), (unsigned long long)c,
+                     (unsigned long long)m, (unsigned long long)a,
+                     glow_bytes_str(limit, bl, sizeof bl), (unsigned long long)limit);
+}
+
 static glow_status check_support(const glow_program *p, glow_diag *d)
 {
     glow_strmap seen = { 0 };
@@ -252,6 +276,7 @@ static glow_status build(glow_program *p, const glow_compile_options *opt, glow_
         }
     }
     GLOW_TRY(ir_plan_memory_best_fit(p->ir, d));
+    GLOW_TRY(check_memory_limit(p->ir, opt->max_memory, d));
     bind_weights(p);
     if (opt->stop_after <= GLOW_STAGE_IR_OPTIMIZED)
         return GLOW_OK;

@@ -44,6 +44,10 @@ typedef struct glow_compile_options {
     /* The compiled-code cache directory (--cache DIR; NULL: none), for backends that make
      * machine code (glow_codegen_options). */
     const char *cache_dir;
+    /* The most bytes the planned regions (constant + mutable + activations) may take; a
+     * bigger plan is refused right after planning, before any region is allocated. 0: no
+     * limit (the CLI passes the machine's memory unless --max-memory says otherwise). */
+    uint64_t max_memory;
 } glow_compile_options;
 
 typedef struct glow_exec glow_exec;

@@ -18,18 +18,22 @@ const char *glow_status_name(glow_status s)
     return status_names[s];
 }
 
-/* Appends formatted text at d->len, truncating safely; d->len never exceeds sizeof msg - 1. */
+/* Appends formatted text at d->len, truncating safely; d->len never exceeds sizeof msg - 1.
+ * Messages quote names from the model, so the text is escaped (escape.c) before it is kept:
+ * no caller can put a terminal escape sequence or invalid UTF-8 into a message. Newlines stay,
+ * since messages list one problem per line. */
 static void diag_append(glow_diag *d, const char *fmt, va_list ap)
 {
     size_t room = sizeof(d->msg) - d->len;
     if (room <= 1)
         return;
-    int n = vsnprintf(d->msg + d->len, room, fmt, ap);
-    if (n < 0) {
+    char raw[sizeof(d->msg)];
+    if (vsnprintf(raw, sizeof raw, fmt, ap) < 0) {
         d->msg[d->len] = '\0';
         return;
     }
-    d->len += (size_t)n < room ? (size_t)n : room - 1;
+    glow_escape(d->msg + d->len, room, raw, GLOW_ESC_PLAIN, GLOW_ESC_KEEP_NEWLINE, 0);
+    d->len += strlen(d->msg + d->len);
 }
 
 glow_status glow_failv(glow_diag *d, glow_status s, const char *fmt, va_list ap)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* --- status.c --- */
 
@@ -41,6 +42,42 @@ void glow_diag_clear(glow_diag *d);
 _Noreturn void glow_unreachable_at(const char *file, int line, const char *what);
 #define GLOW_UNREACHABLE() glow_unreachable_at(__FILE__, __LINE__, __func__)
 #define GLOW_ASSERT(c) ((c) ? (void)0 : glow_unreachable_at(__FILE__, __LINE__, #c))
+
+/* --- escape.c --- */
+
+/* How text read from a model (names, doc strings) is made safe where it is printed. All modes
+ * keep printable ASCII and valid UTF-8 and show other bytes as \xNN; they differ in what the
+ * surrounding syntax needs escaped besides. */
+typedef enum {
+    GLOW_ESC_PLAIN,    /* messages and text dumps */
+    GLOW_ESC_QUOTED,   /* inside a C or DOT "string": \" and \\ as well */
+    GLOW_ESC_JSON,     /* a JSON string body: \" \\ and \u00NN for control characters */
+    GLOW_ESC_XML,      /* SVG/XML text and attributes: &lt; &gt; &amp; &quot; &#39; */
+    GLOW_ESC_COMMENT,  /* inside a C block comment: never a comment end, start or trigraph */
+} glow_esc_mode;
+#define GLOW_ESC_KEEP_NEWLINE 1u   /* flag: a newline stays a newline (multi-line messages) */
+
+/* Writes the escaped form of s into out (always NUL-terminated when size > 0); max_chars > 0
+ * keeps that many characters of s and adds "...". Returns the full escaped length, as
+ * snprintf does. */
+size_t glow_escape(char *out, size_t size, const char *s, glow_esc_mode mode, unsigned flags,
+                   size_t max_chars);
+void glow_escape_put(FILE *out, const char *s, glow_esc_mode mode);
+/* The plain escaped form of s, at most 160 characters and "...", in one of 8 per-thread
+ * buffers: for quoting untrusted names in messages. */
+const char *glow_esc(const char *s);
+/* Length (2..4) of the valid, non-control UTF-8 sequence starting at s, or 0. */
+size_t glow_utf8_len(const char *s);
+/* True when s[0..len) holds only printable ASCII, valid UTF-8 (no C1 controls) and, when
+ * allowed, newlines: what every escaped text satisfies (tests and fuzz targets check it). */
+bool glow_text_is_safe(const char *s, size_t len, bool allow_newline);
+
+/* --- sysmem.c --- */
+
+/* The machine's physical memory in bytes (sysconf, else /proc/meminfo); 0 when unknown. */
+uint64_t glow_machine_memory(void);
+/* Reads a positive size: bytes, or with a binary unit K, M, G, T (also KiB, MB, ...). */
+bool glow_parse_size(const char *s, uint64_t *out);
 
 /* --- arena.c --- */
 
