@@ -335,9 +335,11 @@ static void load_outputs(onnx_ctx *cx, const Onnx__GraphProto *g)
 
 static Onnx__ModelProto *unpack(const uint8_t *data, size_t size, glow_diag *d)
 {
-    if (!onnx_nesting_ok(&onnx__model_proto__descriptor, data, size, ONNX_MAX_NESTING))
-        return glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX model (its messages nest more "
-                         "than %d deep, e.g. subgraphs within subgraphs)", ONNX_MAX_NESTING);
+    if (!onnx_nesting_ok(&onnx__model_proto__descriptor, data, size, ONNX_MAX_NESTING)) {
+        glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX model (its messages nest more than %d "
+                  "deep, e.g. subgraphs within subgraphs)", ONNX_MAX_NESTING);
+        return NULL;
+    }
     Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, size, data);
     if (!mp)
         glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX model (the protobuf does not parse; %zu "
