@@ -7,7 +7,7 @@
 
 #include "support/support.h"
 
-#define GLOW_MAX_DIMS 6
+#define GLOW_MAX_DIMS 8
 
 /* --- dtype.c --- */
 
