@@ -247,8 +247,8 @@ glow_status load_cast_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, g
 
 /* BitCast (opset 26) reinterprets bits between kinds of one width. A constant is copied
  * byte for byte; between integer kinds (and bool -> 8-bit) a CAST is the same thing, since
- * integer casts wrap modulo 2^bits and bool holds 0 or 1. Computed floats have no graph node
- * that reinterprets bits, so they are refused by name. */
+ * integer casts wrap modulo 2^bits and bool holds 0 or 1; anything else is a REINTERPRET (a
+ * view, no copy), except to bool, whose bytes must be 0 or 1. */
 glow_status load_bitcast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
@@ -278,6 +278,11 @@ glow_status load_bitcast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glo
     bool int_like_x = glow_dtype_is_int(xt->dtype) || xt->dtype == GLOW_BOOL;
     if (int_like_x && glow_dtype_is_int(to))
         return cast_to(cx, np, x, code);
-    return onnx_unsupported(cx, np, "bitcast of a computed %s value to %s (only integer kinds, "
-                            "or constants)", glow_dtype_name(xt->dtype), glow_dtype_name(to));
+    if (to == GLOW_BOOL)
+        return onnx_unsupported(cx, np, "bitcast of a computed %s value to bool",
+                                glow_dtype_name(xt->dtype));
+    glow_type t = glow_type_make(to, xt->rank, xt->dims);
+    glow_value y;
+    GLOW_TRY(onnx_build(cx, np, NK_REINTERPRET, &x, 1, NULL, 0, &t, 1, &y));
+    return onnx_set_output(cx, np, 0, y);
 }
