@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "gk_lowbit.h"
+
 /* Element kind codes; values are part of the kernels' calling convention (never change). */
 typedef enum {
     GK_DT_F32 = 1,
@@ -31,6 +33,17 @@ typedef enum {
     GK_DT_I64 = 11,
     GK_DT_U64 = 12,
     GK_DT_BOOL = 13,
+    /* The low-bit kinds (gk_lowbit.h), one byte per element; in dtypes.def's order. */
+    GK_DT_F8E4M3FN = 14,
+    GK_DT_F8E4M3FNUZ = 15,
+    GK_DT_F8E5M2 = 16,
+    GK_DT_F8E5M2FNUZ = 17,
+    GK_DT_U4 = 18,
+    GK_DT_I4 = 19,
+    GK_DT_F4E2M1 = 20,
+    GK_DT_F8E8M0 = 21,
+    GK_DT_U2 = 22,
+    GK_DT_I2 = 23,
 } gk_dtype;
 
 /* --- half precision: bit-pattern arithmetic, independent of the host's FPU modes --- */
@@ -122,12 +135,20 @@ static inline uint16_t gk_f32_to_bf16(float f)
 
 /* --- element access --- */
 
-static inline bool gk_dt_is_float(int t) { return t >= GK_DT_F32 && t <= GK_DT_F64; }
+/* float8, float4 and e8m0: stored as bit patterns, computed with as f64. */
+static inline bool gk_dt_is_minifloat(int t)
+{
+    return (t >= GK_DT_F8E4M3FN && t <= GK_DT_F8E5M2FNUZ) || t == GK_DT_F4E2M1;
+}
+static inline bool gk_dt_is_float(int t)
+{
+    return (t >= GK_DT_F32 && t <= GK_DT_F64) || gk_dt_is_minifloat(t) || t == GK_DT_F8E8M0;
+}
 /* Unsigned integers and bool compare as uint64_t; signed ones as int64_t. */
 static inline bool gk_dt_is_unsigned(int t)
 {
     return t == GK_DT_U8 || t == GK_DT_U16 || t == GK_DT_U32 || t == GK_DT_U64 ||
-           t == GK_DT_BOOL;
+           t == GK_DT_BOOL || t == GK_DT_U4 || t == GK_DT_U2;
 }
 
 static inline int gk_dt_size(int t)
@@ -157,7 +178,13 @@ static inline double gk_ldf(int t, const void *p, int64_t i)
     case GK_DT_I64: return (double)((const int64_t *)p)[i];
     case GK_DT_U64: return (double)((const uint64_t *)p)[i];
     case GK_DT_BOOL: return ((const uint8_t *)p)[i] != 0;
-    default: return 0;
+    case GK_DT_F8E8M0: return gk_e8m0_to_f64(((const uint8_t *)p)[i]);
+    case GK_DT_I4: case GK_DT_I2: return ((const int8_t *)p)[i];
+    case GK_DT_U4: case GK_DT_U2: return ((const uint8_t *)p)[i];
+    default:
+        if (gk_dt_is_minifloat(t))
+            return gk_minifloat_to_f64(t, ((const uint8_t *)p)[i]);
+        return 0;
     }
 }
 
@@ -174,6 +201,8 @@ static inline int64_t gk_ldi(int t, const void *p, int64_t i)
     case GK_DT_I64: return ((const int64_t *)p)[i];
     case GK_DT_U64: return (int64_t)((const uint64_t *)p)[i];
     case GK_DT_BOOL: return ((const uint8_t *)p)[i] != 0;
+    case GK_DT_I4: case GK_DT_I2: return ((const int8_t *)p)[i];
+    case GK_DT_U4: case GK_DT_U2: return ((const uint8_t *)p)[i];
     default: return 0;
     }
 }
@@ -189,6 +218,10 @@ static inline void gk_sti(int t, void *p, int64_t i, int64_t v)
     case GK_DT_I32: case GK_DT_U32: ((uint32_t *)p)[i] = (uint32_t)u; break;
     case GK_DT_I64: case GK_DT_U64: ((uint64_t *)p)[i] = u; break;
     case GK_DT_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+    case GK_DT_I4: ((int8_t *)p)[i] = gk_wrap_i4(v); break;
+    case GK_DT_U4: ((uint8_t *)p)[i] = gk_wrap_u4(v); break;
+    case GK_DT_I2: ((int8_t *)p)[i] = gk_wrap_i2(v); break;
+    case GK_DT_U2: ((uint8_t *)p)[i] = gk_wrap_u2(v); break;
     default: break;
     }
 }
@@ -216,7 +249,8 @@ static inline int64_t gk_f2i(int t, double v)
     case GK_DT_U32: lo = 0; hi = UINT32_MAX; break;
     case GK_DT_BOOL: return v != 0;
     default:
-        /* i64: 2^63 is the first double above the range. */
+        /* i64, and the 4- and 2-bit integers, which then wrap as ONNX's Cast to them does.
+         * 2^63 is the first double above the range. */
         if (v >= 9223372036854775808.0)
             return INT64_MAX;
         if (v < -9223372036854775808.0)
@@ -230,10 +264,19 @@ static inline int64_t gk_f2i(int t, double v)
     return (int64_t)v;
 }
 
-/* An f64 to any kind: float kinds round to nearest even (f16/bf16 via f32), integer kinds go
- * through gk_f2i, bool stores v != 0 (so NaN is true). */
-static inline void gk_stf(int t, void *p, int64_t i, double v)
+/* An f64 to any kind: float kinds round to nearest even (f16/bf16 via f32; the low-bit
+ * floats with the Cast modes in `mode`, gk_lowbit.h), integer kinds go through gk_f2i, bool
+ * stores v != 0 (so NaN is true). */
+static inline void gk_stf_mode(int t, void *p, int64_t i, double v, int mode)
 {
+    switch (t) {
+    case GK_DT_F8E8M0: ((uint8_t *)p)[i] = gk_f64_to_e8m0(v, mode); return;
+    case GK_DT_F8E4M3FN: case GK_DT_F8E4M3FNUZ: case GK_DT_F8E5M2: case GK_DT_F8E5M2FNUZ:
+    case GK_DT_F4E2M1:
+        ((uint8_t *)p)[i] = gk_f64_to_minifloat(t, v, !(mode & GK_CAST_NO_SATURATE));
+        return;
+    default: break;
+    }
     switch (t) {
     case GK_DT_F32: ((float *)p)[i] = (float)v; break;
     case GK_DT_F16: ((uint16_t *)p)[i] = gk_f32_to_f16((float)v); break;
@@ -243,5 +286,7 @@ static inline void gk_stf(int t, void *p, int64_t i, double v)
     default: gk_sti(t, p, i, gk_f2i(t, v)); break;
     }
 }
+
+static inline void gk_stf(int t, void *p, int64_t i, double v) { gk_stf_mode(t, p, i, v, 0); }
 
 #endif

@@ -245,21 +245,24 @@ static inline void gk_binary_elem(int op, int ta, int tb, int ty, const void *a,
 /* --- Cast --- */
 
 /* y[i] = x[i] from kind tx to kind ty:
- * - float -> float rounds to nearest even (f64 -> f16/bf16 goes through f32);
- * - float -> integer truncates toward zero, NaN gives 0, out-of-range values saturate;
+ * - float -> float rounds to nearest even (f64 -> f16/bf16 goes through f32; the low-bit
+ *   floats follow the Cast modes ORed into ty above its low byte, gk_lowbit.h);
+ * - float -> integer truncates toward zero, NaN gives 0, out-of-range values saturate (the
+ *   4- and 2-bit integers wrap instead, as ONNX's reference does);
  * - integer -> integer wraps modulo 2^bits; integer -> float rounds to nearest, straight to
  *   f32 (one rounding) when the target is 32-bit or narrower;
  * - anything -> bool is v != 0 (NaN is true); bool -> anything is 0 or 1. */
-static inline void gk_cast_elem(int tx, int ty, const void *x, void *y, int64_t i)
+static inline void gk_cast_elem(int tx, int ty_mode, const void *x, void *y, int64_t i)
 {
+    int ty = ty_mode & 0xff, mode = ty_mode & ~0xff;
     if (gk_dt_is_float(tx)) {
-        gk_stf(ty, y, i, gk_ldf(tx, x, i));
+        gk_stf_mode(ty, y, i, gk_ldf(tx, x, i), mode);
     } else if (gk_dt_is_float(ty)) {
         int64_t v = gk_ldi(tx, x, i);
         bool u = gk_dt_is_unsigned(tx);
         double g = u ? (double)(uint64_t)v : (double)v;
         float f = u ? (float)(uint64_t)v : (float)v;
-        gk_stf(ty, y, i, ty == GK_DT_F64 ? g : (double)f);
+        gk_stf_mode(ty, y, i, ty == GK_DT_F64 ? g : (double)f, mode);
     } else {
         gk_sti(ty, y, i, gk_ldi(tx, x, i));
     }

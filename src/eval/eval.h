@@ -32,5 +32,8 @@ bool glow_eval_supported_types(glow_node_kind k, const glow_type *const *ins, in
 int glow_ev_unary_code(const glow_node *n, double *p, double *q);
 /* The gk_typed_binary code of binary elementwise node n; 0 when n is not one. */
 int glow_ev_binary_code(const glow_node *n);
+/* CAST's modes (saturate, round_mode) as the GK_CAST_* bits kernels/gk_lowbit.h ORs into
+ * the target kind's code. */
+int glow_ev_cast_mode(const glow_node *n);
 
 #endif

@@ -177,9 +177,20 @@ glow_status glow_ev_cast(const glow_node *n, const glow_tensor *ins, glow_tensor
     const glow_tensor *x = &ins[0];
     glow_tensor *y = &outs[0];
     GLOW_TRY(glow_ev_expect_shape(n, "result", &y->type, x->type.rank, x->type.dims, d));
-    int tx = ev_gk(x->type.dtype), ty = ev_gk(y->type.dtype);
+    int tx = ev_gk(x->type.dtype), ty = ev_gk(y->type.dtype) | glow_ev_cast_mode(n);
     int64_t count = ev_numel(&x->type);
     for (int64_t i = 0; i < count; i++)
         gk_cast_elem(tx, ty, x->data, y->data, i);
     return GLOW_OK;
+}
+
+int glow_ev_cast_mode(const glow_node *n)
+{
+    int mode = glow_node_int(n, GA_SATURATE, 1) ? 0 : GK_CAST_NO_SATURATE;
+    const char *round = glow_node_str(n, GA_ROUND_MODE, "up");
+    if (!strcmp(round, "down"))
+        mode |= GK_CAST_ROUND_DOWN;
+    else if (!strcmp(round, "nearest"))
+        mode |= GK_CAST_ROUND_NEAREST;
+    return mode;
 }

@@ -207,9 +207,15 @@ static inline void ev_copy(void *dst, int64_t di, const void *src, int64_t si, s
 
 /* The typed kernels' code of kind t (kernels/gk_ops.h), 0 for the quantized kinds: element
  * access and the elementwise math are kernels/typed_math.h's, shared with the CPU backend. */
-static inline int ev_gk(glow_dtype t) { return t <= GLOW_BOOL ? (int)t + 1 : 0; }
+static inline int ev_gk(glow_dtype t)
+{
+    if (t <= GLOW_BOOL)
+        return (int)t + 1;
+    return t >= GLOW_F8E4M3FN ? (int)(t - GLOW_F8E4M3FN) + GK_DT_F8E4M3FN : 0;
+}
 _Static_assert(GLOW_F32 + 1 == GK_DT_F32 && GLOW_F64 + 1 == GK_DT_F64 &&
-               GLOW_I64 + 1 == GK_DT_I64 && GLOW_BOOL + 1 == GK_DT_BOOL,
+               GLOW_I64 + 1 == GK_DT_I64 && GLOW_BOOL + 1 == GK_DT_BOOL &&
+               GLOW_I2 - GLOW_F8E4M3FN == GK_DT_I2 - GK_DT_F8E4M3FN,
                "gk_dtype follows dtypes.def");
 
 /* Reads element i of any non-quantized kind as f64 (u64 as unsigned, bool as 0/1). */

@@ -349,7 +349,7 @@ bool glow_ev_quant_types(glow_node_kind k, const glow_type *const *in, int nin,
     case NK_DEQUANTIZE: return qx && ev_is_float(y);
     case NK_RESCALE_QUANTIZED: return qx && qy;
     case NK_REINTERPRET:
-        return (qx || qy) && (qx || ev_is_int(x)) && (qy || ev_is_int(y)) &&
+        return ((qx || qy) ? (qx || ev_is_int(x)) && (qy || ev_is_int(y)) : y != GLOW_BOOL) &&
                ev_size(x) == ev_size(y);
     case NK_CHANNELWISE_QCONV:
         return nin == 5 && (x == GLOW_I8Q || x == GLOW_U8Q || x == GLOW_I16Q) &&

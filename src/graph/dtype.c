@@ -51,6 +51,28 @@ void glow_dtype_qrange(glow_dtype t, int32_t *lo, int32_t *hi)
     }
 }
 
+bool glow_dtype_is_lowbit(glow_dtype t) { return t >= GLOW_F8E4M3FN && t < GLOW_DTYPE_COUNT; }
+
+int glow_dtype_file_bits(glow_dtype t)
+{
+    switch (t) {
+    case GLOW_U4: case GLOW_I4: case GLOW_F4E2M1: return 4;
+    case GLOW_U2: case GLOW_I2: return 2;
+    default: return 8 * (int)info(t)->bytes;
+    }
+}
+
+int glow_dtype_kernel_code(glow_dtype t)
+{
+    _Static_assert(GLOW_BOOL + 1 == GK_DT_BOOL && GLOW_I2 - GLOW_F8E4M3FN == GK_DT_I2 - GK_DT_F8E4M3FN,
+                   "kernel codes follow dtypes.def");
+    if (t <= GLOW_BOOL)
+        return (int)t + 1;
+    if (glow_dtype_is_lowbit(t))
+        return (int)(t - GLOW_F8E4M3FN) + GK_DT_F8E4M3FN;
+    return 0;
+}
+
 bool glow_dtype_is_int(glow_dtype t)
 {
     glow_dtype_class c = info(t)->cls;
@@ -163,6 +185,9 @@ double glow_load_f64(glow_dtype t, const void *base, size_t i)
     case GLOW_BF16: return glow_bf16_to_f32(((const uint16_t *)base)[i]);
     case GLOW_F64: return ((const double *)base)[i];
     case GLOW_U64: return (double)((const uint64_t *)base)[i];
+    case GLOW_F8E4M3FN: case GLOW_F8E4M3FNUZ: case GLOW_F8E5M2: case GLOW_F8E5M2FNUZ:
+    case GLOW_F4E2M1: case GLOW_F8E8M0:
+        return gk_ldf(glow_dtype_kernel_code(t), base, (int64_t)i);
     default: return (double)glow_load_i64(t, base, i);
     }
 }
@@ -173,10 +198,12 @@ int64_t glow_load_i64(glow_dtype t, const void *base, size_t i)
     case GLOW_F32:
     case GLOW_F16:
     case GLOW_BF16:
-    case GLOW_F64: return f64_to_i64_full(glow_load_f64(t, base, i));
-    case GLOW_I8:
+    case GLOW_F64:
+    case GLOW_F8E4M3FN: case GLOW_F8E4M3FNUZ: case GLOW_F8E5M2: case GLOW_F8E5M2FNUZ:
+    case GLOW_F4E2M1: case GLOW_F8E8M0: return f64_to_i64_full(glow_load_f64(t, base, i));
+    case GLOW_I8: case GLOW_I4: case GLOW_I2:
     case GLOW_I8Q: return ((const int8_t *)base)[i];
-    case GLOW_U8:
+    case GLOW_U8: case GLOW_U4: case GLOW_U2:
     case GLOW_U8Q: return ((const uint8_t *)base)[i];
     case GLOW_I16:
     case GLOW_I16Q: return ((const int16_t *)base)[i];
@@ -212,6 +239,11 @@ void glow_store_f64(glow_dtype t, void *base, size_t i, double v)
     case GLOW_I64: ((int64_t *)base)[i] = f64_to_i64_full(v); return;
     case GLOW_U64: ((uint64_t *)base)[i] = f64_to_u64(v); return;
     case GLOW_BOOL: ((uint8_t *)base)[i] = v != 0; return;
+    /* Cast's defaults: saturating round to nearest even, e8m0 rounding up, integers wrap. */
+    case GLOW_F8E4M3FN: case GLOW_F8E4M3FNUZ: case GLOW_F8E5M2: case GLOW_F8E5M2FNUZ:
+    case GLOW_F4E2M1: case GLOW_F8E8M0: case GLOW_U4: case GLOW_I4: case GLOW_U2: case GLOW_I2:
+        gk_stf(glow_dtype_kernel_code(t), base, (int64_t)i, v);
+        return;
     case GLOW_DTYPE_COUNT: break;
     }
     GLOW_UNREACHABLE();
@@ -239,6 +271,13 @@ void glow_store_i64(glow_dtype t, void *base, size_t i, int64_t v)
     case GLOW_I64: ((int64_t *)base)[i] = v; return;
     case GLOW_U64: ((uint64_t *)base)[i] = (uint64_t)v; return;
     case GLOW_BOOL: ((uint8_t *)base)[i] = v != 0; return;
+    case GLOW_U4: case GLOW_I4: case GLOW_U2: case GLOW_I2:
+        gk_sti(glow_dtype_kernel_code(t), base, (int64_t)i, v);
+        return;
+    case GLOW_F8E4M3FN: case GLOW_F8E4M3FNUZ: case GLOW_F8E5M2: case GLOW_F8E5M2FNUZ:
+    case GLOW_F4E2M1: case GLOW_F8E8M0:
+        gk_stf(glow_dtype_kernel_code(t), base, (int64_t)i, (double)v);
+        return;
     case GLOW_DTYPE_COUNT: break;
     }
     GLOW_UNREACHABLE();

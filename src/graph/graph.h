@@ -7,7 +7,7 @@
 
 #include "support/support.h"
 
-#define GLOW_MAX_DIMS 6
+#define GLOW_MAX_DIMS 8
 
 /* --- dtype.c --- */
 
@@ -33,6 +33,12 @@ void glow_dtype_qrange(glow_dtype t, int32_t *lo, int32_t *hi);
 bool glow_dtype_from_onnx(int onnx_code, glow_dtype *out);
 int glow_dtype_to_onnx(glow_dtype t);          /* 0 for quantized kinds */
 bool glow_dtype_from_name(const char *name, glow_dtype *out);
+/* The low-bit kinds (float8, float4, e8m0, 4- and 2-bit integers): one byte per element in
+ * memory, fewer bits in files (glow_dtype_file_bits). */
+bool glow_dtype_is_lowbit(glow_dtype t);
+int glow_dtype_file_bits(glow_dtype t);         /* 4 or 2 for the packed kinds, else 8 * size */
+/* The kernels' element code (kernels/gk_dtype.h), 0 for the quantized kinds. */
+int glow_dtype_kernel_code(glow_dtype t);
 
 /* Exact conversions (round to nearest even; NaN stays NaN; overflow gives infinity). */
 float glow_f16_to_f32(uint16_t h);

@@ -13,7 +13,7 @@ static glow_status declared_result(infer_cx *cx, bool quantized, const char *wha
         return ifail(cx, GLOW_ERR_BAD_TYPE, "needs a declared %s result type", what);
     const glow_type *r = &cx->declared[0];
     bool ok = quantized ? glow_dtype_is_quantized(r->dtype)
-                        : cx->n->kind == NK_REINTERPRET ? glow_dtype_is_int(r->dtype)
+                        : cx->n->kind == NK_REINTERPRET ? r->dtype != GLOW_BOOL
                                                        : glow_dtype_is_float(r->dtype);
     if (!ok)
         return ifail(cx, GLOW_ERR_BAD_TYPE, "declared result %s must be %s", ts(r).s, what);
@@ -49,13 +49,16 @@ glow_status infer_quant(infer_cx *cx, bool *handled)
         const glow_type *r = &cx->declared[0];
         bool qx = glow_dtype_is_quantized(x->dtype), qr = glow_dtype_is_quantized(r->dtype);
         bool ix = qx || glow_dtype_is_int(x->dtype), ir = qr || glow_dtype_is_int(r->dtype);
-        if (!ix || !ir || !(qx || qr) || glow_dtype_size(x->dtype) != glow_dtype_size(r->dtype))
-            return ifail(cx, GLOW_ERR_BAD_TYPE, "cannot reinterpret %s as %s (integer storage "
-                         "of one size, quantized on one side)", ts(x).s, ts(r).s);
+        bool plain = !qx && !qr && r->dtype != GLOW_BOOL;
+        if ((!plain && (!ix || !ir || !(qx || qr))) ||
+            glow_dtype_size(x->dtype) != glow_dtype_size(r->dtype))
+            return ifail(cx, GLOW_ERR_BAD_TYPE, "cannot reinterpret %s as %s (one element size; "
+                         "integer storage quantized on one side, or two plain kinds, not to "
+                         "bool)", ts(x).s, ts(r).s);
         if (qr && !(r->scale > 0 && isfinite(r->scale)))
             return ifail(cx, GLOW_ERR_BAD_TYPE, "declared result %s has scale %g (must be > 0)",
                          ts(r).s, (double)r->scale);
-        return declared_result(cx, qr, qr ? "quantized" : "an integer kind");
+        return declared_result(cx, qr, qr ? "quantized" : "a kind other than bool");
     }
     default:
         *handled = false;

@@ -142,6 +142,9 @@ glow_status onnx_reshape(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, 
                          const int64_t *dims, glow_value *out);
 glow_status onnx_cast(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, glow_dtype to,
                       glow_value *out);
+/* onnx_cast with Cast's `saturate` (float8 targets) and `round_mode` (e8m0; NULL: "up"). */
+glow_status onnx_cast_mode(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, glow_dtype to,
+                           bool saturate, const char *round_mode, glow_value *out);
 /* Broadcasts v to the shape (rank, dims) with NumPy rules (a RESHAPE adds leading 1s, then a
  * BROADCAST; nothing when the shape already matches). */
 glow_status onnx_broadcast_to(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, int rank,
@@ -195,9 +198,14 @@ glow_value onnx_f64_constant(onnx_ctx *cx, const Onnx__NodeProto *np, const char
  * element kinds glowc lacks. `what` names the tensor in messages. */
 glow_status onnx_tensor_from_proto(const Onnx__TensorProto *tp, glow_arena *a, glow_tensor *t,
                                    const char *what, glow_diag *d);
-/* Fills a TensorProto with t's dims, data_type and raw_data pointing into t (no copy). */
-void onnx_tensor_to_proto(const glow_tensor *t, const char *name, Onnx__TensorProto *tp,
-                          int64_t *dims_storage);
+/* Fills a TensorProto with t's dims, data_type and raw_data pointing into t (no copy), or,
+ * for the packed 4- and 2-bit kinds, into a packed copy it returns for the caller to free
+ * (NULL otherwise). */
+void *onnx_tensor_to_proto(const glow_tensor *t, const char *name, Onnx__TensorProto *tp,
+                           int64_t *dims_storage);
+/* t's elements packed as files hold them (*len bytes, malloc'ed), or NULL with *len the
+ * plain byte size when t's kind is not packed. */
+void *onnx_pack_lowbit(const glow_tensor *t, size_t *len);
 /* The type of a ValueInfoProto holding a tensor; symbolic dims resolved through the
  * options' defines (unresolved ones fail naming the input and the symbol). */
 glow_status onnx_value_info_type(const Onnx__ValueInfoProto *vi, const glow_onnx_options *opt,

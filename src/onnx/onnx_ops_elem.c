@@ -195,21 +195,27 @@ static const char *onnx_type_name(int64_t code)
                                                                     : "unknown";
 }
 
-/* Binds output 0 to x cast to `to` (x itself when it already has that dtype). */
+/* Binds output 0 to x cast to `to` (x itself when it already has that dtype), with the
+ * node's `saturate` (opset 19+, float8 targets) and `round_mode` (opset 25, e8m0). */
 static glow_status cast_to(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x, int64_t code)
 {
     glow_dtype to;
     if (!onnx_dtype_of_code(code, &to))
         return onnx_unsupported(cx, np, "cast to element type %s (%lld)", onnx_type_name(code),
                                 (long long)code);
+    GLOW_TRY(onnx_attr_check(cx, np, "saturate", 2));
+    GLOW_TRY(onnx_attr_check(cx, np, "round_mode", 3));
+    bool saturate = onnx_attr_int(np, "saturate", 1) != 0;
+    const char *round = onnx_attr_str(cx, np, "round_mode", "up");
+    if (strcmp(round, "up") != 0 && strcmp(round, "down") != 0 && strcmp(round, "nearest") != 0)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "round_mode \"%s\" is not up, down or "
+                         "nearest", round);
     glow_value out = x;
     if (glow_value_type(x)->dtype != to)
-        GLOW_TRY(onnx_cast(cx, np, x, to, &out));
+        GLOW_TRY(onnx_cast_mode(cx, np, x, to, saturate, round, &out));
     return onnx_set_output(cx, np, 0, out);
 }
 
-/* `saturate` (opset 19+) and `round_mode` (opset 25) only affect float8 and float4 targets,
- * which glowc lacks, so they are accepted and ignored. */
 glow_status load_cast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
@@ -241,8 +247,8 @@ glow_status load_cast_like(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, g
 
 /* BitCast (opset 26) reinterprets bits between kinds of one width. A constant is copied
  * byte for byte; between integer kinds (and bool -> 8-bit) a CAST is the same thing, since
- * integer casts wrap modulo 2^bits and bool holds 0 or 1. Computed floats have no graph node
- * that reinterprets bits, so they are refused by name. */
+ * integer casts wrap modulo 2^bits and bool holds 0 or 1; anything else is a REINTERPRET (a
+ * view, no copy), except to bool, whose bytes must be 0 or 1. */
 glow_status load_bitcast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value x;
@@ -272,6 +278,11 @@ glow_status load_bitcast(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glo
     bool int_like_x = glow_dtype_is_int(xt->dtype) || xt->dtype == GLOW_BOOL;
     if (int_like_x && glow_dtype_is_int(to))
         return cast_to(cx, np, x, code);
-    return onnx_unsupported(cx, np, "bitcast of a computed %s value to %s (only integer kinds, "
-                            "or constants)", glow_dtype_name(xt->dtype), glow_dtype_name(to));
+    if (to == GLOW_BOOL)
+        return onnx_unsupported(cx, np, "bitcast of a computed %s value to bool",
+                                glow_dtype_name(xt->dtype));
+    glow_type t = glow_type_make(to, xt->rank, xt->dims);
+    glow_value y;
+    GLOW_TRY(onnx_build(cx, np, NK_REINTERPRET, &x, 1, NULL, 0, &t, 1, &y));
+    return onnx_set_output(cx, np, 0, y);
 }

@@ -17,23 +17,22 @@
 /* ONNX element kinds glowc has no dtype for, named for messages. */
 static const char *onnx_code_name(int64_t code)
 {
-    switch (code) {
-    case 17: return "float8e4m3fn";
-    case 18: return "float8e4m3fnuz";
-    case 19: return "float8e5m2";
-    case 20: return "float8e5m2fnuz";
-    case 21: return "uint4";
-    case 22: return "int4";
-    case 23: return "float4e2m1";
-    case 25: return "uint2";
-    case 26: return "int2";
-    default: return "unknown";
-    }
+    return code == 8 ? "string" : code == 14 ? "complex64" : code == 15 ? "complex128"
+                                                                       : "unknown";
+}
+
+/* The float8 and float4 kinds QuantizeLinear and DequantizeLinear convert to and from: their
+ * "quantization" is a scaled cast, with no zero point. */
+static bool q_float_kind(glow_dtype t)
+{
+    return t == GLOW_F8E4M3FN || t == GLOW_F8E4M3FNUZ || t == GLOW_F8E5M2 ||
+           t == GLOW_F8E5M2FNUZ || t == GLOW_F4E2M1;
 }
 
 bool onnx_q_range(glow_dtype t, double *lo, double *hi)
 {
-    bool quant = t == GLOW_U8 || t == GLOW_I8 || t == GLOW_U16 || t == GLOW_I16;
+    bool quant = t == GLOW_U8 || t == GLOW_I8 || t == GLOW_U16 || t == GLOW_I16 ||
+                 t == GLOW_U4 || t == GLOW_I4 || t == GLOW_U2 || t == GLOW_I2;
     return quant && onnx_dtype_range(t, lo, hi);
 }
 
@@ -41,10 +40,11 @@ static glow_status need_quant_kind(onnx_ctx *cx, const Onnx__NodeProto *np, cons
                                    glow_dtype t, bool allow_i32)
 {
     double lo, hi;
-    if (onnx_q_range(t, &lo, &hi) || (allow_i32 && t == GLOW_I32))
+    if (onnx_q_range(t, &lo, &hi) || (allow_i32 && t == GLOW_I32) || q_float_kind(t))
         return GLOW_OK;
-    return onnx_unsupported(cx, np, "%s of type %s (glowc quantizes to u8, i8, u16, i16%s)",
-                            what, glow_dtype_name(t), allow_i32 ? ", i32" : "");
+    return onnx_unsupported(cx, np, "%s of type %s (glowc quantizes to u8, i8, u16, i16, u4, "
+                            "i4, u2, i2%s, float8 and float4e2m1)", what, glow_dtype_name(t),
+                            allow_i32 ? ", i32" : "");
 }
 
 /* Reads a dtype attribute (TensorProto.DataType code); *set is false when absent or 0. */
@@ -423,6 +423,7 @@ glow_status load_quantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int op
         out_t = attr_t;
     }
     GLOW_TRY(need_quant_kind(cx, np, "output y", out_t, false));
+    bool saturate = onnx_attr_int(np, "saturate", 1) != 0;
     glow_dtype ct = division_kind(xt->dtype, st), prec;
     bool has_prec = false;
     if (opset >= 23)
@@ -455,6 +456,15 @@ glow_status load_quantize_linear(onnx_ctx *cx, const Onnx__NodeProto *np, int op
         return onnx_set_output(cx, np, 0, y);
     }
     GLOW_TRY(expand_qparam(cx, np, "y_scale", scale, xt, axis, block, &scale));
+    if (q_float_kind(out_t)) {
+        /* x / scale rounded once to the float kind (saturating unless told not to); ONNX's
+         * reference leaves the zero point, which must be 0, out. */
+        GLOW_TRY(onnx_cast(cx, np, x, ct, &x));
+        GLOW_TRY(onnx_cast(cx, np, scale, ct, &scale));
+        GLOW_TRY(onnx_q_elem2(cx, np, NK_DIV, x, scale, &y));
+        GLOW_TRY(onnx_cast_mode(cx, np, y, out_t, saturate, NULL, &y));
+        return onnx_set_output(cx, np, 0, y);
+    }
     if (has_zp)
         GLOW_TRY(expand_qparam(cx, np, "y_zero_point", zp, xt, axis, block, &zp));
     GLOW_TRY(quantize(cx, np, x, scale, zp, ct, out_t, &y));

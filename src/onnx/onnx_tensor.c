@@ -22,10 +22,6 @@ static const char *onnx_type_code_name(int code)
     case ONNX_STRING: return "string";
     case ONNX_COMPLEX64: return "complex64";
     case ONNX_COMPLEX128: return "complex128";
-    case 17: case 18: case 19: case 20: return "float8";
-    case 21: return "uint4";
-    case 22: return "int4";
-    case 23: return "float4e2m1";
     default: return "unknown";
     }
 }
@@ -56,6 +52,46 @@ static glow_status checked_shape(const int64_t *dims, size_t ndims, glow_dtype d
     *numel = n;
     *bytes = (size_t)b;
     return GLOW_OK;
+}
+
+/* Bytes a file holds for numel elements of dt: the 4- and 2-bit kinds are packed, the first
+ * element in the lowest bits of a byte (numel is at most 2^40, so this cannot overflow). */
+static size_t file_bytes(glow_dtype dt, int64_t numel)
+{
+    int bits = glow_dtype_file_bits(dt);
+    return (size_t)(((uint64_t)numel * (uint64_t)bits + 7) / 8);
+}
+
+/* Unpacks n elements of 4- or 2-bit kind dt from packed bytes into one byte each, the signed
+ * integers sign-extended (in-memory layout, kernels/gk_lowbit.h). */
+static void unpack_lowbit(glow_dtype dt, const uint8_t *src, uint8_t *dst, size_t n)
+{
+    int bits = glow_dtype_file_bits(dt), per = 8 / bits;
+    unsigned mask = (1u << bits) - 1, sign = 1u << (bits - 1);
+    bool is_signed = dt == GLOW_I4 || dt == GLOW_I2;
+    for (size_t i = 0; i < n; i++) {
+        unsigned v = (src[i / (size_t)per] >> (bits * (int)(i % (size_t)per))) & mask;
+        if (is_signed && (v & sign))
+            v |= ~mask;
+        dst[i] = (uint8_t)v;
+    }
+}
+
+void *onnx_pack_lowbit(const glow_tensor *t, size_t *len)
+{
+    glow_dtype dt = t->type.dtype;
+    int64_t numel = glow_type_numel(&t->type);
+    *len = file_bytes(dt, numel);
+    if (glow_dtype_file_bits(dt) >= 8)
+        return NULL;
+    int bits = glow_dtype_file_bits(dt), per = 8 / bits;
+    uint8_t *out = glow_xmalloc(*len ? *len : 1);
+    memset(out, 0, *len);
+    const uint8_t *src = t->data;
+    for (size_t i = 0; i < (size_t)numel; i++)
+        out[i / (size_t)per] |= (uint8_t)((src[i] & ((1u << bits) - 1))
+                                          << (bits * (int)(i % (size_t)per)));
+    return out;
 }
 
 /* Number of typed-field values and a pointer to them for dtype dt, or -1 for no field. */
@@ -116,7 +152,11 @@ static void copy_typed(const Onnx__TensorProto *tp, glow_dtype dt, void *dst, si
             ((uint8_t *)dst)[i] = tp->int32_data[i] != 0;
         return;
     case GLOW_I32: memcpy(dst, tp->int32_data, numel * 4); return;
-    default: GLOW_UNREACHABLE();
+    default:
+        /* The low-bit kinds: one value per byte, 4- and 2-bit ones packed (see below). */
+        for (size_t i = 0; i < numel; i++)
+            ((uint8_t *)dst)[i] = (uint8_t)tp->int32_data[i];
+        return;
     }
 }
 
@@ -143,16 +183,21 @@ glow_status onnx_tensor_from_proto(const Onnx__TensorProto *tp, glow_arena *a, g
     size_t bytes;
     GLOW_TRY(checked_shape(tp->dims, tp->n_dims, dt, &numel, &bytes, what, d));
 
+    /* The 4- and 2-bit kinds are packed in raw_data and in int32_data (one byte of packed
+     * values per int32) alike. */
+    bool packed = glow_dtype_file_bits(dt) < 8;
+    size_t fbytes = file_bytes(dt, numel);
     if (tp->has_raw_data) {
-        if (tp->raw_data.len != bytes)
+        if (tp->raw_data.len != fbytes)
             return glow_fail(d, GLOW_ERR_PARSE,
                              "tensor '%s' has %zu bytes of raw_data; %s[%lld elements] needs %zu",
-                             what, tp->raw_data.len, glow_dtype_name(dt), (long long)numel, bytes);
+                             what, tp->raw_data.len, glow_dtype_name(dt), (long long)numel,
+                             fbytes);
     } else {
-        size_t have = typed_count(tp, dt);
-        if (have != (size_t)numel)
+        size_t have = typed_count(tp, dt), want = packed ? fbytes : (size_t)numel;
+        if (have != want)
             return glow_fail(d, GLOW_ERR_PARSE, "tensor '%s' has %zu values in %s; its shape "
-                             "needs %lld", what, have, typed_field_name(dt), (long long)numel);
+                             "needs %zu", what, have, typed_field_name(dt), want);
     }
 
     /* The data is present in the file, so this allocation is bounded by the file size. */
@@ -160,10 +205,21 @@ glow_status onnx_tensor_from_proto(const Onnx__TensorProto *tp, glow_arena *a, g
     if (!data)
         return glow_fail(d, GLOW_ERR_TOO_LARGE, "tensor '%s' (%zu bytes) does not fit in memory",
                          what, bytes);
-    if (tp->has_raw_data && bytes)
+    if (packed && numel) {
+        const uint8_t *src = tp->raw_data.data;
+        uint8_t *tmp = NULL;
+        if (!tp->has_raw_data) {
+            tmp = glow_xmalloc(fbytes);
+            copy_typed(tp, dt, tmp, fbytes);
+            src = tmp;
+        }
+        unpack_lowbit(dt, src, data, (size_t)numel);
+        free(tmp);
+    } else if (tp->has_raw_data && bytes) {
         memcpy(data, tp->raw_data.data, bytes);
-    else
+    } else {
         copy_typed(tp, dt, data, (size_t)numel);
+    }
     if (dt == GLOW_BOOL) {
         /* Normalize so that later bitwise comparisons and the kernels see 0 or 1 only. */
         for (size_t i = 0; i < bytes; i++)
@@ -174,8 +230,8 @@ glow_status onnx_tensor_from_proto(const Onnx__TensorProto *tp, glow_arena *a, g
     return GLOW_OK;
 }
 
-void onnx_tensor_to_proto(const glow_tensor *t, const char *name, Onnx__TensorProto *tp,
-                          int64_t *dims_storage)
+void *onnx_tensor_to_proto(const glow_tensor *t, const char *name, Onnx__TensorProto *tp,
+                           int64_t *dims_storage)
 {
     onnx__tensor_proto__init(tp);
     for (int i = 0; i < t->type.rank; i++)
@@ -186,8 +242,9 @@ void onnx_tensor_to_proto(const glow_tensor *t, const char *name, Onnx__TensorPr
     tp->data_type = glow_dtype_to_onnx(t->type.dtype);
     tp->name = (char *)(name ? name : "");
     tp->has_raw_data = true;
-    tp->raw_data.len = glow_tensor_bytes(t);
-    tp->raw_data.data = (uint8_t *)t->data;
+    void *packed = onnx_pack_lowbit(t, &tp->raw_data.len);
+    tp->raw_data.data = packed ? packed : (uint8_t *)t->data;
+    return packed;
 }
 
 /* Looks `sym` up in the "NAME=VALUE" defines; returns -1 when absent, -2 when malformed. */

@@ -459,13 +459,29 @@ glow_status onnx_reshape(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, 
 glow_status onnx_cast(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, glow_dtype to,
                       glow_value *out)
 {
+    return onnx_cast_mode(cx, np, v, to, true, NULL, out);
+}
+
+glow_status onnx_cast_mode(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, glow_dtype to,
+                           bool saturate, const char *round_mode, glow_value *out)
+{
     const glow_type *vt = glow_value_type(v);
     if (vt->dtype == to) {
         *out = v;
         return GLOW_OK;
     }
+    /* Only float8 targets saturate or not, only e8m0 rounds by a mode: the attributes are
+     * kept where they change something and differ from the default. */
+    glow_attr a[2];
+    int na = 0;
+    bool f8 = to == GLOW_F8E4M3FN || to == GLOW_F8E4M3FNUZ || to == GLOW_F8E5M2 ||
+              to == GLOW_F8E5M2FNUZ || to == GLOW_F8E8M0;
+    if (f8 && !saturate)
+        a[na++] = GLOW_AI(SATURATE, 0);
+    if (to == GLOW_F8E8M0 && round_mode && strcmp(round_mode, "up") != 0)
+        a[na++] = GLOW_ASTR(ROUND_MODE, round_mode);
     glow_type t = glow_type_make(to, vt->rank, vt->dims);
-    return build_named(cx, np, helper_name(cx, np, "cast"), NK_CAST, &v, 1, NULL, 0, &t, 1, out);
+    return build_named(cx, np, helper_name(cx, np, "cast"), NK_CAST, &v, 1, a, na, &t, 1, out);
 }
 
 glow_status onnx_broadcast_to(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value v, int rank,
@@ -592,6 +608,10 @@ bool onnx_dtype_range(glow_dtype t, double *lo, double *hi)
     case GLOW_U16: *lo = 0; *hi = UINT16_MAX; return true;
     case GLOW_I32: *lo = INT32_MIN; *hi = INT32_MAX; return true;
     case GLOW_U32: *lo = 0; *hi = UINT32_MAX; return true;
+    case GLOW_I4: *lo = -8; *hi = 7; return true;
+    case GLOW_U4: *lo = 0; *hi = 15; return true;
+    case GLOW_I2: *lo = -2; *hi = 1; return true;
+    case GLOW_U2: *lo = 0; *hi = 3; return true;
     case GLOW_I64: case GLOW_U64: return false;
     default: *lo = -INFINITY; *hi = INFINITY; return true;
     }

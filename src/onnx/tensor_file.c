@@ -59,11 +59,12 @@ glow_status glow_tensor_to_pb(const glow_tensor *t, const char *name, uint8_t **
                          "equivalent", name ? name : "", glow_dtype_name(t->type.dtype));
     Onnx__TensorProto tp;
     int64_t dims[GLOW_MAX_DIMS];
-    onnx_tensor_to_proto(t, name, &tp, dims);
+    void *packed = onnx_tensor_to_proto(t, name, &tp, dims);
     size_t n = onnx__tensor_proto__get_packed_size(&tp);
     uint8_t *buf = glow_xmalloc(n ? n : 1);
     *size = onnx__tensor_proto__pack(&tp, buf);
     *data = buf;
+    free(packed);
     return GLOW_OK;
 }
 

@@ -236,6 +236,8 @@ static void test_load_store(void)
 {
     unsigned char buf[64];
     for (int t = 0; t < GLOW_DTYPE_COUNT; t++) {
+        if (glow_dtype_is_lowbit((glow_dtype)t))
+            continue;   /* 3 and 5 do not all fit them: tests/graph/test_lowbit.c */
         memset(buf, 0, sizeof(buf));
         glow_store_f64((glow_dtype)t, buf, 2, 3.0);
         CHECK_NEAR(glow_load_f64((glow_dtype)t, buf, 2), t == GLOW_BOOL ? 1.0 : 3.0, 0);

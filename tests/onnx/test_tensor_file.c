@@ -263,8 +263,8 @@ static void test_typed_fields(void)
     tp.dims = mid;
     CHECK(read_proto(&tp, &t, &d) != GLOW_OK);
     glow_diag_clear(&d);
-    int64_t seven[7] = { 1, 1, 1, 1, 1, 1, 1 };
-    tp.dims = seven, tp.n_dims = 7;
+    int64_t nine[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };   /* one more than GLOW_MAX_DIMS */
+    tp.dims = nine, tp.n_dims = 9;
     float one = 1;
     tp.n_float_data = 1, tp.float_data = &one;
     CHECK_EQ(read_proto(&tp, &t, &d), GLOW_ERR_UNSUPPORTED);
@@ -330,7 +330,7 @@ static void test_npy_headers(void)
         { "{'descr': '>f4', 'fortran_order': False, 'shape': (6,)}", GLOW_ERR_UNSUPPORTED },
         { "{'descr': '<c8', 'fortran_order': False, 'shape': (3,)}", GLOW_ERR_UNSUPPORTED },
         { "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (6,)}", GLOW_ERR_PARSE },
-        { "{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1,6)}", GLOW_ERR_PARSE },
+        { "{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,6)}", GLOW_ERR_PARSE },
         { "{'descr': '<f4', 'fortran_order': False, 'shape': (5,)}", GLOW_ERR_PARSE },
         { "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}",
           GLOW_ERR_PARSE },

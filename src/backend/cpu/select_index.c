@@ -114,6 +114,34 @@ static bool scatter_ok(const ir_instr *in, const ir_value *yv, const ir_value *x
            !cpu_overlap(yv, uv) && !cpu_overlap(yv, iv) && (!cpu_overlap(yv, xv) || same);
 }
 
+/* The loop of GatherElements/ScatterElements over the indices' dims d (with the data's
+ * strides s): size-1 dims other than the axis dropped and neighbours merged where their
+ * strides chain, so inputs of rank 7 and 8 usually fit the kernels' 6 dims. Returns the
+ * count, the axis's new place in *ax. */
+static int elements_loop(const glow_type *x, const glow_type *ix, int axis, int64_t *d,
+                         int64_t *s, int *ax)
+{
+    int64_t xs[GLOW_MAX_DIMS];
+    glow_type_strides(x, xs);
+    int m = 0;
+    *ax = -1;
+    for (int i = 0; i < x->rank; i++) {
+        if (i != axis && ix->dims[i] == 1)
+            continue;
+        if (m > 0 && i != axis && *ax != m - 1 && s[m - 1] == ix->dims[i] * xs[i]) {
+            d[m - 1] *= ix->dims[i];
+            s[m - 1] = xs[i];
+            continue;
+        }
+        if (i == axis)
+            *ax = m;
+        d[m] = ix->dims[i];
+        s[m] = xs[i];
+        m++;
+    }
+    return m;
+}
+
 /* GatherElements [y, x, idx] and ScatterElements [y, x, idx, updates] (reduction none):
  * indices of the data's rank, no larger than it but along axis. */
 static bool sel_elements(const ir_instr *in, cpu_op *op)
@@ -131,8 +159,11 @@ static bool sel_elements(const ir_instr *in, cpu_op *op)
     for (int i = 0; i < r; i++)
         if (i != axis && ix->dims[i] > x->dims[i])
             return false;
-    int64_t xs[GLOW_MAX_DIMS];
-    glow_type_strides(x, xs);
+    /* The kernels take 6 dims; a loop of more falls back to the evaluator. */
+    int64_t d[GLOW_MAX_DIMS], s[GLOW_MAX_DIMS];
+    int ax, m = elements_loop(x, ix, axis, d, s, &ax);
+    if (m > 6)
+        return false;
     cpu_arg a[CPU_MAX_ARGS];
     int at = 0;
     a[at++] = cpu_ptr(xv, 0);
@@ -157,12 +188,12 @@ static bool sel_elements(const ir_instr *in, cpu_op *op)
                 return false;
         a[at++] = cpu_ptr(yv, 0);
     }
-    a[at++] = cpu_num(axis + 6 - r);
+    a[at++] = cpu_num(ax + 6 - m);
     a[at++] = cpu_num(x->dims[axis]);
     for (int i = 0; i < 6; i++) {
-        int j = i - (6 - r);
-        a[at + i] = cpu_num(j >= 0 ? ix->dims[j] : 1);
-        a[at + 6 + i] = cpu_num(j >= 0 ? xs[j] : 0);
+        int j = i - (6 - m);
+        a[at + i] = cpu_num(j >= 0 ? d[j] : 1);
+        a[at + 6 + i] = cpu_num(j >= 0 ? s[j] : 0);
     }
     at += 12;
     return set_op(op, k, a, at + error_args(in, &a[at]));
@@ -183,7 +214,7 @@ static bool sel_nd(const ir_instr *in, cpu_op *op)
         !cpu_kernel_by_size(scatter ? scatter_nd_k : gather_nd_k, glow_dtype_size(y->dtype), &k))
         return false;
     int64_t m = ix->dims[ix->rank - 1], xs[GLOW_MAX_DIMS];
-    if (m < 1 || m > x->rank - b)
+    if (m < 1 || m > x->rank - b || m > 6)   /* the kernels walk at most 6 indexed dims */
         return false;
     for (int i = 0; i < b; i++)
         if (ix->dims[i] != x->dims[i])

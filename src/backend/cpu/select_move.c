@@ -244,7 +244,7 @@ static bool sel_insert(const ir_instr *in, cpu_op *op)
     cpu_kernel k;
     if (in->nout != 1 || in->nops != 3 ||
         !cpu_kernel_by_size(insert_k, glow_dtype_size(y->dtype), &k) || big->dtype != y->dtype ||
-        small->dtype != y->dtype || !glow_type_equal(y, big) || small->rank != r || !sa ||
+        small->dtype != y->dtype || !glow_type_equal(y, big) || small->rank != r || r > 6 || !sa ||
         sa->n != (uint32_t)r || cpu_overlap(yv, sv) || cpu_overlap(bv, sv))
         return false;
     bool same = glow_value_region(yv) == glow_value_region(bv) && yv->addr == bv->addr;
@@ -274,7 +274,7 @@ static bool sel_pad(const ir_instr *in, cpu_op *op)
     const glow_attr *pa = cpu_attr(in, GA_PADS), *ma = cpu_attr(in, GA_MODE);
     int r = x->rank, mode;
     cpu_kernel k;
-    if (!plain_move(in) || y->rank != r || !pa || pa->n != 2 * (uint32_t)r || !ma ||
+    if (!plain_move(in) || y->rank != r || r > 6 || !pa || pa->n != 2 * (uint32_t)r || !ma ||
         !cpu_kernel_by_size(pad_k, glow_dtype_size(y->dtype), &k))
         return false;
     if (!strcmp(ma->v.s, "reflect"))

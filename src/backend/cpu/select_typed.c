@@ -18,19 +18,21 @@ static int dt(const ir_value *v)
     return t <= GLOW_BOOL ? (int)t + 1 : 0;
 }
 
-/* One result, every operand of the result's shape and of a kind the kernels run, and no
- * operand sharing bytes with the result unless it is the result's very buffer with elements
- * of the same size (each element is then read before it is written, by the same thread). */
-static bool fits(const ir_instr *in, uint32_t nops)
+/* One result, every operand of the result's shape and of a kind the kernels run (`lowbit`:
+ * the low-bit kinds too), and no operand sharing bytes with the result unless it is the
+ * result's very buffer with elements of the same size (each element is then read before it
+ * is written, by the same thread). */
+static bool fits_kinds(const ir_instr *in, uint32_t nops, bool lowbit)
 {
     if (in->nout != 1 || in->nops != nops)
         return false;
     const ir_value *y = in->ops[0].v;
-    if (!dt(y))
+    if (!dt(y) && !(lowbit && glow_dtype_is_lowbit(y->type.dtype)))
         return false;
     for (uint32_t i = 1; i < nops; i++) {
         const ir_value *v = in->ops[i].v;
-        if (!dt(v) || !glow_type_same_shape(&v->type, &y->type))
+        bool kind_ok = dt(v) || (lowbit && glow_dtype_is_lowbit(v->type.dtype));
+        if (!kind_ok || !glow_type_same_shape(&v->type, &y->type))
             return false;
         if (cpu_overlap(y, v) && (v->addr != y->addr ||
                                   glow_dtype_size(v->type.dtype) !=
@@ -39,6 +41,8 @@ static bool fits(const ir_instr *in, uint32_t nops)
     }
     return true;
 }
+
+static bool fits(const ir_instr *in, uint32_t nops) { return fits_kinds(in, nops, false); }
 
 /* The instruction as the stand-in node the evaluator reads kind and attributes from. */
 static glow_node as_node(const ir_instr *in)
@@ -90,12 +94,16 @@ static bool sel_binary(const ir_instr *in, cpu_op *op)
     return true;
 }
 
+/* Cast is where the low-bit kinds enter and leave ordinary math, so it runs them all; their
+ * Cast modes ride in the target code (kernels/gk_lowbit.h). */
 static bool sel_cast(const ir_instr *in, cpu_op *op)
 {
-    if (!fits(in, 2))
+    if (!fits_kinds(in, 2, true))
         return false;
     const ir_value *y = in->ops[0].v, *x = in->ops[1].v;
-    CPU_OP(op, CPU_K_cast_any_scalar, cpu_num(dt(x)), cpu_num(dt(y)),
+    glow_node n = as_node(in);
+    int ty = glow_dtype_kernel_code(y->type.dtype) | glow_ev_cast_mode(&n);
+    CPU_OP(op, CPU_K_cast_any_scalar, cpu_num(glow_dtype_kernel_code(x->type.dtype)), cpu_num(ty),
            cpu_num(glow_type_numel(&y->type)), cpu_ptr(x, 0), cpu_ptr(y, 0));
     return true;
 }
