@@ -51,8 +51,10 @@ bool fuzz_driver_init(fuzz_config *c, const char *source, const char *dir);
 fuzz_outcome fuzz_check_dir(const fuzz_config *c, const char *dir, int nin, unsigned which,
                             double rel_tol);
 
-/* The tolerance for a model whose deepest output is `depth` ops from an input. */
+/* The tolerance for a model whose deepest output is `depth` ops from an input, times
+ * fuzz_tolerance_scale (--tolerance-scale; 0 asks for bit-identical outputs). */
 double fuzz_tolerance(int depth);
+extern double fuzz_tolerance_scale;
 
 /* --- reduce.c --- */
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fuzz/fuzz.h"
+#include "support/support.h"
 #include "testlib/files.h"
 
 #define ALL_BACKENDS ((1u << FB_INTERP) | (1u << FB_CPU1) | (1u << FB_CPU2) | (1u << FB_BUNDLE))
@@ -21,7 +22,8 @@ static void usage(void)
 {
     printf("usage: glowc-fuzz-diff [--seed S] [--count N] [--bundle-every K] [--reduce]\n"
            "                       [--save DIR] [--work DIR] [--timeout SEC] [--max-nodes M]\n"
-           "                       [--serial] [-v]\n"
+           "                       [--tolerance-scale X] [--skip S,...] [--serial]\n"
+           "                       [-v]\n"
            "       glowc-fuzz-diff --write SEED DIR\n"
            "       glowc-fuzz-diff --print SEED\n"
            "       glowc-fuzz-diff --check DIR\n"
@@ -40,6 +42,8 @@ static void usage(void)
            "                 at the end; failing seeds' folders are kept)\n"
            "  --timeout SEC  per child process (default 60)\n"
            "  --max-nodes M  models of 10..M nodes (default 60; a seed's model depends on M)\n"
+           "  --tolerance-scale X  multiply the tolerance by X (0: outputs must be identical)\n"
+           "  --skip S,...   leave these seeds out (ones known to hit a listed regression)\n"
            "  --serial       one backend at a time (default: the interpreter and cpu runs of\n"
            "                 a model side by side)\n"
            "  --write S DIR  only write seed S's model and inputs into DIR\n"
@@ -112,8 +116,10 @@ static void reduce_and_save(const fuzz_config *c, const gen_graph *g, fuzz_outco
     mkdir(save, 0755);
     rm_tree(out);
     mkdir(out, 0755);
-    if (gen_write(small, out)) {
-        fuzz_outcome again = fuzz_check_dir(c, out, gen_num_inputs(small), ctx.which,
+    rm_tree(dir);
+    mkdir(dir, 0755);
+    if (gen_write(small, dir) && gen_write(small, out)) { /* runs leave files: not in out */
+        fuzz_outcome again = fuzz_check_dir(c, dir, gen_num_inputs(small), ctx.which,
                                             fuzz_tolerance(gen_depth(small)));
         char readme[4400];
         snprintf(readme, sizeof readme, "%s/README", out);
@@ -135,14 +141,30 @@ typedef struct campaign {
     bool reduce, verbose, serial;
     const char *save, *work;
     int max_nodes;
+    const char *skip;       /* --skip S,S,...: seeds left out */
 } campaign;
+
+/* Whether seed s is in the comma-separated list. */
+static bool listed(const char *list, unsigned long long s)
+{
+    for (const char *p = list; p && *p; p += strcspn(p, ","), p += *p == ',')
+        if (strtoull(p, NULL, 10) == s)
+            return true;
+    return false;
+}
 
 static int run_campaign(const fuzz_config *c, const campaign *k, const char *work)
 {
     int counts[5] = { 0 }, skipped_bundles = 0, bundles = 0;
     long nodes = 0;
     double t0 = now();
+    int skipped = 0;
     for (unsigned long long s = k->seed; s < k->seed + k->count; s++) {
+        if (listed(k->skip, s)) {
+            printf("seed %llu: skipped (--skip)\n", s);
+            skipped++;
+            continue;
+        }
         gen_options go = { 10, k->max_nodes, 10 };
         gen_graph *g = gen_generate(s, &go);
         char dir[4200];
@@ -179,7 +201,9 @@ static int run_campaign(const fuzz_config *c, const campaign *k, const char *wor
            k->count, nodes, bundles, skipped_bundles, counts[FV_PASS], counts[FV_MISMATCH],
            counts[FV_CRASH], counts[FV_ERROR], counts[FV_REFUSED], t,
            k->count ? t / (double)k->count : 0);
-    return counts[FV_PASS] == (int)k->count ? 0 : 1;
+    if (skipped)
+        printf("%d seeds skipped\n", skipped);
+    return counts[FV_PASS] + skipped == (int)k->count ? 0 : 1;
 }
 
 /* The reason DIR/expected_failures.txt gives for `name`, or NULL when it is not listed. */
@@ -209,7 +233,23 @@ static int by_name(const struct dirent **a, const struct dirent **b)
     return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-static int check_regressions(const fuzz_config *c, const char *root)
+/* Copies src/name to dst/name; false when src/name cannot be read. */
+static bool copy_file(const char *src, const char *dst, const char *name)
+{
+    char from[4300], to[4300];
+    size_t size = 0;
+    glow_diag d = { 0 };
+    snprintf(from, sizeof from, "%.4000s/%s", src, name);
+    snprintf(to, sizeof to, "%.4000s/%s", dst, name);
+    uint8_t *bytes = read_whole(from, &size);
+    bool ok = bytes && glow_write_file(to, bytes, size, &d) == GLOW_OK;
+    free(bytes);
+    return ok;
+}
+
+/* Runs each regression in a copy under work, so that the runs' files stay out of the source
+ * tree. */
+static int check_regressions(const fuzz_config *c, const char *root, const char *work)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/expected_failures.txt", root);
@@ -222,8 +262,17 @@ static int check_regressions(const fuzz_config *c, const char *root)
         snprintf(model, sizeof model, "%s/model.onnx", dir);
         if (ents[i]->d_name[0] != '.' && exists(model)) {
             const char *why = expected_reason(list, ents[i]->d_name);
-            fuzz_outcome o = fuzz_check_dir(c, dir, count_inputs(dir), ALL_BACKENDS,
-                                            fuzz_tolerance(10));
+            char copy[4300];
+            int nin = count_inputs(dir);
+            snprintf(copy, sizeof copy, "%.4000s/%s", work, ents[i]->d_name);
+            mkdir(copy, 0755);
+            copy_file(dir, copy, "model.onnx");
+            for (int k = 0; k < nin; k++) {
+                char name[32];
+                snprintf(name, sizeof name, "input_%d.pb", k);
+                copy_file(dir, copy, name);
+            }
+            fuzz_outcome o = fuzz_check_dir(c, copy, nin, ALL_BACKENDS, fuzz_tolerance(10));
             bool pass = o.verdict == FV_PASS;
             printf("%-40s %s%s%s%s\n", ents[i]->d_name, fuzz_verdict_names[o.verdict],
                    o.msg[0] ? ": " : "", o.msg, why ? " (expected to fail)" : "");
@@ -263,6 +312,10 @@ int main(int argc, char **argv)
             k.work = argv[++i];
         else if (!strcmp(a, "--reduce"))
             k.reduce = true;
+        else if (!strcmp(a, "--tolerance-scale") && more)
+            fuzz_tolerance_scale = atof(argv[++i]);
+        else if (!strcmp(a, "--skip") && more)
+            k.skip = argv[++i];
         else if (!strcmp(a, "--serial"))
             k.serial = true;
         else if (!strcmp(a, "--max-nodes") && more)
@@ -282,7 +335,8 @@ int main(int argc, char **argv)
         }
     }
     if (print_seed >= 0 || write_dir) {
-        gen_graph *g = gen_generate((uint64_t)(print_seed >= 0 ? print_seed : write_seed), NULL);
+        gen_options go = { 10, k.max_nodes, 10 };
+        gen_graph *g = gen_generate((uint64_t)(print_seed >= 0 ? print_seed : write_seed), &go);
         printf("seed %llu: %d nodes, depth %d, %d inputs, %d outputs%s\n",
                (unsigned long long)g->seed, gen_live_nodes(g), gen_depth(g),
                gen_num_inputs(g), g->nouts, g->specials ? ", NaN/Inf inputs" : "");
@@ -310,7 +364,7 @@ int main(int argc, char **argv)
         return 2;
     int rc;
     if (check) {
-        rc = check_regressions(&c, check);
+        rc = check_regressions(&c, check, tmp);
     } else {
         const char *work = k.work ? k.work : tmp;
         mkdir(work, 0755);

@@ -221,9 +221,12 @@ gen_graph *gen_generate(uint64_t seed, const gen_options *opts)
         o = *opts;
     gen_graph *g = calloc(1, sizeof *g);
     g->seed = seed;
-    g->rng = seed * 0x9E3779B97F4A7C15ULL + 12345;
-    for (int i = 0; i < 4; i++)
-        gen_rand(g);
+    /* splitmix64's finalizer: neighbouring seeds start far apart (the LCG alone would give
+     * seeds 20..24 the same first draws) */
+    uint64_t z = seed + 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    g->rng = z ^ (z >> 31);
     g->specials = gen_chance(g, o.special_percent);
     int target = (int)gen_int(g, o.min_nodes, o.max_nodes);
     first_input(g);
