@@ -371,7 +371,7 @@ fuzz_outcome fuzz_check_dir(const fuzz_config *c, const char *dir, int nin, unsi
                 ok = agree(&r[b].outs[k], &r[ref].outs[k], rel_tol, why, sizeof why);
                 if (!ok) {
                     char tmp[400];
-                    snprintf(tmp, sizeof tmp, "output %d: %s", k, why);
+                    snprintf(tmp, sizeof tmp, "output %d: %.380s", k, why);
                     snprintf(why, sizeof why, "%s", tmp);
                 }
             }
