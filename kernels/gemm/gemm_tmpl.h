@@ -18,8 +18,8 @@
 GK_INLINE gk_vec gemm_act(gk_vec v, int act, float alpha, float beta)
 {
     switch (act) {
-    case GK_ACT_RELU: return VMAX(v, VZERO());
-    case GK_ACT_CLIP: return VMIN(VMAX(v, VSET1(alpha)), VSET1(beta));
+    case GK_ACT_RELU: return VMAX(VZERO(), v); /* max keeps its 2nd operand on NaN: v */
+    case GK_ACT_CLIP: return VMIN(VSET1(beta), VMAX(VSET1(alpha), v));
     case GK_ACT_LEAKY_RELU: return VSEL_NEG(v, VMUL(v, VSET1(alpha)));
     default: return v;
     }

@@ -5,11 +5,13 @@
 
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "support/support.h"
@@ -138,4 +140,50 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 void spawn_cleanup(void)
 {
     nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+pid_t spawn_start(const char *const *argv, const char *out_path, const char *err_path)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    if (posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ) != 0)
+        pid = -1;
+    posix_spawn_file_actions_destroy(&fa);
+    return pid;
+}
+
+int spawn_finish(pid_t pid, int timeout_s, bool *timed_out)
+{
+    if (timed_out)
+        *timed_out = false;
+    if (pid < 0)
+        return -1;
+    /* poll every 10 ms: a hung child is killed at the deadline instead of blocking us */
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int st = 0;
+    pid_t w;
+    while ((w = waitpid(pid, &st, WNOHANG)) == 0) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (timeout_s > 0 && t.tv_sec - t0.tv_sec >= timeout_s) {
+            kill(pid, SIGKILL);
+            w = waitpid(pid, &st, 0);
+            if (timed_out)
+                *timed_out = true;
+            break;
+        }
+        nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+    }
+    if (w < 0)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int spawn_wait(const char *const *argv, const char *out_path, const char *err_path,
+               int timeout_s, bool *timed_out)
+{
+    return spawn_finish(spawn_start(argv, out_path, err_path), timeout_s, timed_out);
 }

@@ -50,4 +50,18 @@ void result_free(result *r);
 /* Removes tmpdir and everything in it. */
 void spawn_cleanup(void);
 
+/* Runs the program argv[0] (a path) with argv (NULL-terminated), its stdout and stderr written
+ * to out_path and err_path, and waits at most timeout_s seconds (0: no limit) before killing
+ * it (*timed_out then set; may be NULL). Returns the exit status, 128 + the signal that ended
+ * it, or -1 when it could not be started. For programs other than glowc (the fuzzer's bundle
+ * drivers) and runs that may hang. */
+int spawn_wait(const char *const *argv, const char *out_path, const char *err_path,
+               int timeout_s, bool *timed_out);
+
+/* spawn_wait in two halves, for children that run side by side: spawn_start returns the
+ * child's pid (-1 when it could not start), spawn_finish waits for it as spawn_wait does
+ * (the time limit counts from the call). */
+pid_t spawn_start(const char *const *argv, const char *out_path, const char *err_path);
+int spawn_finish(pid_t pid, int timeout_s, bool *timed_out);
+
 #endif

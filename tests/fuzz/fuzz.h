@@ -1,0 +1,70 @@
+// fuzz.h - The differential runner (glowc-fuzz-diff): runs a model folder (model.onnx,
+// input_<i>.pb) through glowc's backends, each in a child process, compares their outputs,
+// and reduces a failing generated model to a small one (reduce.c).
+#ifndef GLOW_FUZZ_H
+#define GLOW_FUZZ_H
+
+#include <stdbool.h>
+
+#include "fuzz/gen.h"
+#include "graph/graph.h"
+
+/* The ways a model runs: `glowc run` on the interpreter, on the cpu backend with 1 and 2
+ * threads, and as a cpu backend AOT bundle linked to tests/bundle/node_driver.c. */
+typedef enum { FB_INTERP, FB_CPU1, FB_CPU2, FB_BUNDLE, FB_COUNT } fuzz_backend;
+
+extern const char *const fuzz_backend_names[FB_COUNT];
+
+/* What a seed did. */
+typedef enum {
+    FV_PASS,      /* every backend ran and agreed */
+    FV_REFUSED,   /* every backend refused it with a clean error: a generator bug */
+    FV_MISMATCH,  /* outputs differ beyond the tolerance */
+    FV_CRASH,     /* a backend died on a signal or hung */
+    FV_ERROR,     /* a backend failed with an error where another ran */
+} fuzz_verdict;
+
+extern const char *const fuzz_verdict_names[];
+
+typedef struct fuzz_outcome {
+    fuzz_verdict verdict;
+    fuzz_backend culprit;   /* the backend that differed, crashed or failed */
+    bool bundle_skipped;    /* the bundle was refused for instructions without a kernel */
+    char msg[600];          /* what happened, one line */
+} fuzz_outcome;
+
+typedef struct fuzz_config {
+    const char *glowc;      /* the glowc binary */
+    const char *driver_obj; /* node_driver.o, compiled once (fuzz_driver_init) */
+    int timeout_s;          /* per child process */
+    bool verbose;
+    bool parallel;          /* run the interpreter and cpu runs of a model side by side */
+} fuzz_config;
+
+/* Compiles tests/bundle/node_driver.c (under source) into dir/node_driver.o for the bundle
+ * runs; false with a message when it cannot. */
+bool fuzz_driver_init(fuzz_config *c, const char *source, const char *dir);
+
+/* Runs the model in dir (with nin inputs) on each backend whose bit is set in `which`
+ * (1 << FB_...) and compares every output with the first backend's that ran, within
+ * rel_tol * (|ref| + rms(ref)) per element (NaN equals NaN, Inf equals Inf). */
+fuzz_outcome fuzz_check_dir(const fuzz_config *c, const char *dir, int nin, unsigned which,
+                            double rel_tol);
+
+/* The tolerance for a model whose deepest output is `depth` ops from an input, times
+ * fuzz_tolerance_scale (--tolerance-scale; 0 asks for bit-identical outputs). */
+double fuzz_tolerance(int depth);
+extern double fuzz_tolerance_scale;
+
+/* --- reduce.c --- */
+
+/* Whether g still fails the way that matters (same verdict and culprit). */
+typedef bool (*fuzz_pred)(const gen_graph *g, void *ctx);
+
+/* Delta debugging over g's nodes: removes chunks of nodes (halving the chunk down to single
+ * nodes) while `fails` holds, reconnecting a removed node's consumers to one of its inputs of
+ * the same shape or else turning its output into a graph input; stops when no single node can
+ * go. Returns the smallest failing graph found (a clone; g is not changed). */
+gen_graph *fuzz_reduce(const gen_graph *g, fuzz_pred fails, void *ctx, int *tests_run);
+
+#endif
