@@ -174,7 +174,20 @@ def _out_values(infos):
     return outs, ovals
 
 
-class Session:
+class _Closing:
+    """close() when collected or at the end of a `with` block."""
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Session(_Closing):
     """An ONNX model compiled by glowc. `model` is a path or the model's bytes.
 
     backend: "cpu" (native code) or "interpreter"; threads: worker threads per run (0: one
@@ -237,15 +250,6 @@ class Session:
         if self._s:
             _destroy(self._s)
             self._s = None
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def run(self, inputs, as_dict=False):
         """Runs the model. inputs: {name: array} (or a list/tuple in input order). Returns the
@@ -331,7 +335,7 @@ def _on_done(user, request_id, status, outputs, n):
 _callback = _CALLBACK(_on_done)
 
 
-class Host:
+class Host(_Closing):
     """A glowc host: devices (each with its own worker; a device runs one request at a
     time), named networks placed on them, and a bounded request queue.
 
@@ -352,15 +356,6 @@ class Host:
         if self._h:
             _host_destroy(self._h)
             self._h = None
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def _handle(self):
         if not self._h:

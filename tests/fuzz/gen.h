@@ -101,6 +101,11 @@ uint32_t gen_rand(gen_graph *g);
 int64_t gen_int(gen_graph *g, int64_t lo, int64_t hi);  /* in [lo, hi] */
 bool gen_chance(gen_graph *g, int percent);
 int64_t gen_numel(const gen_val *v);
+/* Elements of a shape, and whether a shape of that many elements is one to generate. */
+int64_t gen_dims_numel(int rank, const int64_t *dims);
+bool gen_fits(int rank, const int64_t *dims);
+/* A random element of a fixed-size array (g in scope). */
+#define GEN_PICK(arr) (arr)[gen_int(g, 0, (int64_t)(sizeof(arr) / sizeof((arr)[0])) - 1)]
 
 /* A new value of element type elem and shape; inputs and constants get data (f32 filled by
  * gen_fill with magnitude scale; i64 zeroed for the caller to fill). Returns its id, or -1

@@ -30,12 +30,20 @@ bool gen_chance(gen_graph *g, int percent)
     return (int)(gen_rand(g) % 100) < percent;
 }
 
-int64_t gen_numel(const gen_val *v)
+int64_t gen_dims_numel(int rank, const int64_t *dims)
 {
     int64_t n = 1;
-    for (int i = 0; i < v->rank; i++)
-        n *= v->dims[i];
+    for (int i = 0; i < rank; i++)
+        n *= dims[i];
     return n;
+}
+
+int64_t gen_numel(const gen_val *v) { return gen_dims_numel(v->rank, v->dims); }
+
+bool gen_fits(int rank, const int64_t *dims)
+{
+    int64_t n = gen_dims_numel(rank, dims);
+    return n > 0 && n <= GEN_MAX_NUMEL;
 }
 
 void gen_fill(gen_graph *g, float *p, int64_t n, float scale)

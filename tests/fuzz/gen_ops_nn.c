@@ -10,23 +10,7 @@
 #include "fuzz/gen.h"
 #include "testlib/onnx_build.h"
 
-#define PICK(arr) (arr)[gen_int(g, 0, (int64_t)(sizeof(arr) / sizeof((arr)[0])) - 1)]
-
 static const int64_t channel_counts[] = { 1, 2, 3, 4, 7, 8, 15, 16, 17, 32, 33 };
-
-static int64_t numel(int r, const int64_t *d)
-{
-    int64_t n = 1;
-    for (int i = 0; i < r; i++)
-        n *= d[i];
-    return n;
-}
-
-static bool fits(int r, const int64_t *d)
-{
-    int64_t n = numel(r, d);
-    return n > 0 && n <= GEN_MAX_NUMEL;
-}
 
 /* A weight constant of shape d scaled by 1/sqrt(fan_in). */
 static int weight(gen_graph *g, int r, const int64_t *d, int64_t fan_in)
@@ -58,7 +42,7 @@ static bool conv(gen_graph *g)
     int64_t c = a->dims[1], groups = divisor(g, c);
     int64_t m = groups == c && gen_chance(g, 60) ? c : groups * gen_int(g, 1, 3);
     if (groups == 1)
-        m = PICK(channel_counts);
+        m = GEN_PICK(channel_counts);
     int64_t k[2], s[2], dl[2], pads[4], d[4] = { a->dims[0], m, 1, 1 };
     bool same = gen_chance(g, 10);
     for (int i = 0; i < sp; i++) {
@@ -76,10 +60,10 @@ static bool conv(gen_graph *g)
         else
             d[2 + i] = (n + pads[i] + pads[sp + i] - eff) / s[i] + 1;
     }
-    if (!fits(a->rank, d))
+    if (!gen_fits(a->rank, d))
         return false;
     int64_t wd[4] = { m, c / groups, k[0], sp > 1 ? k[1] : 1 };
-    int w = weight(g, a->rank, wd, numel(a->rank - 1, wd + 1));
+    int w = weight(g, a->rank, wd, gen_dims_numel(a->rank - 1, wd + 1));
     int b = gen_chance(g, 60) ? gen_value(g, GV_CONST, MK_F32, 1, &m, 0.5f) : -1;
     if (w < 0)
         return false;
@@ -106,7 +90,7 @@ static bool conv_transpose(gen_graph *g)
         return false;
     const gen_val *a = &g->vals[x];
     int sp = a->rank - 2;
-    int64_t c = a->dims[1], m = PICK(channel_counts);
+    int64_t c = a->dims[1], m = GEN_PICK(channel_counts);
     int64_t k[2], s[2], pads[4], d[4] = { a->dims[0], m, 1, 1 };
     for (int i = 0; i < sp; i++) {
         k[i] = gen_int(g, 1, 4);
@@ -117,10 +101,10 @@ static bool conv_transpose(gen_graph *g)
         if (d[2 + i] < 1)
             return false;
     }
-    if (!fits(a->rank, d))
+    if (!gen_fits(a->rank, d))
         return false;
     int64_t wd[4] = { c, m, k[0], sp > 1 ? k[1] : 1 };
-    int w = weight(g, a->rank, wd, c * numel(sp, k));
+    int w = weight(g, a->rank, wd, c * gen_dims_numel(sp, k));
     int b = gen_chance(g, 50) ? gen_value(g, GV_CONST, MK_F32, 1, &m, 0.5f) : -1;
     if (w < 0)
         return false;
@@ -167,7 +151,7 @@ static bool pool(gen_graph *g)
         if (ceil_mode && (d[2 + i] - 1) * s[i] >= n + pads[i])
             return false;
     }
-    if (!fits(a->rank, d))
+    if (!gen_fits(a->rank, d))
         return false;
     int n = gen_node_add(g, max ? "MaxPool" : "AveragePool", &x, 1, a->rank, d);
     if (n < 0)
@@ -190,7 +174,7 @@ static bool matmul(gen_graph *g)
     if (x < 0)
         return false;
     const gen_val *a = &g->vals[x];
-    int64_t kk = a->dims[a->rank - 1], nn = gen_chance(g, 30) ? PICK(channel_counts)
+    int64_t kk = a->dims[a->rank - 1], nn = gen_chance(g, 30) ? GEN_PICK(channel_counts)
                                                               : gen_int(g, 1, 40);
     int64_t d[GEN_MAX_RANK], wd[GEN_MAX_RANK];
     int wr = 2;
@@ -203,7 +187,7 @@ static bool matmul(gen_graph *g)
     wd[wr - 1] = nn;
     memcpy(d, a->dims, sizeof d);
     d[a->rank - 1] = nn;
-    if (!fits(a->rank, d))
+    if (!gen_fits(a->rank, d))
         return false;
     int w = weight(g, wr, wd, kk);
     int ins[2] = { x, w };
@@ -211,7 +195,7 @@ static bool matmul(gen_graph *g)
         int64_t ld[2] = { nn, a->dims[0] };
         int l = weight(g, 2, ld, a->dims[0]);
         int64_t od[2] = { nn, kk };
-        return l >= 0 && fits(2, od) && gen_node_add(g, "MatMul", (int[]){ l, x }, 2, 2, od) >= 0;
+        return l >= 0 && gen_fits(2, od) && gen_node_add(g, "MatMul", (int[]){ l, x }, 2, 2, od) >= 0;
     }
     return w >= 0 && gen_node_add(g, "MatMul", ins, 2, a->rank, d) >= 0;
 }
@@ -225,7 +209,7 @@ static bool gemm(gen_graph *g)
     bool ta = gen_chance(g, 20), tb = gen_chance(g, 50);
     int64_t m = a->dims[ta], kk = a->dims[!ta], nn = gen_int(g, 1, 48);
     int64_t bd[2] = { tb ? nn : kk, tb ? kk : nn }, d[2] = { m, nn };
-    if (!fits(2, d))
+    if (!gen_fits(2, d))
         return false;
     int b = weight(g, 2, bd, kk), c = -1;
     int form = (int)gen_int(g, 0, 5);
@@ -329,11 +313,11 @@ static bool resize(gen_graph *g)
                                          "pytorch_half_pixel", "half_pixel" };
     static const char *const nearest[] = { "round_prefer_floor", "floor", "ceil",
                                            "round_prefer_ceil" };
-    float sc[4] = { 1, 1, PICK(scales), PICK(scales) };
+    float sc[4] = { 1, 1, GEN_PICK(scales), GEN_PICK(scales) };
     int64_t d[4] = { a->dims[0], a->dims[1], 0, 0 };
     for (int i = 2; i < 4; i++)
         d[i] = (int64_t)floorf((float)a->dims[i] * sc[i]);
-    if (!fits(4, d))
+    if (!gen_fits(4, d))
         return false;
     bool linear = gen_chance(g, 50), by_sizes = gen_chance(g, 30);
     int s = gen_value(g, GV_CONST, MK_F32, 1, (int64_t[]){ 4 }, 0);
@@ -349,9 +333,9 @@ static bool resize(gen_graph *g)
     if (n < 0)
         return false;
     gen_attr_str(g, n, "mode", linear ? "linear" : "nearest");
-    gen_attr_str(g, n, "coordinate_transformation_mode", PICK(coord));
+    gen_attr_str(g, n, "coordinate_transformation_mode", GEN_PICK(coord));
     if (!linear)
-        gen_attr_str(g, n, "nearest_mode", PICK(nearest));
+        gen_attr_str(g, n, "nearest_mode", GEN_PICK(nearest));
     return true;
 }
 

@@ -9,22 +9,6 @@
 #include "fuzz/gen.h"
 #include "testlib/onnx_build.h"
 
-#define PICK(arr) (arr)[gen_int(g, 0, (int64_t)(sizeof(arr) / sizeof((arr)[0])) - 1)]
-
-static int64_t numel(int r, const int64_t *d)
-{
-    int64_t n = 1;
-    for (int i = 0; i < r; i++)
-        n *= d[i];
-    return n;
-}
-
-static bool fits(int r, const int64_t *d)
-{
-    int64_t n = numel(r, d);
-    return n > 0 && n <= GEN_MAX_NUMEL;
-}
-
 static bool activation(gen_graph *g)
 {
     static const char *const ops[] = { "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Selu",
@@ -33,7 +17,7 @@ static bool activation(gen_graph *g)
     int x = gen_pick(g, 1, 4);
     if (x < 0)
         return false;
-    const char *op = PICK(ops);
+    const char *op = GEN_PICK(ops);
     int ins[3] = { x, -1, -1 }, nin = 1;
     if (!strcmp(op, "Clip")) {
         /* min and max are optional inputs: either may be left out */
@@ -84,7 +68,7 @@ static int second_operand(gen_graph *g, int x, bool same_shape_only)
             int r = broadcast(a, &g->vals[y], d);
             bool same = r == a->rank && !memcmp(d, a->dims, sizeof(int64_t) * (size_t)r) &&
                         g->vals[y].rank == a->rank;
-            if (r > 0 && fits(r, d) && (same || (!same_shape_only && gen_chance(g, 40))))
+            if (r > 0 && gen_fits(r, d) && (same || (!same_shape_only && gen_chance(g, 40))))
                 best = y;
         }
         if (best >= 0)
@@ -107,7 +91,7 @@ static bool binary(gen_graph *g)
     int x = gen_pick(g, 1, 4);
     if (x < 0)
         return false;
-    const char *op = PICK(ops);
+    const char *op = GEN_PICK(ops);
     int y;
     if (!strcmp(op, "Div")) {
         /* a constant divisor away from zero: the quotient stays as well-conditioned as x */
@@ -120,7 +104,7 @@ static bool binary(gen_graph *g)
         if (y < 0)
             return false;
         float *p = g->vals[y].data;
-        for (int64_t i = 0; i < numel(r, d); i++)
+        for (int64_t i = 0; i < gen_dims_numel(r, d); i++)
             p[i] = (gen_chance(g, 50) ? 1.0f : -1.0f) * (float)gen_int(g, 50, 400) / 100.0f;
     } else if (!strcmp(op, "PRelu")) {
         /* the slope broadcasts to x one way only: a constant of x's trailing dims or 1s */
@@ -151,7 +135,7 @@ static bool binary(gen_graph *g)
         memcpy(tmp.dims, d, sizeof d);
         r = broadcast(&tmp, &g->vals[ins[2]], d);
     }
-    if (r < 1 || !fits(r, d) || (!strcmp(op, "PRelu") && r != g->vals[x].rank))
+    if (r < 1 || !gen_fits(r, d) || (!strcmp(op, "PRelu") && r != g->vals[x].rank))
         return false;
     return gen_node_add(g, op, ins, nin, r, d) >= 0;
 }
@@ -189,8 +173,8 @@ static bool reshape(gen_graph *g)
         }
     } else if (how == 2) { /* flatten to 2-D at a random axis */
         int k = (int)gen_int(g, 0, a->rank);
-        d[0] = numel(k, a->dims);
-        d[1] = numel(a->rank - k, a->dims + k);
+        d[0] = gen_dims_numel(k, a->dims);
+        d[1] = gen_dims_numel(a->rank - k, a->dims + k);
         r = 2;
         if (gen_chance(g, 30)) {
             int n = gen_node_add(g, "Flatten", &x, 1, 2, d);
@@ -299,7 +283,7 @@ static bool concat(gen_graph *g)
         ins[k] = y;
         d[axis] += g->vals[y].dims[axis];
     }
-    if (!fits(a->rank, d))
+    if (!gen_fits(a->rank, d))
         return false;
     int n = gen_node_add(g, "Concat", ins, nin, a->rank, d);
     if (n >= 0)
@@ -325,7 +309,7 @@ static bool slice(gen_graph *g)
     for (int ax = 0; ax < a->rank; ax++) {
         if (k && !gen_chance(g, 40))
             continue;
-        int64_t n = a->dims[ax], st = PICK(((int64_t[]){ 1, 1, 1, 2, 3, -1, -2 }));
+        int64_t n = a->dims[ax], st = GEN_PICK(((int64_t[]){ 1, 1, 1, 2, 3, -1, -2 }));
         int64_t s = gen_int(g, -n, n), e = gen_int(g, -n - 1, n + 1);
         if (gen_chance(g, 15))
             e = st > 0 ? INT64_MAX : INT64_MIN; /* "to the end", as exporters write it */
@@ -372,7 +356,7 @@ static bool gather(gen_graph *g)
     if (idx < 0)
         return false;
     int64_t *p = g->vals[idx].data, n = a->dims[axis];
-    for (int64_t i = 0; i < numel(ir, id); i++)
+    for (int64_t i = 0; i < gen_dims_numel(ir, id); i++)
         p[i] = gen_int(g, -n, n - 1); /* negative indices count from the end */
     int r = 0;
     for (int i = 0; i < a->rank; i++) {
@@ -382,7 +366,7 @@ static bool gather(gen_graph *g)
         else
             d[r++] = a->dims[i];
     }
-    if (!fits(r, d))
+    if (!gen_fits(r, d))
         return false;
     int nd = gen_node_add(g, "Gather", (int[]){ x, idx }, 2, r, d);
     if (nd >= 0)
@@ -397,7 +381,7 @@ static bool pad(gen_graph *g)
         return false;
     const gen_val *a = &g->vals[x];
     static const char *const modes[] = { "constant", "constant", "reflect", "edge" };
-    const char *mode = PICK(modes);
+    const char *mode = GEN_PICK(modes);
     int64_t pads[2 * GEN_MAX_RANK], d[GEN_MAX_RANK];
     for (int i = 0; i < a->rank; i++) {
         for (int e = 0; e < 2; e++) {
@@ -412,7 +396,7 @@ static bool pad(gen_graph *g)
         if (d[i] < 1)
             return false;
     }
-    if (!fits(a->rank, d))
+    if (!gen_fits(a->rank, d))
         return false;
     int ins[3] = { x, gen_i64s(g, 2 * a->rank, pads), -1 }, nin = 2;
     if (!strcmp(mode, "constant") && gen_chance(g, 50))
@@ -432,7 +416,7 @@ static bool reduce(gen_graph *g)
     if (x < 0)
         return false;
     const gen_val *a = &g->vals[x];
-    const char *op = PICK(ops);
+    const char *op = GEN_PICK(ops);
     int64_t axes[GEN_MAX_RANK], d[GEN_MAX_RANK];
     int k = 0, r = 0;
     bool keep = gen_chance(g, 50), red[GEN_MAX_RANK] = { false };
