@@ -6,13 +6,14 @@
 // anyway) with the target triple, CPU, features, the number of parts, LLVM's version and
 // CACHE_FORMAT. The module is a function of the model, the options, glowc's kernels and its
 // code generator, so whatever changes the code changes the key; what is left out is how LLVM
-// turns a module into objects (parts.c: O3, the JIT code model), which CACHE_FORMAT stands
-// for: bump it when that changes.
+// turns a module into objects (target.c's O2 pipeline, the JIT code model), which
+// CACHE_FORMAT stands for: bump it when that changes.
 //
 // An entry is one file DIR/<key>.jit:
 //   "GLOWCJIT" | u32 format | u32 nparts | u64 size[nparts] | objects | u64 check
 // where check hashes everything before it. A file that is short, of another format or fails
-// its check is a miss (and is replaced). Entries are written atomically (glow_write_file), so a reader never sees half an entry, also with several compiles at once.
+// its check is a miss (and is replaced). Entries are written atomically (glow_write_file), so
+// a reader never sees half an entry, also with several compiles at once.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@
 #include "backend/cpu/cpu_llvm.h"
 
 #define CACHE_MAGIC "GLOWCJIT"
-#define CACHE_FORMAT 1u
+#define CACHE_FORMAT 2u   /* 2: O2 instead of O3 */
 
 void cpu_cache_key(const void *bitcode, size_t size, const char *triple, const char *cpu,
                    const char *features, int nparts, char key[CPU_CACHE_KEY_LEN + 1])

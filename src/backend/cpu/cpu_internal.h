@@ -18,7 +18,7 @@
 //     select_spatial.c  Conv, ConvTranspose and the pools over 1-3 dims, Resize
 //     select_reduce.c   reductions, along-axis ops, LRN and MatMul of any element kind
 //   schedule.c  elementwise chains fused, barriers placed -> a cpu_plan
-//   target.c    LLVM setup, the host's ISA, target machines, attributes, O3 (cpu_llvm.h)
+//   target.c    LLVM setup, the host's ISA, target machines, attributes, O2 (cpu_llvm.h)
 //   emit.c      a cpu_plan -> LLVM calls of the kernel library (no decisions)
 //   parts.c     optimizing and compiling the module in parts on threads
 //   jit.c       ORC LLJIT over those parts

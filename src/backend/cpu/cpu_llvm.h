@@ -29,7 +29,7 @@ void cpu_set_fn_attr(LLVMValueRef fn, const char *key, const char *val);
 void cpu_set_target_attrs(LLVMValueRef fn, const char *cpu, const char *features);
 /* Adds (on) or removes the enum attribute `name` ("noinline", "alwaysinline", ...). */
 void cpu_set_enum_attr(LLVMValueRef fn, const char *name, bool on);
-/* Runs LLVM's O3 pipeline on mod for tm's target. */
+/* Runs LLVM's O2 pipeline (with the vectorizers and unrolling) on mod for tm's target. */
 glow_status cpu_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, glow_diag *d);
 /* Deletes the internal functions nothing calls, and then those only they called. */
 void cpu_delete_unused(LLVMModuleRef mod);

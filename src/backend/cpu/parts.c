@@ -4,7 +4,7 @@
 // large model they are most of the compile time. The glowc_k<n> functions (one per kernel-call
 // shape) do not inline into each other, so they split cleanly: each part is the whole module
 // with the glowc_k<n> of other parts turned into declarations, parsed into its own LLVM
-// context (contexts are not shared between threads), optimized with O3 and compiled to an
+// context (contexts are not shared between threads), optimized with O2 and compiled to an
 // object file; the JIT links the objects. Every function is optimized exactly as in the whole
 // module, so the machine code does not depend on the number of parts.
 #include <stdio.h>
