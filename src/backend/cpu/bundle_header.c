@@ -139,14 +139,17 @@ glow_status glow_bundle_write_header(const ir_function *f, const glow_bundle_ios
         snprintf(m, sizeof m, "%s_%s", P, fixed[i]);
         name_add(&ns, m);
     }
+    /* The set holds the named macros' stems (<P>_<name>, emitted as <stem>_OFFSET), so the
+     * index macros go in as stems too: an input or output called "OUTPUT_1" must not make a
+     * second <P>_OUTPUT_1_OFFSET (found by fuzz_bundle_names). */
     for (int i = 0; i < io->ninputs; i++) {
         char m[128];
-        snprintf(m, sizeof m, "%s_INPUT_%d_OFFSET", P, i);
+        snprintf(m, sizeof m, "%s_INPUT_%d", P, i);
         name_add(&ns, m);
     }
     for (int i = 0; i < io->noutputs; i++) {
         char m[128];
-        snprintf(m, sizeof m, "%s_OUTPUT_%d_OFFSET", P, i);
+        snprintf(m, sizeof m, "%s_OUTPUT_%d", P, i);
         name_add(&ns, m);
     }
     fprintf(out, "/* Inputs and outputs (model order): %s_<INPUT|OUTPUT>_<i>_OFFSET and _SIZE\n"
