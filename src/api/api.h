@@ -78,5 +78,7 @@ glowc_status api_fail_diag(const glow_diag *d);
 glowc_status api_fail(glowc_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The public element type of an internal one (GLOWC_DTYPE_UNDEFINED for quantized kinds). */
 glowc_dtype api_dtype_public(glow_dtype t);
+/* io's dtype, rank, shape, bytes and type from t (the name is the caller's). */
+void api_io_set_type(api_io *io, const glow_type *t);
 
 #endif

@@ -259,12 +259,7 @@ static void fill_io(const glow_host_network *net, bool output, int i, api_io *io
                                 : glow_host_network_input_type(net, i);
     io->name = (char *)(output ? glow_host_network_output_name(net, i)
                                : glow_host_network_input_name(net, i));
-    io->dtype = api_dtype_public(t->dtype);
-    io->rank = t->rank;
-    for (int d = 0; d < t->rank; d++)
-        io->shape[d] = t->dims[d];
-    io->bytes = glow_type_bytes(t);
-    io->type = *t;
+    api_io_set_type(io, t);
 }
 
 static glowc_status io_info(glowc_host *h, const char *network, int i, bool output,

@@ -11,18 +11,23 @@
 #include "api/api.h"
 #include "onnx/onnx.h"
 
-/* Fills one input/output row from a placeholder; false for an element type the API has no
- * name for (a quantized placeholder). */
-static bool describe(const glow_node *ph, api_io *io)
+void api_io_set_type(api_io *io, const glow_type *t)
 {
-    const glow_type *t = &ph->outs[0];
-    io->name = strdup(ph->name ? ph->name : "");
     io->dtype = api_dtype_public(t->dtype);
     io->rank = t->rank;
     for (int d = 0; d < t->rank; d++)
         io->shape[d] = t->dims[d];
     io->bytes = glow_type_bytes(t);
     io->type = *t;
+}
+
+/* Fills one input/output row from a placeholder; false for an element type the API has no
+ * name for (a quantized placeholder). */
+static bool describe(const glow_node *ph, api_io *io)
+{
+    const glow_type *t = &ph->outs[0];
+    io->name = strdup(ph->name ? ph->name : "");
+    api_io_set_type(io, t);
     return io->name && io->dtype != GLOWC_DTYPE_UNDEFINED;
 }
 

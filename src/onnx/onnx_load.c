@@ -143,25 +143,15 @@ static void report(load_state *ls, glow_diag *d)
  * once in memory (the module's copy) instead of twice until the model is freed. */
 static void drop_values(Onnx__TensorProto *tp)
 {
-    free(tp->raw_data.data);
-    tp->raw_data.data = NULL;
-    tp->raw_data.len = 0;
+#define DROP(data, count) (free(tp->data), tp->data = NULL, tp->count = 0)
+    DROP(raw_data.data, raw_data.len);
     tp->has_raw_data = false;
-    free(tp->float_data);
-    tp->float_data = NULL;
-    tp->n_float_data = 0;
-    free(tp->int32_data);
-    tp->int32_data = NULL;
-    tp->n_int32_data = 0;
-    free(tp->int64_data);
-    tp->int64_data = NULL;
-    tp->n_int64_data = 0;
-    free(tp->double_data);
-    tp->double_data = NULL;
-    tp->n_double_data = 0;
-    free(tp->uint64_data);
-    tp->uint64_data = NULL;
-    tp->n_uint64_data = 0;
+    DROP(float_data, n_float_data);
+    DROP(int32_data, n_int32_data);
+    DROP(int64_data, n_int64_data);
+    DROP(double_data, n_double_data);
+    DROP(uint64_data, n_uint64_data);
+#undef DROP
 }
 
 static void load_initializers(onnx_ctx *cx, const Onnx__GraphProto *g)
