@@ -20,6 +20,19 @@ typedef struct glow_onnx_options {
      * holding that value; the input stays an input of the program. */
     const glow_tensor *const *input_values;
     int ninput_values;
+    /* Sequence and optional graph inputs (docs/onnx-import.md, "Sequences and optionals"):
+     * input_counts[i] is how many tensors fed input i holds - a sequence's length, 1 for a
+     * tensor or a present optional tensor, -1 for an absent optional. When given,
+     * input_types and input_values list the tensors of all fed inputs one after the other
+     * (a sequence's elements in order), as the input placeholders are made. NULL: every fed
+     * input is one tensor. */
+    const int *input_counts;
+    int ninput_counts;
+    /* When not NULL, receives for graph output i (i < noutput_counts) how many output
+     * placeholders it became, in the same encoding; the placeholders follow graph output
+     * order, a sequence's elements in order. */
+    int *output_counts;
+    int noutput_counts;
 } glow_onnx_options;
 
 /* Loads the model at `path` into `m` as function "main": graph inputs become input

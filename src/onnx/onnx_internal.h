@@ -242,4 +242,51 @@ glow_status onnx_conv_attrs(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value 
 glow_status onnx_matmul(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value a, glow_value b,
                         const glow_type *declared, glow_value *out);
 
+/* --- onnx_seq.c: sequences and optionals, resolved at import --- */
+
+/* A sequence (a list of tensor values) or an optional (a list of 0 or 1 values, present or
+ * absent as known at import; its element may be a sequence). Never modified once bound: ops
+ * build new lists. */
+typedef struct onnx_seq {
+    bool optional;
+    glow_dtype dtype;     /* the tensors' element kind; GLOW_DTYPE_COUNT when unknown */
+    int n;
+    glow_value *elems;
+} onnx_seq;
+
+/* Longest sequence glowc builds (graph inputs, splits, inserts). */
+#define ONNX_SEQ_MAX 65536
+/* A count of glow_onnx_options.input_counts that is not known (no entry given). */
+#define ONNX_SEQ_UNKNOWN (-2)
+
+onnx_seq *onnx_seq_new(onnx_ctx *cx, bool optional, glow_dtype dtype, int n);
+/* The value standing for s: a detached handle node (not in the module) that onnx_seq_of maps
+ * back; onnx_input refuses it, so only the sequence loaders and control flow see it. */
+glow_value onnx_seq_value(onnx_ctx *cx, onnx_seq *s);
+/* The list behind v, or NULL when v is a tensor. */
+onnx_seq *onnx_seq_of(glow_value v);
+/* "a tensor", "a sequence" or "an optional", for messages. */
+const char *onnx_seq_kind_str(glow_value v);
+/* True when graph input/output vi is declared a sequence or an optional. */
+bool onnx_seq_is_container(const Onnx__ValueInfoProto *vi);
+/* Graph input vi (a sequence or optional) holding `count` tensors of types[0..count) (-1: an
+ * absent optional; ONNX_SEQ_UNKNOWN fails, naming the input): makes the input placeholders
+ * "<name>[k]" ("<name>" for an optional tensor) and returns the handle bound to the name. */
+glow_status onnx_seq_graph_input(onnx_ctx *cx, const Onnx__ValueInfoProto *vi, int count,
+                                 const glow_type *const *types, glow_value *out, glow_diag *d);
+/* Saves graph output `name` bound to v into output placeholders by the same naming rule and
+ * sets *count as glow_onnx_options.output_counts reports it (a tensor: 1). */
+glow_status onnx_seq_graph_output(onnx_ctx *cx, const char *name, glow_value v, int *count,
+                                  glow_diag *d);
+/* If output `out` of a run-time condition when a or b is a sequence or optional: elementwise
+ * WHERE when both have the same structure and types; otherwise the branch the condition's
+ * known input value picks (onnx_input_const), or unsupported. */
+glow_status onnx_seq_select(onnx_ctx *cx, const Onnx__NodeProto *np, int out, glow_value cond,
+                            glow_value a, glow_value b, glow_value *res);
+/* For a Loop carrying a sequence (which only unrolling can build): the value of its input i
+ * (trip count or condition) when the caller's input values decide it; false otherwise. */
+bool onnx_seq_loop_scalar(onnx_ctx *cx, const Onnx__NodeProto *np, int i, int64_t *out);
+/* onnx_input that also accepts sequences and optionals (Identity, control flow). */
+glow_status onnx_input_any(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glow_value *v);
+
 #endif

@@ -190,9 +190,17 @@ static void load_initializers(onnx_ctx *cx, const Onnx__GraphProto *g)
     }
 }
 
+/* The count glow_onnx_options.input_counts gives fed input `fed` (1 when none is given). */
+static int input_count(const glow_onnx_options *opt, int fed)
+{
+    if (!opt || !opt->input_counts)
+        return 1;
+    return fed < opt->ninput_counts ? opt->input_counts[fed] : ONNX_SEQ_UNKNOWN;
+}
+
 static void load_inputs(onnx_ctx *cx, const Onnx__GraphProto *g, const glow_onnx_options *opt)
 {
-    int fed = 0;
+    int fed = 0, flat = 0;   /* flat: position in input_types (tensors of earlier inputs) */
     for (size_t i = 0; i < g->n_input; i++) {
         const Onnx__ValueInfoProto *vi = g->input[i];
         const char *name = vi->name ? vi->name : "";
@@ -202,11 +210,30 @@ static void load_inputs(onnx_ctx *cx, const Onnx__GraphProto *g, const glow_onnx
         glow_diag d = { 0 };
         glow_type t;
         glow_status s = GLOW_OK;
-        const glow_type *given = opt && fed < opt->ninput_types && opt->input_types
-                                     ? opt->input_types[fed] : NULL;
+        int count = input_count(opt, fed);
+        const glow_type *given = opt && flat < opt->ninput_types && opt->input_types
+                                     ? opt->input_types[flat] : NULL;
         fed++;
+        glow_value v = { NULL, 0 };
+        if (*name && onnx_seq_is_container(vi)) {
+            /* Without input_counts every fed input has one entry, and its length is unknown. */
+            bool counted = opt && opt->input_counts;
+            bool known = counted && opt->input_types && count != ONNX_SEQ_UNKNOWN &&
+                         flat + (count > 0 ? count : 0) <= opt->ninput_types;
+            s = onnx_seq_graph_input(cx, vi, known ? count : ONNX_SEQ_UNKNOWN,
+                                     known ? opt->input_types + flat : NULL, &v, &d);
+            flat += !counted ? 1 : count > 0 ? count : 0;
+            if (s != GLOW_OK)
+                add_problem(cx, s, d.msg);
+            bind(cx, name, v, s != GLOW_OK);
+            continue;
+        }
+        flat++;
         if (!*name) {
             s = glow_fail(&d, GLOW_ERR_PARSE, "graph input %zu has no name", i);
+        } else if (count != 1 && opt && opt->input_counts) {
+            s = glow_fail(&d, GLOW_ERR_USAGE, "input '%s' is a tensor, but %d tensors were "
+                          "given for it", name, count);
         } else if (given) {
             t = *given;
             if (glow_type_bytes(&t) > (SIZE_MAX >> 2) || glow_type_numel(&t) < 0)
@@ -214,7 +241,6 @@ static void load_inputs(onnx_ctx *cx, const Onnx__GraphProto *g, const glow_onnx
         } else {
             s = onnx_value_info_type(vi, opt, &t, &d);
         }
-        glow_value v = { NULL, 0 };
         if (s == GLOW_OK)
             v.node = glow_placeholder_create(cx->m, glow_arena_strdup(cx->arena, name), &t, true);
         if (s != GLOW_OK)
@@ -317,9 +343,13 @@ static void load_outputs(onnx_ctx *cx, const Onnx__GraphProto *g)
             add_problem(cx, GLOW_ERR_NOT_FOUND, msg);
             continue;
         }
-        glow_node *ph = glow_placeholder_create(cx->m, glow_arena_strdup(cx->arena, name),
-                                                glow_value_type(b->v), false);
-        glow_save_create(cx->f, glow_arena_printf(cx->arena, "save_%s", name), b->v, ph);
+        /* A sequence becomes one output per element (onnx_seq.c names them). */
+        glow_diag d = { 0 };
+        int count = 1;
+        if (onnx_seq_graph_output(cx, name, b->v, &count, &d) != GLOW_OK)
+            add_problem(cx, d.status, d.msg);
+        if (cx->opt && cx->opt->output_counts && i < (size_t)cx->opt->noutput_counts)
+            cx->opt->output_counts[i] = count;
     }
 }
 

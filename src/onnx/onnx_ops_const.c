@@ -95,7 +95,7 @@ glow_status load_constant(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, gl
 glow_status load_identity(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     glow_value v;
-    GLOW_TRY(onnx_input(cx, np, 0, &v));
+    GLOW_TRY(onnx_input_any(cx, np, 0, &v));   /* sequences and optionals pass too */
     return onnx_set_output(cx, np, 0, v);
 }
 

@@ -332,6 +332,12 @@ glow_status load_if(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_nod
     for (int i = 0; i < nout; i++) {
         if (!onnx_has_output(np, i))
             continue;
+        if (onnx_seq_of(a[i]) || onnx_seq_of(b[i])) {
+            glow_value sel;
+            GLOW_TRY(onnx_seq_select(cx, np, i, cond, a[i], b[i], &sel));
+            GLOW_TRY(onnx_set_output(cx, np, i, sel));
+            continue;
+        }
         const glow_type *ta = glow_value_type(a[i]), *tb = glow_value_type(b[i]);
         if (!glow_type_equal(ta, tb)) {
             char sa[128], sb[128];
@@ -371,21 +377,21 @@ glow_status load_loop(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
     if (onnx_has_input(np, 0)) {
         glow_value m;
         GLOW_TRY(onnx_input(cx, np, 0, &m));
-        if (!const_scalar(m, &trips))
+        if (!const_scalar(m, &trips) && !onnx_seq_loop_scalar(cx, np, 0, &trips))
             return onnx_unsupported(cx, np, "the trip count M must be known at import (after "
                                     "constant folding)");
     }
     if (onnx_has_input(np, 1)) {
         glow_value c;
         GLOW_TRY(onnx_input(cx, np, 1, &c));
-        if (!const_scalar(c, &cond))
+        if (!const_scalar(c, &cond) && !onnx_seq_loop_scalar(cx, np, 1, &cond))
             return onnx_unsupported(cx, np, "the initial condition must be known at import "
                                     "(after constant folding)");
     }
     glow_value *ins = GLOW_NEW_ARRAY(&cx->scratch, glow_value, N + 2);
     glow_value *outs = GLOW_NEW_ARRAY(&cx->scratch, glow_value, 1 + N + K);
     for (int i = 0; i < N; i++)
-        GLOW_TRY(onnx_input(cx, np, 2 + i, &ins[2 + i]));
+        GLOW_TRY(onnx_input_any(cx, np, 2 + i, &ins[2 + i]));   /* may carry sequences */
     GLOW_VEC(glow_value) elems = { 0 };
     const char *name = onnx_node_name(np);
     uint32_t start = graph_size(cx);

@@ -155,6 +155,15 @@ static glow_node *specialize(onnx_ctx *cx, glow_value v)
 
 glow_status onnx_input(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glow_value *v)
 {
+    GLOW_TRY(onnx_input_any(cx, np, i, v));
+    if (onnx_seq_of(*v))
+        return onnx_unsupported(cx, np, "input %d '%s' is %s; this op takes tensors", i,
+                                np->input[i], onnx_seq_kind_str(*v));
+    return GLOW_OK;
+}
+
+glow_status onnx_input_any(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glow_value *v)
+{
     if (!onnx_has_input(np, i))
         return onnx_fail(cx, np, GLOW_ERR_PARSE, "input %d is required but missing", i);
     const onnx_binding *b = glow_strmap_get(&cx->values, np->input[i]);
