@@ -266,16 +266,53 @@ static int bind_files(const run_args *a, const glow_onnx_summary *s, const char 
     return rc;
 }
 
+/* The inputs as the program takes them: every input's tensors one after the other (a
+ * sequence's elements, docs/onnx-import.md "Sequences and optionals"), borrowed from the
+ * per-input tensors and sequences, and the count of each input. */
+typedef struct flat_inputs {
+    glow_seq_value *seqs;   /* per input; sequence and optional inputs only */
+    int *counts;
+    glow_tensor *t;
+    int n;
+} flat_inputs;
+
+static void flatten_inputs(const glow_onnx_summary *s, const glow_tensor *tensors,
+                           flat_inputs *f)
+{
+    int n = 0;
+    for (int i = 0; i < s->ninputs; i++) {
+        bool seq = glow_io_kind_of(s->inputs[i].type_str) != GLOW_IO_TENSOR;
+        f->counts[i] = seq ? f->seqs[i].count : 1;
+        n += f->counts[i] > 0 ? f->counts[i] : 0;
+    }
+    f->t = calloc((size_t)n + 1, sizeof *f->t);
+    for (int i = 0, k = 0; f->t && i < s->ninputs; i++)
+        for (int j = 0; j < f->counts[i]; j++)
+            f->t[k++] = glow_io_kind_of(s->inputs[i].type_str) != GLOW_IO_TENSOR
+                            ? f->seqs[i].tensors[j] : tensors[i];
+    f->n = n;
+}
+
 /* Reads every input file and checks it against the declared input type. */
 static int read_inputs(const run_args *a, const glow_onnx_summary *s, const char **files,
-                       glow_tensor *tensors)
+                       glow_tensor *tensors, glow_seq_value *seqs)
 {
     sym_table st = { .n = 0 };
     for (int i = 0; i < s->ninputs; i++) {
         const char *decl = s->inputs[i].type_str;
+        glow_io_kind kind = glow_io_kind_of(decl);
+        if (kind != GLOW_IO_TENSOR) {
+            /* SequenceProto / OptionalProto: the importer checks the elements' types. */
+            glow_diag d = { 0 };
+            if (glow_seq_read_file(files[i], kind, &seqs[i], &d) != GLOW_OK) {
+                cli_error("run: input '%s' (%s): %s", s->inputs[i].name, decl, d.msg);
+                return CLI_EXIT_BAD_MODEL;
+            }
+            continue;
+        }
         if (strchr(decl, '(')) {
-            cli_error("run: input '%s' is %s, which glowc cannot feed (only tensors)",
-                      s->inputs[i].name, decl);
+            cli_error("run: input '%s' is %s, which glowc cannot feed (only tensors, "
+                      "sequences and optionals)", s->inputs[i].name, decl);
             return CLI_EXIT_BAD_MODEL;
         }
         glow_diag d = { 0 };
@@ -319,6 +356,10 @@ typedef struct run_outputs {
     int n;
     const char **names;
     glow_tensor *t;         /* borrowing the program's or executor's memory */
+    /* Graph outputs that are sequences or optionals span counts[i] of the n outputs (-1: an
+     * absent optional, none); NULL: graph output i is output i. */
+    const glow_onnx_summary *summary;
+    const int *counts;
 } run_outputs;
 
 static void outputs_of_program(const glow_program *p, run_outputs *o)
@@ -369,16 +410,26 @@ static int write_outputs(const run_outputs *o, const char *dir)
         cli_error("run: cannot create the output directory '%s': %s", dir, strerror(errno));
         return CLI_EXIT_RUN_FAILED;
     }
-    int n = o->n, rc = CLI_EXIT_OK, written = 0;
+    int n = o->counts ? o->summary->noutputs : o->n, rc = CLI_EXIT_OK, written = 0;
     uint8_t **bufs = calloc((size_t)n + 1, sizeof *bufs);
     size_t *sizes = calloc((size_t)n + 1, sizeof *sizes);
     char tmp[4096], final[4096];
-    for (int i = 0; i < n && rc == CLI_EXIT_OK; i++) {
+    for (int i = 0, k = 0; i < n && rc == CLI_EXIT_OK; i++) {
         glow_diag d = { 0 };
-        if (glow_tensor_to_pb(&o->t[i], o->names[i], &bufs[i], &sizes[i], &d) != GLOW_OK) {
-            cli_error("run: output '%s': %s", o->names[i], d.msg);
+        glow_io_kind kind = o->counts ? glow_io_kind_of(o->summary->outputs[i].type_str)
+                                      : GLOW_IO_TENSOR;
+        int cnt = o->counts ? o->counts[i] : 1;
+        const char *name = o->counts ? o->summary->outputs[i].name : o->names[i];
+        glow_status s = k + (cnt > 0 ? cnt : 0) > o->n
+                            ? glow_fail(&d, GLOW_ERR_INTERNAL, "fewer outputs than expected")
+                        : kind == GLOW_IO_TENSOR
+                            ? glow_tensor_to_pb(&o->t[k], name, &bufs[i], &sizes[i], &d)
+                            : glow_seq_to_pb(&o->t[k], cnt, kind, name, &bufs[i], &sizes[i], &d);
+        if (s != GLOW_OK) {
+            cli_error("run: output '%s': %s", name, d.msg);
             rc = CLI_EXIT_RUN_FAILED;
         }
+        k += cnt > 0 ? cnt : 0;
     }
     for (; written < n && rc == CLI_EXIT_OK; written++) {
         glow_diag d = { 0 };
@@ -461,7 +512,8 @@ static int finish_run(const run_args *a, glow_status s, const glow_diag *d, run_
 }
 
 /* --devices: partitions the loaded module m (owned), compiles and runs the partitions. */
-static int run_partitioned(const run_args *a, glow_module *m, int ninputs, glow_tensor *tensors)
+static int run_partitioned(const run_args *a, glow_module *m, int ninputs, glow_tensor *tensors,
+                           run_outputs o)
 {
     glow_diag d = { 0 };
     glow_device_spec *devs = NULL;
@@ -487,7 +539,6 @@ static int run_partitioned(const run_args *a, glow_module *m, int ninputs, glow_
     else if (a->model.stats)
         report_partitions(e);
     if (rc == CLI_EXIT_OK) {
-        run_outputs o = { 0 };
         glow_status s = glow_executor_run(e, tensors, ninputs, &d);
         if (s == GLOW_OK)
             outputs_of_executor(e, &o);
@@ -498,9 +549,17 @@ static int run_partitioned(const run_args *a, glow_module *m, int ninputs, glow_
     return rc;
 }
 
-/* Loads, compiles and runs; tensors hold the inputs in model order. */
-static int compile_and_run(const run_args *a, int ninputs, glow_tensor *tensors)
+/* Loads, compiles and runs; in holds the inputs in model order. */
+static int compile_and_run(const run_args *a, const glow_onnx_summary *sum, flat_inputs *in)
 {
+    int ninputs = in->n;
+    glow_tensor *tensors = in->t;
+    int *ocounts = calloc((size_t)sum->noutputs + 1, sizeof *ocounts);
+    /* Graph outputs that are sequences or optionals are written as such (seq_file.c). */
+    bool grouped = false;
+    for (int i = 0; i < sum->noutputs; i++)
+        grouped = grouped || glow_io_kind_of(sum->outputs[i].type_str) != GLOW_IO_TENSOR;
+    run_outputs base = { .summary = sum, .counts = grouped ? ocounts : NULL };
     const glow_type **types = calloc((size_t)ninputs + 1, sizeof *types);
     const glow_tensor **values = calloc((size_t)ninputs + 1, sizeof *values);
     for (int i = 0; i < ninputs; i++) {
@@ -509,7 +568,9 @@ static int compile_and_run(const run_args *a, int ninputs, glow_tensor *tensors)
     }
     glow_onnx_options opt = { .defines = a->model.defines, .ndefines = a->model.ndefines,
                               .input_types = types, .ninput_types = ninputs,
-                              .input_values = values, .ninput_values = ninputs };
+                              .input_values = values, .ninput_values = ninputs,
+                              .input_counts = in->counts, .ninput_counts = sum->ninputs,
+                              .output_counts = ocounts, .noutput_counts = sum->noutputs };
     glow_diag d = { 0 };
     glow_module *m = glow_module_create();
     glow_program *p = NULL;
@@ -518,7 +579,7 @@ static int compile_and_run(const run_args *a, int ninputs, glow_tensor *tensors)
         glow_module_destroy(m);
         rc = cli_model_error(a->path, &d);
     } else if (a->devices) {
-        rc = run_partitioned(a, m, ninputs, tensors);
+        rc = run_partitioned(a, m, ninputs, tensors, base);
     } else {
         glow_opt_options oo;
         glow_compile_options copt = { .stop_after = GLOW_STAGE_COMPILED };
@@ -529,7 +590,7 @@ static int compile_and_run(const run_args *a, int ninputs, glow_tensor *tensors)
             cli_model_report_fallbacks(p, stderr);
     }
     if (p && rc == CLI_EXIT_OK) {
-        run_outputs o = { 0 };
+        run_outputs o = base;
         glow_status s = glow_program_run(p, tensors, ninputs, &d);
         if (s == GLOW_OK)
             outputs_of_program(p, &o);
@@ -538,6 +599,7 @@ static int compile_and_run(const run_args *a, int ninputs, glow_tensor *tensors)
     glow_program_destroy(p);
     free(types);
     free(values);
+    free(ocounts);
     return rc;
 }
 
@@ -557,6 +619,7 @@ int cmd_run(int argc, char **argv)
     glow_onnx_summary s = { 0 };
     const char **files = NULL;
     glow_tensor *tensors = NULL;
+    flat_inputs in = { 0 };
     if (rc < 0) {
         glow_diag d = { 0 };
         if (glow_onnx_summarize(a.path, &arena, &s, &d) != GLOW_OK)
@@ -565,14 +628,23 @@ int cmd_run(int argc, char **argv)
     if (rc < 0) {
         files = calloc((size_t)s.ninputs + 1, sizeof *files);
         tensors = calloc((size_t)s.ninputs + 1, sizeof *tensors);
+        in.seqs = calloc((size_t)s.ninputs + 1, sizeof *in.seqs);
+        in.counts = calloc((size_t)s.ninputs + 1, sizeof *in.counts);
         rc = bind_files(&a, &s, files);
     }
     if (rc < 0)
-        rc = read_inputs(&a, &s, files, tensors);
-    if (rc < 0)
-        rc = compile_and_run(&a, s.ninputs, tensors);
+        rc = read_inputs(&a, &s, files, tensors, in.seqs);
+    if (rc < 0) {
+        flatten_inputs(&s, tensors, &in);
+        rc = compile_and_run(&a, &s, &in);
+    }
     for (int i = 0; tensors && i < s.ninputs; i++)
         glow_tensor_free(&tensors[i]);
+    for (int i = 0; in.seqs && i < s.ninputs; i++)
+        glow_seq_value_free(&in.seqs[i]);
+    free(in.seqs);
+    free(in.counts);
+    free(in.t);
     free(tensors);
     free(files);
     glow_arena_release(&arena);

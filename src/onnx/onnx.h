@@ -98,6 +98,31 @@ glow_status glow_tensor_write_npy(const char *path, const glow_tensor *t, glow_d
 glow_status glow_tensor_to_pb(const glow_tensor *t, const char *name, uint8_t **data,
                               size_t *size, glow_diag *d);
 
+/* --- seq_file.c --- */
+
+/* What a graph input or output holds, from its glow_onnx_io.type_str. */
+typedef enum { GLOW_IO_TENSOR, GLOW_IO_SEQ, GLOW_IO_OPT_TENSOR, GLOW_IO_OPT_SEQ } glow_io_kind;
+glow_io_kind glow_io_kind_of(const char *type_str);
+
+/* A sequence or optional value as the compiled program takes it: its tensors one after the
+ * other (owned) and their count, -1 for an absent optional (glow_onnx_options.input_counts). */
+typedef struct glow_seq_value {
+    int count;
+    glow_tensor *tensors;
+    char *name;          /* the name stored in the file (malloc'd) */
+} glow_seq_value;
+
+/* Reads a SequenceProto (kind GLOW_IO_SEQ) or OptionalProto (the optional kinds) file. */
+glow_status glow_seq_read_file(const char *path, glow_io_kind kind, glow_seq_value *v,
+                               glow_diag *d);
+glow_status glow_seq_read_pb(const uint8_t *data, size_t size, glow_io_kind kind,
+                             glow_seq_value *v, glow_diag *d);
+void glow_seq_value_free(glow_seq_value *v);
+/* Serializes `count` tensors (count -1: an absent optional) as the SequenceProto or
+ * OptionalProto of `kind` (malloc'd buffer). */
+glow_status glow_seq_to_pb(const glow_tensor *ts, int count, glow_io_kind kind,
+                           const char *name, uint8_t **data, size_t *size, glow_diag *d);
+
 /* --- onnx_write.c --- */
 
 /* Writes function f (its module's placeholders and constants) as an ONNX model (ir_version 8,
