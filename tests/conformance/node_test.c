@@ -152,6 +152,54 @@ int nt_read_set(const char *dir, const char *kind, glow_tensor *ts, int max, cha
     return n;
 }
 
+int nt_read_values(const char *dir, const char *kind, const glow_onnx_io *decl, int ndecl,
+                   glow_tensor *ts, int max, int *counts, int *nfiles, char *why,
+                   size_t wsize)
+{
+    int n = 0, f = 0;
+    bool ok = true;
+    for (; ok && f < ndecl; f++) {
+        char path[4096];
+        glow_diag d = { 0 };
+        glow_io_kind k = glow_io_kind_of(decl[f].type_str);
+        if (k == GLOW_IO_TENSOR) {
+            int got = read_one(dir, kind, f, &ts[n], path, sizeof path, &d);
+            if (got == 0)
+                break;
+            ok = got > 0 && n + 1 <= max;
+            n += got > 0;
+            counts[f] = 1;
+        } else {
+            snprintf(path, sizeof path, "%s/test_data_set_0/%s_%d.pb", dir, kind, f);
+            if (access(path, R_OK) != 0)
+                break;
+            glow_seq_value v = { 0 };
+            ok = glow_seq_read_file(path, k, &v, &d) == GLOW_OK;
+            ok = ok && n + (v.count > 0 ? v.count : 0) <= max;
+            for (int j = 0; ok && j < v.count; j++) {
+                ts[n++] = v.tensors[j];   /* moved: v keeps no tensors */
+                v.tensors[j] = (glow_tensor){ 0 };
+            }
+            if (ok)
+                counts[f] = v.count;
+            glow_seq_value_free(&v);
+        }
+        if (!ok) {
+            const char *msg = d.msg[0] ? d.msg : "too many tensors";
+            size_t plen = strlen(path);
+            if (!strncmp(msg, path, plen) && msg[plen] == ':')
+                msg += plen + 1 + (msg[plen + 1] == ' ');
+            nt_shorten(why, wsize, !strcmp(kind, "input") ? "input file: " : "output file: ",
+                       msg);
+            for (int j = 0; j < n; j++)
+                glow_tensor_free(&ts[j]);
+            return -1;
+        }
+    }
+    *nfiles = f;
+    return n;
+}
+
 bool nt_freeze_input(Onnx__GraphProto *g, const char *dir, size_t i)
 {
     char path[4096];

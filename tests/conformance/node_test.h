@@ -30,6 +30,16 @@ void nt_free_tests(char **names, int count);
 int nt_read_set(const char *dir, const char *kind, glow_tensor *ts, int max, char *why,
                 size_t wsize);
 
+/* Like nt_read_set for a model whose inputs or outputs may be sequences or optionals: the
+ * declared types (`decl`, one glow_onnx_io per file, from glow_onnx_summarize) say which files
+ * are SequenceProto/OptionalProto. Every file's tensors go to ts one after the other and its
+ * count to counts[i] (1 for a tensor, a sequence's length, -1 for an absent optional), as
+ * glow_onnx_options.input_counts takes them. Returns the number of tensors, or -1 with a
+ * reason in `why`; *nfiles gets the number of files read. */
+int nt_read_values(const char *dir, const char *kind, const glow_onnx_io *decl, int ndecl,
+                   glow_tensor *ts, int max, int *counts, int *nfiles, char *why,
+                   size_t wsize);
+
 /* ONNX's tolerances for the folder: rtol 1e-3 and atol 1e-7 unless its data.json says. */
 /* Like nt_read_set, but stops quietly at the first file that cannot be read as a tensor and
  * returns the count read before it (those tensors are kept). */
