@@ -425,6 +425,12 @@ static glow_status build_named(onnx_ctx *cx, const Onnx__NodeProto *np, const ch
                                int ndeclared, glow_value *out)
 {
     glow_diag d = { 0 };
+    /* Sequence handles are no graph values: a loader that got one past onnx_input (control
+     * flow passing values around in a malformed model) must not wire it into the graph. */
+    for (int i = 0; i < nin; i++)
+        if (onnx_seq_of(ins[i]))
+            return onnx_unsupported(cx, np, "operand %d of %s is %s, not a tensor", i,
+                                    glow_node_kind_name(kind), onnx_seq_kind_str(ins[i]));
     /* Names may point into the model, which is freed after import: the graph keeps a copy. */
     name = glow_arena_strdup(cx->arena, name);
     glow_node *n = glow_build(cx->f, kind, name, ins, nin, attrs, nattr, declared, ndeclared, &d);
