@@ -86,7 +86,11 @@ glow_status glow_seq_read_pb(const uint8_t *data, size_t size, glow_io_kind kind
             return glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX SequenceProto (%zu bytes)",
                              size);
         set_name(v, sp->name);
-        s = add_sequence(v, sp, d);
+        /* A TensorProto may parse as a SequenceProto: its data fields are unknown here. */
+        s = sp->base.n_unknown_fields
+                ? glow_fail(d, GLOW_ERR_PARSE, "not an ONNX SequenceProto (it has fields a "
+                            "SequenceProto does not; a TensorProto file?)")
+                : add_sequence(v, sp, d);
         onnx__sequence_proto__free_unpacked(sp, NULL);
     } else if (kind == GLOW_IO_OPT_TENSOR || kind == GLOW_IO_OPT_SEQ) {
         Onnx__OptionalProto *op = onnx__optional_proto__unpack(NULL, size, data);
@@ -94,7 +98,10 @@ glow_status glow_seq_read_pb(const uint8_t *data, size_t size, glow_io_kind kind
             return glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX OptionalProto (%zu bytes)",
                              size);
         set_name(v, op->name);
-        if (op->sparse_tensor_value || op->optional_value) {
+        if (op->base.n_unknown_fields) {
+            s = glow_fail(d, GLOW_ERR_PARSE, "not an ONNX OptionalProto (it has fields an "
+                          "OptionalProto does not; a TensorProto file?)");
+        } else if (op->sparse_tensor_value || op->optional_value) {
             s = glow_fail(d, GLOW_ERR_UNSUPPORTED, "an optional holding a sparse tensor or an "
                           "optional; glowc reads optional tensors and sequences");
         } else if (op->tensor_value && kind == GLOW_IO_OPT_TENSOR) {
