@@ -163,6 +163,13 @@ struct glow_node {
     glow_node *prev, *next;   /* function order (topological) or module storage list */
     uint32_t nusers;          /* filled by glow_function_count_users */
     void *aux;                /* scratch for passes; not preserved */
+    /* An output NK_PLACEHOLDER of a value with a data-dependent shape
+     * (docs/dynamic-shapes.md): `count` is the hidden output placeholder (i64 scalar) that
+     * receives the run-time extent of axis `count_axis`; the placeholder's type is the bound.
+     * `hidden` marks such a count placeholder: it is not one of the program's outputs. */
+    glow_node *count;
+    int count_axis;
+    bool hidden;
 };
 
 typedef struct glow_node_list {

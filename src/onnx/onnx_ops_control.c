@@ -143,6 +143,10 @@ static glow_status import_body(onnx_ctx *cx, const Onnx__NodeProto *owner, const
         if (!b || b->poisoned || !b->v.node)
             return onnx_fail(cx, owner, GLOW_ERR_NOT_FOUND, "%s: output '%s' is not produced by "
                              "any node, initializer or input", scope, name);
+        if (b->count.node)
+            return onnx_unsupported(cx, owner, "%s: output '%s' has a data-dependent shape; "
+                                    "glowc supports such values only as graph outputs", scope,
+                                    name);
         outs[i] = b->v;
     }
     return GLOW_OK;

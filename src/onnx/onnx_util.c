@@ -165,11 +165,25 @@ glow_status onnx_input(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glow_valu
     if (b->poisoned)
         return onnx_fail(cx, np, GLOW_ERR_UNSUPPORTED, "input %d '%s' comes from a node that "
                          "failed to import", i, np->input[i]);
+    if (b->count.node)
+        return onnx_unsupported(cx, np, "input %d '%s' has a data-dependent shape (a result of "
+                                "%s '%s'); glowc supports such values only as graph outputs",
+                                i, np->input[i], glow_node_kind_name(b->v.node->kind),
+                                b->v.node->name);
     *v = b->v;
     glow_node *c = is_shape_input(np, i) ? specialize(cx, *v) : NULL;
     if (c)
         *v = glow_val(c, 0);
     return GLOW_OK;
+}
+
+bool onnx_input_known(onnx_ctx *cx, const Onnx__NodeProto *np, int i)
+{
+    const onnx_binding *b = onnx_has_input(np, i) ? glow_strmap_get(&cx->values, np->input[i])
+                                                  : NULL;
+    if (!b || b->poisoned || b->count.node)
+        return true;   /* onnx_input_const reports it */
+    return glow_value_is_constant(b->v) || specialize(cx, b->v) != NULL;
 }
 
 glow_status onnx_input_const(onnx_ctx *cx, const Onnx__NodeProto *np, int i,

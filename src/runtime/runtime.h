@@ -66,6 +66,7 @@ typedef struct glow_program {
     glow_node **inputs;     /* input placeholders, model order */
     glow_node **outputs;    /* output placeholders, model order */
     ir_value **input_vals, **output_vals; /* their weights in the IR (NULL if unused) */
+    ir_value **output_counts; /* an output's run-time extent (i64), NULL for static shapes */
 } glow_program;
 
 /* Runs the pipeline on `m` (the program takes ownership of m, also on failure) up to
