@@ -203,6 +203,18 @@ glow_status load_unique_dyn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
 glow_status load_compress_dyn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
                               glow_node_kind kind);
 
+/* --- import_lazy.c: lazy control flow (docs/dynamic-shapes.md) --- */
+
+/* An If whose condition is known only at run time as one IF node: only the taken branch
+ * runs. Both branches must give the same types. */
+glow_status onnx_lazy_if(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value cond,
+                         const Onnx__GraphProto *then_g, const Onnx__GraphProto *else_g,
+                         int nout);
+/* A Loop without scan outputs as one LOOP node running body g: trips (i64 []) and cond (bool
+ * []) computed or constant, n carried values. */
+glow_status onnx_lazy_loop(onnx_ctx *cx, const Onnx__NodeProto *np, const Onnx__GraphProto *g,
+                           glow_value trips, glow_value cond, const glow_value *carried, int n);
+
 /* --- onnx_ops_const.c: computed constants --- */
 
 /* Zeroed scratch (cx->scratch) for a computed constant of `count` values of `size` bytes,

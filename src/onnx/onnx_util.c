@@ -80,6 +80,7 @@ static const struct {
     { "Slice", 0xfu << 1 }, { "Pad", 0x7u << 1 }, { "Trilu", 1u << 1 },
     { "Resize", 0x7u << 1 }, { "Upsample", 1u << 1 }, { "OneHot", 1u << 1 },
     { "Compress", 1u << 1 }, { "RNN", 1u << 4 }, { "GRU", 1u << 4 }, { "LSTM", 1u << 4 },
+    { "Loop", 0x3u },   /* the trip count and the first condition decide the unrolling */
 };
 
 static bool is_shape_input(const Onnx__NodeProto *np, int i)

@@ -225,6 +225,8 @@ static void fill_constants(glow_program *p)
 static glow_status build(glow_program *p, const glow_compile_options *opt, glow_diag *d)
 {
     GLOW_TRY(glow_module_verify(p->m, d));
+    if (opt->inline_control_flow)
+        GLOW_TRY(glow_inline_if(p->f, d));
     if (opt->stop_after <= GLOW_STAGE_LOADED)
         return GLOW_OK;
     /* Glow's order: fold and optimize the imported graph, lower, then optimize again what
@@ -304,6 +306,7 @@ glow_status glow_program_create(glow_module *m, const glow_compile_options *opt,
     glow_compile_options dflt = { .stop_after = GLOW_STAGE_COMPILED };
     if (!opt)
         opt = &dflt;
+    glow_subgraph_runner_install();
     const char *bname = opt->backend ? opt->backend : "interpreter";
     const glow_backend *b = glow_backend_find(bname);
     if (!b) {

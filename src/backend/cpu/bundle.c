@@ -260,17 +260,19 @@ static glow_status choose_target(const glow_bundle_options *o, target_choice *t,
 }
 
 /* A bundle's caller reads its outputs at fixed offsets and sizes, so values whose shapes
- * depend on the data (docs/dynamic-shapes.md) have no place in one: refused, naming one. */
+ * depend on the data (docs/dynamic-shapes.md) have no place in one, and a bundle has no
+ * evaluator to run a LOOP's body: refused, naming one. (Lazy IFs were inlined before.) */
 static glow_status check_static(const ir_function *f, glow_diag *d)
 {
     for (const ir_instr *in = f->first; in; in = in->next) {
         int k = (int)in->kind;
         if (k == IK_NON_ZERO || k == IK_UNIQUE || k == IK_COMPRESS ||
-            k == IK_NON_MAX_SUPPRESSION || k == IK_FIRST_K)
-            return glow_fail(d, GLOW_ERR_UNSUPPORTED, "bundle: %s '%.60s' has a data-dependent "
-                             "result shape; bundles hold static shapes only (run it with the "
-                             "cpu or interpreter backend)", ir_instr_kind_name(in->kind),
-                             in->name);
+            k == IK_NON_MAX_SUPPRESSION || k == IK_FIRST_K || k == IK_LOOP)
+            return glow_fail(d, GLOW_ERR_UNSUPPORTED, "bundle: %s '%.60s' %s; bundles hold "
+                             "static shapes and straight-line code only (run it with the cpu "
+                             "or interpreter backend)", ir_instr_kind_name(in->kind), in->name,
+                             k == IK_LOOP ? "runs its body a number of times known only at "
+                             "run time" : "has a data-dependent result shape");
     }
     return GLOW_OK;
 }
