@@ -164,7 +164,7 @@ int cmd_compile(int argc, char **argv)
         bool foreign = a.triple || (a.cpu && strcmp(a.cpu, "native"));
         glow_opt_options oo;
         glow_compile_options copt = { .stop_after = GLOW_STAGE_IR_OPTIMIZED,
-                                      .foreign_target = foreign };
+                                      .foreign_target = foreign, .inline_control_flow = true };
         cli_model_options(&a.model, &oo, &copt);
         copt.threads = 0;   /* the compile itself; a->model.threads is the bundle's */
         if (glow_program_create(m, &copt, &p, &d) != GLOW_OK)

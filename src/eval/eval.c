@@ -37,6 +37,8 @@ typedef enum {
     EP_SPLAT,       /* no operands -> any non-quantized kind */
     EP_FLOAT_ALL,   /* every operand of x's float kind -> same, extra results float */
     EP_QUANT,       /* only quantized forms (glow_ev_quant_types decides) */
+    EP_DYN,         /* x not quantized -> bounded results, i64 count (eval_dyn.c checks) */
+    EP_CONTROL,     /* IF, LOOP: their bodies decide (eval_control.c) */
 } ev_policy;
 
 typedef struct {
@@ -118,6 +120,10 @@ static ev_entry entry_of(glow_node_kind k)
     case NK_QUANTIZE: case NK_DEQUANTIZE: case NK_RESCALE_QUANTIZED: case NK_REINTERPRET:
     case NK_CHANNELWISE_QCONV:
         return (ev_entry){ glow_ev_quant, EP_QUANT };
+    case NK_NON_ZERO: case NK_UNIQUE: case NK_COMPRESS: case NK_NON_MAX_SUPPRESSION:
+    case NK_FIRST_K:
+        return (ev_entry){ glow_ev_dyn, EP_DYN };
+    case NK_IF: case NK_LOOP: return (ev_entry){ glow_ev_control, EP_CONTROL };
     default: return (ev_entry){ NULL, EP_NONE };
     }
 }
@@ -177,6 +183,10 @@ static bool policy_ok(ev_policy p, int nin, const glow_type *const *in, int nout
         return nin == 3 && ev_is_num(x) && ev_class(in[2]->dtype) != DC_QUANT &&
                y == in[2]->dtype;
     case EP_ARG: return ev_is_num(x) && y == GLOW_I64;
+    case EP_CONTROL: return true;
+    case EP_DYN:
+        return ev_class(x) != DC_QUANT && out[nout - 1].dtype == GLOW_I64 &&
+               out[nout - 1].rank == 0;
     case EP_TOPK: return ev_is_num(x) && y == x && (nout < 2 || out[1].dtype == GLOW_I64);
     case EP_FLOAT_ALL:
         for (int i = 0; i < nin; i++)

@@ -71,6 +71,12 @@ glow_status glow_ev_softmax(const glow_node *n, const glow_tensor *ins, glow_ten
                             glow_diag *d);
 glow_status glow_ev_matmul(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                            glow_diag *d);
+/* eval_dyn.c: NonZero, Unique, Compress, NonMaxSuppression */
+glow_status glow_ev_dyn(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                        glow_diag *d);
+/* eval_control.c: IF, LOOP */
+glow_status glow_ev_control(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                            glow_diag *d);
 /* eval_prim.c */
 glow_status glow_ev_splat(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                           glow_diag *d);

@@ -85,6 +85,7 @@ void glow_module_destroy(glow_module *m)
 {
     if (!m)
         return;
+    glow_subgraph_release(m);
     glow_arena_release(&m->arena);
     free(m);
 }

@@ -163,6 +163,13 @@ struct glow_node {
     glow_node *prev, *next;   /* function order (topological) or module storage list */
     uint32_t nusers;          /* filled by glow_function_count_users */
     void *aux;                /* scratch for passes; not preserved */
+    /* An output NK_PLACEHOLDER of a value with a data-dependent shape
+     * (docs/dynamic-shapes.md): `count` is the hidden output placeholder (i64 scalar) that
+     * receives the run-time extent of axis `count_axis`; the placeholder's type is the bound.
+     * `hidden` marks such a count placeholder: it is not one of the program's outputs. */
+    glow_node *count;
+    int count_axis;
+    bool hidden;
 };
 
 typedef struct glow_node_list {
@@ -233,6 +240,23 @@ static inline bool glow_value_is_constant(glow_value v) { return v.node->kind ==
 #define GLOW_FOR_EACH_NODE(f, n) \
     for (glow_node *n = (f)->nodes.first, *n##_next_ = n ? n->next : NULL; n; \
          n = n##_next_, n##_next_ = n ? n->next : NULL)
+
+/* --- subgraph.c: bodies of lazy control-flow nodes (IF, LOOP) --- */
+
+/* Runs a body: *m is its module until the runner compiles it (then the runner owns it and
+ * keeps its compiled form in *prog). ins are the body's inputs in order; outs are buffers
+ * (type and data given) the body's outputs are copied into. */
+typedef glow_status (*glow_subgraph_runner)(glow_module **m, void **prog, const glow_tensor *ins,
+                                            int nin, glow_tensor *outs, int nout, glow_diag *d);
+/* Installed by the runtime; `release` frees a compiled form (and the module it owns). */
+void glow_subgraph_set_runner(glow_subgraph_runner run, void (*release)(void *prog));
+/* Registers body module m (owned from now on, released with `owner`); returns its id >= 1. */
+int64_t glow_subgraph_add(const glow_module *owner, glow_module *m);
+/* The body's module while it is not compiled yet (NULL after, or for an unknown id). */
+glow_module *glow_subgraph_module(int64_t id);
+glow_status glow_subgraph_run(int64_t id, const glow_tensor *ins, int nin, glow_tensor *outs,
+                              int nout, glow_diag *d);
+void glow_subgraph_release(const glow_module *owner);
 
 /* --- attr.c --- */
 

@@ -416,6 +416,8 @@ glow_status infer_run(infer_cx *cx, const glow_node *n, const glow_type *declare
             s = infer_prim(cx, &handled);
         if (!handled)
             s = infer_quant(cx, &handled);
+        if (!handled)
+            s = infer_dyn(cx, &handled);
     }
     if (!handled)
         return ifail(cx, GLOW_ERR_UNSUPPORTED, "no type inference for this kind");

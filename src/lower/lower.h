@@ -16,6 +16,9 @@ glow_status glow_lower(glow_function *f, glow_keep_fn keep, glow_diag *d);
  * rules that run only on request, the per-group split of a grouped Conv), minus the nodes
  * the backend's `keeps` (NULL: none) runs whole beyond those rules, as Glow's shouldLower. */
 glow_status glow_lower_for_backend(glow_function *f, glow_keep_fn keeps, glow_diag *d);
+/* Replaces every lazy IF of f by both branches inline and a WHERE per result (for bundles,
+ * which cannot run a body; inline_control.c). */
+glow_status glow_inline_if(glow_function *f, glow_diag *d);
 /* True when the kind has a lowering in this stage (for tests and --help). */
 bool glow_lower_has_rule(glow_node_kind k);
 

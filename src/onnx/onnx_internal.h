@@ -9,6 +9,10 @@
 typedef struct onnx_binding {
     glow_value v;
     bool poisoned;   /* produced by a node that failed to import: users are skipped */
+    /* A data-dependent shape (docs/dynamic-shapes.md): v has the bound type, `count` (an i64
+     * scalar) is the run-time extent of axis count_axis. count.node is NULL otherwise. */
+    glow_value count;
+    int count_axis;
 } onnx_binding;
 
 typedef struct onnx_ctx {
@@ -177,6 +181,39 @@ bool onnx_dtype_range(glow_dtype t, double *lo, double *hi);
 /* The dtype of a TensorProto.DataType code (an attribute's int64); false for codes glowc lacks
  * or outside int range. */
 bool onnx_dtype_of_code(int64_t code, glow_dtype *out);
+
+/* --- import_dyn.c: data-dependent shapes (docs/dynamic-shapes.md) --- */
+
+/* Binds output i to the bounded value v whose axis `axis` has the run-time extent `count`. */
+glow_status onnx_set_output_bounded(onnx_ctx *cx, const Onnx__NodeProto *np, int i,
+                                    glow_value v, glow_value count, int axis);
+/* Whether input i is a constant at import, directly or through the known input values
+ * (onnx_input_const would succeed); true also when it is missing (the caller reports it). */
+bool onnx_input_known(onnx_ctx *cx, const Onnx__NodeProto *np, int i);
+/* TopK with a K computed at run time. */
+glow_status load_topk_dyn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                          glow_node_kind kind);
+/* Whether input i is computed at run time (not a constant at import). */
+bool onnx_input_is_computed(onnx_ctx *cx, const Onnx__NodeProto *np, int i);
+/* The run-time forms of NonZero, Unique and Compress (their loaders fold constants). */
+glow_status load_nonzero_dyn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                             glow_node_kind kind);
+glow_status load_unique_dyn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                            glow_node_kind kind);
+glow_status load_compress_dyn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                              glow_node_kind kind);
+
+/* --- import_lazy.c: lazy control flow (docs/dynamic-shapes.md) --- */
+
+/* An If whose condition is known only at run time as one IF node: only the taken branch
+ * runs. Both branches must give the same types. */
+glow_status onnx_lazy_if(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value cond,
+                         const Onnx__GraphProto *then_g, const Onnx__GraphProto *else_g,
+                         int nout);
+/* A Loop without scan outputs as one LOOP node running body g: trips (i64 []) and cond (bool
+ * []) computed or constant, n carried values. */
+glow_status onnx_lazy_loop(onnx_ctx *cx, const Onnx__NodeProto *np, const Onnx__GraphProto *g,
+                           glow_value trips, glow_value cond, const glow_value *carried, int n);
 
 /* --- onnx_ops_const.c: computed constants --- */
 

@@ -343,13 +343,31 @@ static void load_outputs(onnx_ctx *cx, const Onnx__GraphProto *g)
             add_problem(cx, GLOW_ERR_NOT_FOUND, msg);
             continue;
         }
-        /* A sequence becomes one output per element (onnx_seq.c names them). */
-        glow_diag d = { 0 };
-        int count = 1;
-        if (onnx_seq_graph_output(cx, name, b->v, &count, &d) != GLOW_OK)
-            add_problem(cx, d.status, d.msg);
-        if (cx->opt && cx->opt->output_counts && i < (size_t)cx->opt->noutput_counts)
-            cx->opt->output_counts[i] = count;
+        if (!b->count.node) {
+            /* A sequence becomes one output per element (onnx_seq.c names them). */
+            glow_diag d = { 0 };
+            int count = 1;
+            if (onnx_seq_graph_output(cx, name, b->v, &count, &d) != GLOW_OK)
+                add_problem(cx, d.status, d.msg);
+            if (cx->opt && cx->opt->output_counts && i < (size_t)cx->opt->noutput_counts)
+                cx->opt->output_counts[i] = count;
+            continue;
+        }
+        /* A bounded value (never a sequence) keeps its count beside it. */
+        glow_node *ph = glow_placeholder_create(cx->m, glow_arena_strdup(cx->arena, name),
+                                                glow_value_type(b->v), false);
+        glow_save_create(cx->f, glow_arena_printf(cx->arena, "save_%s", name), b->v, ph);
+        if (b->count.node) {
+            /* The run-time extent goes to a hidden output the runtime reads. */
+            glow_type ct = glow_type_scalar(GLOW_I64);
+            const char *cname = glow_arena_printf(cx->arena, "%s/count", name);
+            glow_node *cph = glow_placeholder_create(cx->m, cname, &ct, false);
+            cph->hidden = true;
+            ph->count = cph;
+            ph->count_axis = b->count_axis;
+            glow_save_create(cx->f, glow_arena_printf(cx->arena, "save_%s", cname), b->count,
+                             cph);
+        }
     }
 }
 

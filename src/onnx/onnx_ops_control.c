@@ -1,12 +1,15 @@
-// onnx_ops_control.c - Control flow: subgraph import, If (inlined or selected with Where), and
-// Loop / Scan unrolled over trip counts known at import.
+// onnx_ops_control.c - Control flow: subgraph import, If (inlined, lazy, or selected with Where),
+// and Loop / Scan unrolled over trip counts known at import (or run as a loop, import_lazy.c).
 //
-// glowc's graph has no control flow, so every subgraph is imported inline. An If whose condition
-// is constant after import folding keeps only the chosen branch; one decided at run time imports
-// both branches and selects each output with WHERE (which needs identical types on both sides).
-// Loop and Scan are unrolled: the body is imported once per iteration with its inputs bound to
-// the values of the previous one, so later stages see plain dataflow. Counts that are not known
-// at import, or that would build too big a graph, are reported as unsupported naming the node.
+// An If whose condition is constant after import folding keeps only the chosen branch, inline.
+// One decided at run time becomes a lazy IF node whose branches are bodies of their own
+// (import_lazy.c; only the taken one runs); with more than three outputs (more than a node
+// has) it imports both branches and selects each output with WHERE. Loop and Scan are unrolled
+// when their counts are known and small: the body is imported once per iteration with its
+// inputs bound to the values of the previous one, so later stages see plain dataflow. A Loop
+// without scan outputs whose count or condition is known only at run time, or whose count is
+// large, becomes a LOOP node instead. What is left (scan outputs of a loop whose count is
+// unknown) is reported as unsupported naming the node.
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,6 +146,10 @@ static glow_status import_body(onnx_ctx *cx, const Onnx__NodeProto *owner, const
         if (!b || b->poisoned || !b->v.node)
             return onnx_fail(cx, owner, GLOW_ERR_NOT_FOUND, "%s: output '%s' is not produced by "
                              "any node, initializer or input", scope, name);
+        if (b->count.node)
+            return onnx_unsupported(cx, owner, "%s: output '%s' has a data-dependent shape; "
+                                    "glowc supports such values only as graph outputs", scope,
+                                    name);
         outs[i] = b->v;
     }
     return GLOW_OK;
@@ -296,6 +303,19 @@ static glow_status check_budget(onnx_ctx *cx, const Onnx__NodeProto *np, uint32_
 
 /* --- If --- */
 
+/* Whether a branch declares a sequence or optional output (an untyped output counts too:
+ * it may be one). */
+static bool gives_containers(const Onnx__GraphProto *g)
+{
+    for (size_t i = 0; i < g->n_output; i++) {
+        const Onnx__TypeProto *tp = g->output[i]->type;
+        if (!tp || tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ||
+            tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)
+            return true;
+    }
+    return false;
+}
+
 glow_status load_if(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     (void)opset;
@@ -321,14 +341,18 @@ glow_status load_if(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_nod
             GLOW_TRY(onnx_set_output(cx, np, i, a[i]));
         return GLOW_OK;
     }
-    GLOW_TRY(onnx_import_graph(cx, np, glow_arena_printf(cx->arena, "%s/then", name), then_g,
-                               NULL, 0, a, nout));
-    GLOW_TRY(onnx_import_graph(cx, np, glow_arena_printf(cx->arena, "%s/else", name), else_g,
-                               NULL, 0, b, nout));
     if (glow_value_type(cond)->dtype != GLOW_BOOL)
         GLOW_TRY(onnx_cast(cx, np, cond, GLOW_BOOL, &cond));
     int64_t no_dims[1] = { 0 };
     GLOW_TRY(onnx_reshape(cx, np, cond, 0, no_dims, &cond));
+    /* Up to three tensor outputs (what a node can have): only the taken branch runs.
+     * Sequences and optionals exist only at import, so they are selected below. */
+    if (nout >= 1 && nout <= 3 && !gives_containers(then_g) && !gives_containers(else_g))
+        return onnx_lazy_if(cx, np, cond, then_g, else_g, nout);
+    GLOW_TRY(onnx_import_graph(cx, np, glow_arena_printf(cx->arena, "%s/then", name), then_g,
+                               NULL, 0, a, nout));
+    GLOW_TRY(onnx_import_graph(cx, np, glow_arena_printf(cx->arena, "%s/else", name), else_g,
+                               NULL, 0, b, nout));
     for (int i = 0; i < nout; i++) {
         if (!onnx_has_output(np, i))
             continue;
@@ -357,6 +381,27 @@ glow_status load_if(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_nod
 
 /* --- Loop --- */
 
+/* Larger trip counts run as a loop (when the Loop allows it) instead of being unrolled. */
+#define LAZY_TRIPS 64
+
+/* onnx_lazy_loop with M and cond made scalars (absent: no limit, true). */
+static glow_status lazy_loop(onnx_ctx *cx, const Onnx__NodeProto *np, const Onnx__GraphProto *g,
+                             glow_value m, glow_value c, const glow_value *carried, int n)
+{
+    int64_t no_dims[1] = { 0 };
+    if (!m.node)
+        m = onnx_sub_scalar(cx, np, "no_limit", GLOW_I64, 9.2e18);
+    else if (glow_value_type(m)->dtype != GLOW_I64)
+        GLOW_TRY(onnx_cast(cx, np, m, GLOW_I64, &m));
+    if (!c.node)
+        c = onnx_sub_scalar(cx, np, "true", GLOW_BOOL, 1);
+    else if (glow_value_type(c)->dtype != GLOW_BOOL)
+        GLOW_TRY(onnx_cast(cx, np, c, GLOW_BOOL, &c));
+    GLOW_TRY(onnx_reshape(cx, np, m, 0, no_dims, &m));
+    GLOW_TRY(onnx_reshape(cx, np, c, 0, no_dims, &c));
+    return onnx_lazy_loop(cx, np, g, m, c, carried, n);
+}
+
 /* One iteration's body outputs: the condition, N carried values, K scan elements. */
 glow_status load_loop(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
@@ -374,24 +419,38 @@ glow_status load_loop(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
         return onnx_fail(cx, np, GLOW_ERR_PARSE, "%zu outputs, but the body gives %d",
                          np->n_output, N + K);
     int64_t trips = -1, cond = 1;
+    glow_value mv = { 0 }, cv = { 0 };
+    bool trips_known = true, cond_known = true;
     if (onnx_has_input(np, 0)) {
-        glow_value m;
-        GLOW_TRY(onnx_input(cx, np, 0, &m));
-        if (!const_scalar(m, &trips) && !onnx_seq_loop_scalar(cx, np, 0, &trips))
-            return onnx_unsupported(cx, np, "the trip count M must be known at import (after "
-                                    "constant folding)");
+        GLOW_TRY(onnx_input(cx, np, 0, &mv));
+        trips_known = const_scalar(mv, &trips) || onnx_seq_loop_scalar(cx, np, 0, &trips);
     }
     if (onnx_has_input(np, 1)) {
-        glow_value c;
-        GLOW_TRY(onnx_input(cx, np, 1, &c));
-        if (!const_scalar(c, &cond) && !onnx_seq_loop_scalar(cx, np, 1, &cond))
-            return onnx_unsupported(cx, np, "the initial condition must be known at import "
-                                    "(after constant folding)");
+        GLOW_TRY(onnx_input(cx, np, 1, &cv));
+        cond_known = const_scalar(cv, &cond) || onnx_seq_loop_scalar(cx, np, 1, &cond);
     }
     glow_value *ins = GLOW_NEW_ARRAY(&cx->scratch, glow_value, N + 2);
     glow_value *outs = GLOW_NEW_ARRAY(&cx->scratch, glow_value, 1 + N + K);
     for (int i = 0; i < N; i++)
         GLOW_TRY(onnx_input_any(cx, np, 2 + i, &ins[2 + i]));   /* may carry sequences */
+    bool carries_seq = false;
+    for (int i = 0; i < N; i++)
+        carries_seq |= onnx_seq_of(ins[2 + i]);
+    /* A loop without scan outputs runs as a loop when unrolling is impossible (a count or
+     * condition known only at run time) or too big; scan outputs need unrolling. */
+    bool can_run = K == 0 && N >= 1 && N <= 3 && !carries_seq;
+    if (can_run && (!trips_known || !cond_known || trips < 0 || trips > LAZY_TRIPS))
+        return lazy_loop(cx, np, body, mv, cv, ins + 2, N);
+    if (!trips_known)
+        return onnx_unsupported(cx, np, "the trip count M must be known at import (after "
+                                "constant folding) for a Loop with scan outputs or more than 3 "
+                                "carried values");
+    if (!cond_known)
+        return onnx_unsupported(cx, np, "the initial condition must be known at import (after "
+                                "constant folding) for a Loop with scan outputs or more than 3 "
+                                "carried values");
+    glow_value *init = GLOW_NEW_ARRAY(&cx->scratch, glow_value, N + 1);
+    memcpy(init, ins + 2, sizeof *init * (size_t)N);
     GLOW_VEC(glow_value) elems = { 0 };
     const char *name = onnx_node_name(np);
     uint32_t start = graph_size(cx);
@@ -406,6 +465,11 @@ glow_status load_loop(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
         ins[1] = onnx_scalar(cx, glow_arena_printf(cx->arena, "%s/cond", scope), GLOW_BOOL, 1);
         if ((s = onnx_import_graph(cx, np, scope, body, ins, N + 2, outs, 1 + N + K)) != GLOW_OK)
             break;
+        if (!const_scalar(outs[0], &cond) && can_run) {
+            /* What was unrolled so far is dead now; the optimizer removes it. */
+            GLOW_VEC_FREE(elems);
+            return lazy_loop(cx, np, body, mv, cv, init, N);
+        }
         if (!const_scalar(outs[0], &cond)) {
             s = onnx_unsupported(cx, np, "the body's condition output is computed at run time "
                                  "(iteration %lld); glowc unrolls only loops whose iteration "

@@ -162,6 +162,8 @@ glow_status load_reverse_sequence(onnx_ctx *cx, const Onnx__NodeProto *np, int o
 /* Compress with a constant condition: a GATHER of the selected positions. */
 glow_status load_compress(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
+    if (onnx_input_is_computed(cx, np, 1))
+        return load_compress_dyn(cx, np, opset, kind);
     glow_value x;
     GLOW_TRY(onnx_input(cx, np, 0, &x));
     const glow_tensor *cond;
@@ -199,6 +201,8 @@ glow_status load_compress(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, gl
 
 glow_status load_nonzero(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
+    if (onnx_input_is_computed(cx, np, 0))
+        return load_nonzero_dyn(cx, np, opset, kind);
     const glow_tensor *t;
     GLOW_TRY(need_const(cx, np, 0, "X", &t));
     int rank = t->type.rank ? t->type.rank : 1;   /* a scalar counts as one element of rank 1 */
@@ -277,6 +281,8 @@ static void uniq_sort(const uniq_view *u, int64_t *v, int64_t *tmp, int64_t n)
 
 glow_status load_unique(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
+    if (onnx_input_is_computed(cx, np, 0))
+        return load_unique_dyn(cx, np, opset, kind);
     const glow_tensor *t;
     GLOW_TRY(need_const(cx, np, 0, "X", &t));
     const glow_type *tt = &t->type;

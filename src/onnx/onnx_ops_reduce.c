@@ -124,6 +124,8 @@ glow_status load_arg_reduce(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
  * and sorted appear in opset 11. Outputs: values, i64 indices. */
 glow_status load_topk(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
+    if (opset >= 10 && !onnx_input_known(cx, np, 1))
+        return load_topk_dyn(cx, np, opset, kind);
     glow_value x, out;
     GLOW_TRY(onnx_check_inputs(cx, np, opset >= 10 ? 2 : 1, opset >= 10 ? 2 : 1));
     GLOW_TRY(onnx_input(cx, np, 0, &x));

@@ -80,6 +80,7 @@ static const struct {
     { "Slice", 0xfu << 1 }, { "Pad", 0x7u << 1 }, { "Trilu", 1u << 1 },
     { "Resize", 0x7u << 1 }, { "Upsample", 1u << 1 }, { "OneHot", 1u << 1 },
     { "Compress", 1u << 1 }, { "RNN", 1u << 4 }, { "GRU", 1u << 4 }, { "LSTM", 1u << 4 },
+    { "Loop", 0x3u },   /* the trip count and the first condition decide the unrolling */
 };
 
 static bool is_shape_input(const Onnx__NodeProto *np, int i)
@@ -174,11 +175,25 @@ glow_status onnx_input_any(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glow_
     if (b->poisoned)
         return onnx_fail(cx, np, GLOW_ERR_UNSUPPORTED, "input %d '%s' comes from a node that "
                          "failed to import", i, np->input[i]);
+    if (b->count.node)
+        return onnx_unsupported(cx, np, "input %d '%s' has a data-dependent shape (a result of "
+                                "%s '%s'); glowc supports such values only as graph outputs",
+                                i, np->input[i], glow_node_kind_name(b->v.node->kind),
+                                b->v.node->name);
     *v = b->v;
     glow_node *c = is_shape_input(np, i) ? specialize(cx, *v) : NULL;
     if (c)
         *v = glow_val(c, 0);
     return GLOW_OK;
+}
+
+bool onnx_input_known(onnx_ctx *cx, const Onnx__NodeProto *np, int i)
+{
+    const onnx_binding *b = onnx_has_input(np, i) ? glow_strmap_get(&cx->values, np->input[i])
+                                                  : NULL;
+    if (!b || b->poisoned || b->count.node)
+        return true;   /* onnx_input_const reports it */
+    return glow_value_is_constant(b->v) || specialize(cx, b->v) != NULL;
 }
 
 glow_status onnx_input_const(onnx_ctx *cx, const Onnx__NodeProto *np, int i,

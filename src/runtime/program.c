@@ -120,13 +120,13 @@ static void collect_placeholders(glow_program *p)
 {
     int nin = 0, nout = 0;
     for (glow_node *n = p->m->placeholders.first; n; n = n->next)
-        n->is_input ? nin++ : nout++;
+        n->is_input ? nin++ : (nout += !n->hidden);
     p->inputs = glow_xcalloc((size_t)nin + 1, sizeof(*p->inputs));
     p->outputs = glow_xcalloc((size_t)nout + 1, sizeof(*p->outputs));
     for (glow_node *n = p->m->placeholders.first; n; n = n->next) {
         if (n->is_input)
             p->inputs[p->ninputs++] = n;
-        else
+        else if (!n->hidden)
             p->outputs[p->noutputs++] = n;
     }
 }
@@ -135,15 +135,19 @@ static void bind_weights(glow_program *p)
 {
     p->input_vals = glow_xcalloc((size_t)p->ninputs + 1, sizeof(*p->input_vals));
     p->output_vals = glow_xcalloc((size_t)p->noutputs + 1, sizeof(*p->output_vals));
+    p->output_counts = glow_xcalloc((size_t)p->noutputs + 1, sizeof(*p->output_counts));
     for (ir_value *v = p->ir->values; v; v = v->next) {
         if (v->kind != IV_WEIGHT || v->storage->kind != NK_PLACEHOLDER)
             continue;
         for (int i = 0; i < p->ninputs; i++)
             if (p->inputs[i] == v->storage)
                 p->input_vals[i] = v;
-        for (int i = 0; i < p->noutputs; i++)
+        for (int i = 0; i < p->noutputs; i++) {
             if (p->outputs[i] == v->storage)
                 p->output_vals[i] = v;
+            if (p->outputs[i]->count && p->outputs[i]->count == v->storage)
+                p->output_counts[i] = v;
+        }
     }
 }
 
@@ -221,6 +225,8 @@ static void fill_constants(glow_program *p)
 static glow_status build(glow_program *p, const glow_compile_options *opt, glow_diag *d)
 {
     GLOW_TRY(glow_module_verify(p->m, d));
+    if (opt->inline_control_flow)
+        GLOW_TRY(glow_inline_if(p->f, d));
     if (opt->stop_after <= GLOW_STAGE_LOADED)
         return GLOW_OK;
     /* Glow's order: fold and optimize the imported graph, lower, then optimize again what
@@ -300,6 +306,7 @@ glow_status glow_program_create(glow_module *m, const glow_compile_options *opt,
     glow_compile_options dflt = { .stop_after = GLOW_STAGE_COMPILED };
     if (!opt)
         opt = &dflt;
+    glow_subgraph_runner_install();
     const char *bname = opt->backend ? opt->backend : "interpreter";
     const glow_backend *b = glow_backend_find(bname);
     if (!b) {
@@ -409,7 +416,18 @@ glow_tensor glow_exec_output(const glow_exec *e, int i)
     /* An output no instruction writes (never planned) reads as zeros; callers only read. */
     static uint8_t empty[64];
     void *data = p->output_vals[i] ? e->mutable_ + p->output_vals[i]->addr : empty;
-    return glow_tensor_borrow(t, data);
+    const ir_value *c = p->output_counts[i];
+    if (!c)
+        return glow_tensor_borrow(t, data);
+    /* A data-dependent shape: the buffer holds the actual elements compactly at its start
+     * (docs/dynamic-shapes.md), so the output is that prefix under the actual extent. */
+    glow_type actual = *t;
+    int64_t n;
+    memcpy(&n, e->mutable_ + c->addr, sizeof n);
+    int axis = p->outputs[i]->count_axis;
+    if (n >= 0 && n <= actual.dims[axis])
+        actual.dims[axis] = n;
+    return glow_tensor_borrow(&actual, data);
 }
 
 glow_status glow_program_acquire(glow_program *p, glow_exec **out, glow_diag *d)
@@ -493,6 +511,7 @@ void glow_program_destroy(glow_program *p)
     free(p->outputs);
     free(p->input_vals);
     free(p->output_vals);
+    free(p->output_counts);
     glow_module_destroy(p->m);
     free(p);
 }

@@ -48,6 +48,9 @@ typedef struct glow_compile_options {
      * bigger plan is refused right after planning, before any region is allocated. 0: no
      * limit (the CLI passes the machine's memory unless --max-memory says otherwise). */
     uint64_t max_memory;
+    /* Copy the branches of lazy IF nodes back inline (WHERE selects): for bundles, which have
+     * no evaluator to run a body in (docs/dynamic-shapes.md). */
+    bool inline_control_flow;
 } glow_compile_options;
 
 typedef struct glow_exec glow_exec;
@@ -66,7 +69,12 @@ typedef struct glow_program {
     glow_node **inputs;     /* input placeholders, model order */
     glow_node **outputs;    /* output placeholders, model order */
     ir_value **input_vals, **output_vals; /* their weights in the IR (NULL if unused) */
+    ir_value **output_counts; /* an output's run-time extent (i64), NULL for static shapes */
 } glow_program;
+
+/* Lets the evaluator run the bodies of lazy IF and LOOP nodes (subgraph_run.c); the pipeline
+ * calls it, so any compiled program can. */
+void glow_subgraph_runner_install(void);
 
 /* Runs the pipeline on `m` (the program takes ownership of m, also on failure) up to
  * opt->stop_after. Fails with GLOW_ERR_UNSUPPORTED listing every instruction kind (with

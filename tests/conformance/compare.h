@@ -274,7 +274,8 @@ static bool conformance_run(const char *dir, const char *backend, char *why, siz
     glow_tensor got[CONF_MAX_IO] = { 0 };
     glow_compile_options copt = { .backend = bundle ? "cpu" : backend,
                                   .stop_after = bundle ? GLOW_STAGE_IR_OPTIMIZED
-                                                       : GLOW_STAGE_COMPILED };
+                                                       : GLOW_STAGE_COMPILED,
+                                  .inline_control_flow = bundle };
     /* GLOWC_CONF_NO_OPTIMIZE=1 runs without the graph optimizer: the pass list must match. */
     const char *noopt = getenv("GLOWC_CONF_NO_OPTIMIZE");
     copt.no_optimize = noopt && *noopt && strcmp(noopt, "0") != 0;

@@ -157,11 +157,26 @@ static result run_test(const char *dir, const char *name, bool as_constants,
     r = R_PASS;
     int nout = 0;
     const glow_tensor *outs[MAX_IO];
+    glow_tensor trimmed[MAX_IO];
     GLOW_FOR_EACH_NODE(f, n) {
         n->aux = NULL;
         if (n->kind == NK_SAVE) {
-            if (nout < MAX_IO)
-                outs[nout++] = node_eval_value(n->ins[0]);
+            /* A bounded output (docs/dynamic-shapes.md) is its buffer's prefix under the
+             * count saved into its hidden count placeholder. */
+            const glow_node *ph = n->ins[1].node;
+            if (ph->hidden || nout >= MAX_IO)
+                continue;
+            outs[nout] = node_eval_value(n->ins[0]);
+            const glow_tensor *cnt = NULL;
+            GLOW_FOR_EACH_NODE(f, c)
+                if (ph->count && c->kind == NK_SAVE && c->ins[1].node == ph->count)
+                    cnt = node_eval_value(c->ins[0]);
+            if (outs[nout] && cnt) {
+                trimmed[nout] = *outs[nout];
+                trimmed[nout].type.dims[ph->count_axis] = *(const int64_t *)cnt->data;
+                outs[nout] = &trimmed[nout];
+            }
+            nout++;
             continue;
         }
         if (!glow_eval_supported(n)) {

@@ -11,6 +11,7 @@
 #include "eval/eval.h"
 #include "onnx/onnx.h"
 #include "onnx/onnx.pb-c.h"
+#include "runtime/runtime.h"
 #include "testlib/files.h"
 
 /* ONNX's default tolerance for the node tests (data.json is not consulted). */
@@ -32,6 +33,7 @@ void cf_eval(cf_result *r, glow_module *m, const glow_tensor *ins,
                 p->aux = (void *)&ins[i];
     }
     glow_function *f = glow_module_function(m, "main");
+    glow_subgraph_runner_install();   /* lazy IF / LOOP bodies run as programs */
     r->nnodes = (int)f->nodes.count;
     r->evaluated = true;
     GLOW_FOR_EACH_NODE(f, n) {

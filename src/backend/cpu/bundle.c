@@ -259,6 +259,24 @@ static glow_status choose_target(const glow_bundle_options *o, target_choice *t,
     return GLOW_OK;
 }
 
+/* A bundle's caller reads its outputs at fixed offsets and sizes, so values whose shapes
+ * depend on the data (docs/dynamic-shapes.md) have no place in one, and a bundle has no
+ * evaluator to run a LOOP's body: refused, naming one. (Lazy IFs were inlined before.) */
+static glow_status check_static(const ir_function *f, glow_diag *d)
+{
+    for (const ir_instr *in = f->first; in; in = in->next) {
+        int k = (int)in->kind;
+        if (k == IK_NON_ZERO || k == IK_UNIQUE || k == IK_COMPRESS ||
+            k == IK_NON_MAX_SUPPRESSION || k == IK_FIRST_K || k == IK_LOOP)
+            return glow_fail(d, GLOW_ERR_UNSUPPORTED, "bundle: %s '%.60s' %s; bundles hold "
+                             "static shapes and straight-line code only (run it with the cpu "
+                             "or interpreter backend)", ir_instr_kind_name(in->kind), in->name,
+                             k == IK_LOOP ? "runs its body a number of times known only at "
+                             "run time" : "has a data-dependent result shape");
+    }
+    return GLOW_OK;
+}
+
 /* Fails listing every instruction kind without a kernel (with one example each). */
 static glow_status check_kernels(const ir_function *f, const cpu_isa *isa, int *ninstr,
                                  glow_diag *d)
@@ -351,6 +369,8 @@ glow_status glow_bundle_emit(const ir_function *f, const glow_bundle_ios *io,
     target_choice t;
     glow_status s = choose_target(o, &t, d);
     int ninstr = 0;
+    if (s == GLOW_OK)
+        s = check_static(f, d);
     if (s == GLOW_OK)
         s = check_kernels(f, &t.isa, &ninstr, d);
     if (s == GLOW_OK)
