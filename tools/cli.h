@@ -5,10 +5,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "glowc/glowc.h"
 #include "onnx/onnx.h"
 #include "quant/quant.h"
 
-#define GLOWC_VERSION "0.1.0"
+/* The CLI's version is the library's (glowc_version(), the public header's
+ * GLOWC_VERSION_*): the CLI is a client of libglowc and has none of its own. */
 
 /* Exit codes promised by DESIGN.md. */
 enum {

@@ -10,10 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "glowc/glowc.h"
-/* cli.h spells the CLI's version as a string under the same name as the header's number;
- * this file uses neither. */
-#undef GLOWC_VERSION
 #include "cli.h"
 
 typedef struct shared {

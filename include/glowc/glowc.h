@@ -90,7 +90,13 @@ GLOWC_API const char *glowc_status_name(glowc_status s);
  * valid until the next glowc call on this thread. */
 GLOWC_API const char *glowc_last_error(void);
 
-/* Element types, numbered as ONNX's TensorProto.DataType. */
+/* Element types, numbered as ONNX's TensorProto.DataType.
+ *
+ * The low-bit types (GLOWC_F8E4M3FN .. GLOWC_I2) take ONE BYTE PER ELEMENT in a glowc_value's
+ * or glowc_tensor's data (glowc_dtype_size gives 1): a float8 or e8m0 element is its 8-bit
+ * pattern; a float4 e2m1 element is its 4-bit pattern in the low nibble (high nibble 0); a 4-
+ * or 2-bit integer is its value in a signed (I4, I2: sign-extended, e.g. -3 is 0xfd) or
+ * unsigned byte. Only files (.pb tensors, model constants) pack two or four of them a byte. */
 typedef enum glowc_dtype {
     GLOWC_DTYPE_UNDEFINED = 0,
     GLOWC_F32 = 1,
@@ -106,9 +112,19 @@ typedef enum glowc_dtype {
     GLOWC_U32 = 12,
     GLOWC_U64 = 13,
     GLOWC_BF16 = 16,
+    GLOWC_F8E4M3FN = 17,        /* float8: 4 exponent bits, 3 mantissa, finite, NaN 0x7f/0xff */
+    GLOWC_F8E4M3FNUZ = 18,      /* float8 as e4m3fn, one NaN (0x80), no -0 */
+    GLOWC_F8E5M2 = 19,          /* float8: 5 exponent bits, 2 mantissa, with infinities */
+    GLOWC_F8E5M2FNUZ = 20,      /* float8 as e5m2, finite, one NaN (0x80), no -0 */
+    GLOWC_U4 = 21,              /* 0..15 */
+    GLOWC_I4 = 22,              /* -8..7 */
+    GLOWC_F4E2M1 = 23,          /* float4: 2 exponent bits, 1 mantissa, finite, no NaN */
+    GLOWC_F8E8M0 = 24,          /* a power of two 2^(e - 127), 0xff NaN (a scale type) */
+    GLOWC_U2 = 25,              /* 0..3 */
+    GLOWC_I2 = 26,              /* -2..1 */
 } glowc_dtype;
 
-/* "f32", "i64", ... as glowc prints them; "undefined" for an unknown value. */
+/* "f32", "i64", "f8e4m3fn", "i4", ... as glowc prints them; "undefined" for an unknown value. */
 GLOWC_API const char *glowc_dtype_name(glowc_dtype t);
 /* Bytes per element; 0 for an unknown value. */
 GLOWC_API size_t glowc_dtype_size(glowc_dtype t);
