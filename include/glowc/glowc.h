@@ -376,11 +376,24 @@ typedef struct glowc_host_stats {
     uint64_t queued, running;
     uint64_t done, failed, cancelled, expired;
     double latency_min_us, latency_mean_us, latency_p50_us, latency_p99_us, latency_max_us;
+    uint64_t quarantined;       /* bit i set: device i is quarantined (a network's stats: of
+                                 * the devices it is placed on) */
 } glowc_host_stats;
 
 /* The host's statistics (network NULL) or one network's. */
 GLOWC_API glowc_status glowc_host_get_stats(glowc_host *h, const char *network,
                                             glowc_host_stats *out);
+
+/* Failing devices: when a device fails (a device fault, not a request's own error such as
+ * an index out of range), the request that met the fault fails with a message naming the
+ * device, and the device is quarantined at once - no other request is started on it and no
+ * network is placed on it, while the other devices keep serving: a network placed whole on
+ * several devices goes on on the others; a request of a network with no device left (placed
+ * only there, or with a partition there) fails at once (GLOWC_ERR_RUNTIME) naming the device
+ * and its fault. glowc_host_stats.quarantined says which devices are out.
+ * This puts device back in service (once its fault is cleared); GLOWC_ERR_INVALID_ARGUMENT
+ * when it is not quarantined. */
+GLOWC_API glowc_status glowc_host_restore_device(glowc_host *h, int device);
 
 #ifdef __cplusplus
 }

@@ -311,7 +311,8 @@ class _Stats(ctypes.Structure):
                                                 "done", "failed", "cancelled", "expired")] + \
                [(n, ctypes.c_double) for n in ("latency_min_us", "latency_mean_us",
                                                 "latency_p50_us", "latency_p99_us",
-                                                "latency_max_us")]
+                                                "latency_max_us")] + \
+               [("quarantined", ctypes.c_uint64)]
 
 
 _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
@@ -324,6 +325,7 @@ _host_add = _fn("glowc_host_add_network", ctypes.c_int, _P, ctypes.c_char_p, _P,
                 ctypes.c_char_p)
 _host_add_bytes = _fn("glowc_host_add_network_from_bytes", ctypes.c_int, _P, ctypes.c_char_p,
                       _P, ctypes.c_char_p, ctypes.c_size_t)
+_host_restore = _fn("glowc_host_restore_device", ctypes.c_int, _P, ctypes.c_int)
 _host_remove = _fn("glowc_host_remove_network", ctypes.c_int, _P, ctypes.c_char_p)
 _host_net_info = _fn("glowc_host_network_info", ctypes.c_int, _P, ctypes.c_char_p,
                      ctypes.POINTER(_NetInfo))
@@ -497,7 +499,14 @@ class Host(_Closing):
         _check(_host_pause(self._handle(), int(bool(paused))))
 
     def stats(self, name=None):
-        """The host's (or one network's) counts and latencies as a dict."""
+        """The host's (or one network's) counts and latencies as a dict; "quarantined" is
+        the list of devices taken out of service after failing (of the network's devices)."""
         s = _Stats()
         _check(_host_stats(self._handle(), _enc(name) if name else None, ctypes.byref(s)))
-        return {f: getattr(s, f) for f, _ in _Stats._fields_}
+        d = {f: getattr(s, f) for f, _ in _Stats._fields_}
+        d["quarantined"] = [i for i in range(64) if s.quarantined >> i & 1]
+        return d
+
+    def restore_device(self, device):
+        """Puts a quarantined device back in service (glowc_host_restore_device)."""
+        _check(_host_restore(self._handle(), int(device)))

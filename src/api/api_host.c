@@ -567,8 +567,19 @@ GLOWC_API glowc_status glowc_host_get_stats(glowc_host *h, const char *network,
                                    .latency_mean_us = s.lat_mean_us,
                                    .latency_p50_us = s.lat_p50_us,
                                    .latency_p99_us = s.lat_p99_us,
-                                   .latency_max_us = s.lat_max_us };
+                                   .latency_max_us = s.lat_max_us,
+                                   .quarantined = s.quarantined };
     }
     free(d);
     return st;
+}
+
+GLOWC_API glowc_status glowc_host_restore_device(glowc_host *h, int device)
+{
+    NEED_HOST(h);
+    if (!glow_host_restore_device(h->h, device))
+        return api_fail(GLOWC_ERR_INVALID_ARGUMENT, "device %d is not quarantined (the host "
+                        "has %d device%s)", device, glow_host_device_count(h->h),
+                        glow_host_device_count(h->h) == 1 ? "" : "s");
+    return GLOWC_OK;
 }

@@ -140,7 +140,7 @@ static int place_whole(glow_host *h, glow_host_network *net, kind *kinds, const 
     for (int i = 0; i < h->ndevs; i++) {
         const kind *k = &kinds[kind_of[i]];
         uint64_t fr = glow_device_free_bytes(h->devs[i]);
-        if (!k->p || fr < k->bytes)
+        if (!k->p || fr < k->bytes || (h->quarantined >> i & 1))
             continue;
         /* Insertion by bytes in use; ties keep device order. */
         int at = n++;
@@ -176,9 +176,11 @@ static glow_status place_partitioned(glow_host *h, glow_host_network *net, const
     char frees[512], nb[32];
     free_list(h, frees, sizeof frees);
     glow_device_spec *specs = glow_xcalloc((size_t)h->ndevs, sizeof *specs);
-    for (int i = 0; i < h->ndevs; i++)
+    uint64_t quarantined = glow_host_quarantined(h);
+    for (int i = 0; i < h->ndevs; i++)   /* a quarantined device takes no partition */
         specs[i] = (glow_device_spec){ .backend = glow_device_backend(h->devs[i]),
-                                       .capacity = glow_device_free_bytes(h->devs[i]),
+                                       .capacity = quarantined >> i & 1
+                                                       ? 0 : glow_device_free_bytes(h->devs[i]),
                                        .threads = glow_device_threads(h->devs[i]) };
     glow_module *m = NULL;
     glow_diag *pd = glow_xcalloc(1, sizeof *pd);

@@ -185,6 +185,10 @@ static void test_busy_and_callbacks(void)
     CHECK_EQ(s.queued, 6);
     CHECK_EQ(s.rejected, 2);
     CHECK_EQ(s.running + s.done, 0);
+    /* No device failed: none is quarantined, and there is none to restore. */
+    CHECK_EQ(s.quarantined, 0);
+    CHECK_EQ(glowc_host_restore_device(h, 0), GLOWC_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(glowc_last_error(), "device 0 is not quarantined");
     CHECK_EQ(T.total, 0);
     CHECK_EQ(glowc_host_pause(h, 0), GLOWC_OK);
     wait_total(6);
