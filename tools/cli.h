@@ -77,6 +77,17 @@ void cli_model_options(const cli_model_opts *o, struct glow_opt_options *oo,
  * (count), ..." for a backend with an evaluator fallback. */
 void cli_model_report_fallbacks(const struct glow_program *p, FILE *out);
 
+/* --- cli_api.c: the model options through the public API --- */
+
+/* A glowc_options object with o's backend, threads, defines, optimizer switch, cache,
+ * memory limit and quantization options; NULL when out of memory. */
+glowc_options *cli_api_options(const cli_model_opts *o);
+/* The CLI's exit code for a public API status. */
+int cli_api_exit_code(glowc_status s);
+/* Loads and compiles the model at path as a session with o's options (glowc_last_error()
+ * says why when it fails). */
+glowc_status cli_api_session(const cli_model_opts *o, const char *path, glowc_session **out);
+
 /* --- cli_samples.c: sample inputs of profile and run --compare-float --- */
 
 /* One sample: a file per model input, and what to call it in messages. */
@@ -157,9 +168,8 @@ void cmd_bench_help(void);
 typedef struct cli_bench_host_opts {
     const char *path, *devices;
     int clients, requests, warmup;
-    const char **defines;
-    int ndefines;
-    bool no_optimize, json;
+    const cli_model_opts *model;  /* defines, no_optimize, cache, quantization */
+    bool json;
 } cli_bench_host_opts;
 int cli_bench_host(const cli_bench_host_opts *o);
 

@@ -165,6 +165,11 @@ GLOWC_API glowc_status glowc_options_set_quant_calibration(glowc_options *o,
 GLOWC_API glowc_status glowc_options_set_quant_per_channel(glowc_options *o, int per_channel);
 /* Node kinds that stay float, comma-separated, e.g. "Conv,Add"; NULL: none. */
 GLOWC_API glowc_status glowc_options_set_quant_keep_float(glowc_options *o, const char *kinds);
+/* Refuses, when a session is created, a model whose planned memory (weights, inputs and
+ * outputs, activations) exceeds `bytes`, with a message naming the sizes, before any of it is
+ * allocated (GLOWC_ERR_NO_MEMORY). 0, the default: the machine's physical memory; UINT64_MAX:
+ * no limit. */
+GLOWC_API glowc_status glowc_options_set_max_memory(glowc_options *o, uint64_t bytes);
 /* For a host's network: on at most n devices (0, the default: every device with room). */
 GLOWC_API glowc_status glowc_options_set_replicas(glowc_options *o, int n);
 /* "int8" (default) or "int16". */
@@ -306,8 +311,9 @@ GLOWC_API int glowc_host_device_count(const glowc_host *h);
 GLOWC_API glowc_status glowc_host_pause(glowc_host *h, int paused);
 
 /* Loads and places the ONNX model at path as network `name` (unique on the host). Options
- * (NULL: defaults): defines, no_optimize and replicas are used; the backend and threads are
- * the devices'; quantization is refused (GLOWC_ERR_UNSUPPORTED) for now. */
+ * (NULL: defaults): defines, no_optimize, cache_dir, replicas and the quantization options
+ * are used; the backend and threads are the devices'. A quantized network is quantized
+ * whole with the profile, then placed whole or partitioned like any other. */
 GLOWC_API glowc_status glowc_host_add_network(glowc_host *h, const char *name,
                                               const glowc_options *o, const char *path);
 GLOWC_API glowc_status glowc_host_add_network_from_bytes(glowc_host *h, const char *name,

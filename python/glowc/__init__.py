@@ -209,6 +209,31 @@ def _tensor_info(info):
                       np.dtype(_DTYPES[info.dtype]), _TYPE_NAMES[info.dtype])
 
 
+def _set_model_options(o, defines, no_optimize, quantize, schema, calibration, per_channel,
+                       keep_float, precision, cache_dir):
+    """The options a Session and a Host network share, set on options object o."""
+    if isinstance(defines, dict):
+        defines = ["%s=%s" % kv for kv in defines.items()]
+    for d in defines or ():
+        _check(_add_define(o, _enc(d)))
+    _check(_set_no_optimize(o, int(bool(no_optimize))))
+    if cache_dir is not None:
+        _check(_set_cache_dir(o, _enc(os.fspath(cache_dir))))
+    if quantize is not None:
+        _check(_set_quantize(o, _enc(os.fspath(quantize))))
+    if schema is not None:
+        _check(_set_schema(o, _enc(schema)))
+    if calibration is not None:
+        _check(_set_calibration(o, _enc(calibration)))
+    _check(_set_per_channel(o, int(bool(per_channel))))
+    if keep_float is not None:
+        if not isinstance(keep_float, str):
+            keep_float = ",".join(keep_float)
+        _check(_set_keep_float(o, _enc(keep_float)))
+    if precision is not None:
+        _check(_set_precision(o, _enc(precision)))
+
+
 class _Closing:
     """close() when collected or at the end of a `with` block."""
 
@@ -241,26 +266,8 @@ class Session(_Closing):
         try:
             _check(_set_backend(o, _enc(backend)))
             _check(_set_threads(o, int(threads)))
-            if isinstance(defines, dict):
-                defines = ["%s=%s" % kv for kv in defines.items()]
-            for d in defines or ():
-                _check(_add_define(o, _enc(d)))
-            _check(_set_no_optimize(o, int(bool(no_optimize))))
-            if cache_dir is not None:
-                _check(_set_cache_dir(o, _enc(os.fspath(cache_dir))))
-            if quantize is not None:
-                _check(_set_quantize(o, _enc(os.fspath(quantize))))
-            if schema is not None:
-                _check(_set_schema(o, _enc(schema)))
-            if calibration is not None:
-                _check(_set_calibration(o, _enc(calibration)))
-            _check(_set_per_channel(o, int(bool(per_channel))))
-            if keep_float is not None:
-                if not isinstance(keep_float, str):
-                    keep_float = ",".join(keep_float)
-                _check(_set_keep_float(o, _enc(keep_float)))
-            if precision is not None:
-                _check(_set_precision(o, _enc(precision)))
+            _set_model_options(o, defines, no_optimize, quantize, schema, calibration,
+                               per_channel, keep_float, precision, cache_dir)
             s = _P()
             if isinstance(model, (bytes, bytearray, memoryview)):
                 data = bytes(model)
@@ -398,19 +405,19 @@ class Host(_Closing):
             raise Error(1, "the host is closed")
         return self._h
 
-    def add_network(self, name, model, defines=None, no_optimize=False, replicas=0):
+    def add_network(self, name, model, defines=None, no_optimize=False, replicas=0,
+                    quantize=None, schema=None, calibration=None, per_channel=False,
+                    keep_float=None, precision=None, cache_dir=None):
         """Compiles and places model (a path or bytes) as network `name`: whole on every
-        device with room (at most `replicas` when > 0), or partitioned when none holds it."""
+        device with room (at most `replicas` when > 0), or partitioned when none holds it.
+        The other options are Session's (quantize: quantized whole, then placed)."""
         h = self._handle()
         o = _options_create()
         if not o:
             raise MemoryError("glowc: cannot create options")
         try:
-            if isinstance(defines, dict):
-                defines = ["%s=%s" % kv for kv in defines.items()]
-            for d in defines or ():
-                _check(_add_define(o, _enc(d)))
-            _check(_set_no_optimize(o, int(bool(no_optimize))))
+            _set_model_options(o, defines, no_optimize, quantize, schema, calibration,
+                               per_channel, keep_float, precision, cache_dir)
             _check(_set_replicas(o, int(replicas)))
             if isinstance(model, (bytes, bytearray, memoryview)):
                 data = bytes(model)
