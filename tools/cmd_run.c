@@ -1,5 +1,8 @@
 // cmd_run.c - `glowc run MODEL [INPUT...]`: compiles a model for a backend, runs it once on
-// tensor files and prints the outputs or writes them as TensorProto files.
+// tensor files and prints the outputs or writes them as TensorProto files. A model is run
+// through the public API's session when that can be done with one parse (run_via_api); the
+// checked path (a summary of the declared inputs, then a load specialized to the files)
+// serves models whose inputs decide their shapes, --devices, --stats, and every error.
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

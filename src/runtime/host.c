@@ -297,7 +297,6 @@ static host_request *dispatch(glow_host *h)
     double now = host_now_us();
     for (host_request *r = h->head, *next; r; r = next) {
         next = r->next;
-        int dead = -1;
         if (r->deadline > 0 && now >= r->deadline) {
             unlink_queued(h, r);
             BOTH(h, r->net, queued, -1);
@@ -307,19 +306,24 @@ static host_request *dispatch(glow_host *h)
             tail = &r->next;
             continue;
         }
-        if ((dead = no_device(h, r)) >= 0) {
+        int dead = no_device(h, r);
+        if (dead >= 0) {
             unlink_queued(h, r);
             BOTH(h, r->net, queued, -1);
             BOTH(h, r->net, failed, 1);
             r->outcome = GLOW_HOST_FAILED;
             r->failed = true;
             r->diag = glow_xcalloc(1, sizeof *r->diag);
-            glow_fail(r->diag, GLOW_ERR_RUNTIME, "network '%s': not run: device %d (%s), %s, "
-                      "is quarantined since it failed (%s)", r->net->name, dead,
-                      glow_device_backend(h->devs[dead]),
-                      r->net->exec ? "where a partition of it runs"
-                                   : "the only device it is placed on",
-                      h->why[dead]);
+            const char *name = r->net->name, *b = glow_device_backend(h->devs[dead]);
+            if (r->net->exec || __builtin_popcountll(r->net->devices) == 1)
+                glow_fail(r->diag, GLOW_ERR_RUNTIME, "network '%s': not run: device %d (%s), "
+                          "%s, is quarantined since it failed (%s)", name, dead, b,
+                          r->net->exec ? "where a partition of it runs"
+                                       : "the only device it is placed on", h->why[dead]);
+            else
+                glow_fail(r->diag, GLOW_ERR_RUNTIME, "network '%s': not run: every device it "
+                          "is placed on is quarantined (device %d (%s) since it failed: %s)",
+                          name, dead, b, h->why[dead]);
             *tail = r;
             tail = &r->next;
             continue;

@@ -239,6 +239,25 @@ static void test_device_failure(void)
     submit(h, b, 0, 0.5f);
     wait_total(1);
     CHECK_EQ(R.o[0], GLOW_HOST_DONE);
+    /* Both devices fail: c's requests meet the fault on device 0, then on device 1, and the
+     * third is refused, both its devices being out. */
+    glow_device_set_failing(glow_host_device(h, 0), true);
+    glow_device_set_failing(glow_host_device(h, 1), true);
+    reset();
+    for (int k = 0; k < 3; k++) {
+        submit(h, c, k, 0.5f);
+        wait_total(k + 1);
+        CHECK_EQ(R.o[k], GLOW_HOST_FAILED);
+    }
+    CHECK_CONTAINS(R.msg[0], "network 'c' on device 0 (cpu): the device failed");
+    CHECK_CONTAINS(R.msg[1], "network 'c' on device 1 (cpu): the device failed");
+    CHECK_CONTAINS(R.msg[2], "network 'c': not run: every device it is placed on is "
+                   "quarantined (device 0 (cpu) since it failed: the device failed)");
+    CHECK_EQ(glow_host_quarantined(h), 3);
+    for (int i = 0; i < 2; i++) {
+        glow_device_set_failing(glow_host_device(h, i), false);
+        CHECK(glow_host_restore_device(h, i));
+    }
     glow_host_network_put(h, a);
     glow_host_network_put(h, b);
     glow_host_network_put(h, c);
