@@ -5,10 +5,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "glowc/glowc.h"
 #include "onnx/onnx.h"
 #include "quant/quant.h"
 
-#define GLOWC_VERSION "0.1.0"
+/* The CLI's version is the library's (glowc_version(), the public header's
+ * GLOWC_VERSION_*): the CLI is a client of libglowc and has none of its own. */
 
 /* Exit codes promised by DESIGN.md. */
 enum {
@@ -74,6 +76,17 @@ void cli_model_options(const cli_model_opts *o, struct glow_opt_options *oo,
 /* --stats: "<backend> backend: F of N instructions fall back to the evaluator: Kind dtype
  * (count), ..." for a backend with an evaluator fallback. */
 void cli_model_report_fallbacks(const struct glow_program *p, FILE *out);
+
+/* --- cli_api.c: the model options through the public API --- */
+
+/* A glowc_options object with o's backend, threads, defines, optimizer switch, cache,
+ * memory limit and quantization options; NULL when out of memory. */
+glowc_options *cli_api_options(const cli_model_opts *o);
+/* The CLI's exit code for a public API status. */
+int cli_api_exit_code(glowc_status s);
+/* Loads and compiles the model at path as a session with o's options (glowc_last_error()
+ * says why when it fails). */
+glowc_status cli_api_session(const cli_model_opts *o, const char *path, glowc_session **out);
 
 /* --- cli_samples.c: sample inputs of profile and run --compare-float --- */
 
@@ -155,9 +168,8 @@ void cmd_bench_help(void);
 typedef struct cli_bench_host_opts {
     const char *path, *devices;
     int clients, requests, warmup;
-    const char **defines;
-    int ndefines;
-    bool no_optimize, json;
+    const cli_model_opts *model;  /* defines, no_optimize, cache, quantization */
+    bool json;
 } cli_bench_host_opts;
 int cli_bench_host(const cli_bench_host_opts *o);
 

@@ -154,11 +154,11 @@ static int parse_args(int argc, char **argv, bench_args *a)
         return cli_usage_error("bench", "bench: missing MODEL");
     if (a->clients && !a->devices)
         return cli_usage_error("bench", "bench: --clients needs --devices");
-    if (a->devices && (a->ninputs || a->reference || a->model.quant.profile ||
-                       a->model.threads || a->model.stats || a->model.time_passes))
+    if (a->devices && (a->ninputs || a->reference || a->model.threads || a->model.stats ||
+                       a->model.time_passes))
         return cli_usage_error("bench", "bench: --devices takes none of --input, --reference, "
-                               "--quantize, --threads (threads are per device: cpu:t2), "
-                               "--stats, --time-passes");
+                               "--threads (threads are per device: cpu:t2), --stats, "
+                               "--time-passes");
     return -1;
 }
 
@@ -171,8 +171,7 @@ static int bench_host(const bench_args *a)
     cli_bench_host_opts o = { .path = a->path, .devices = a->devices,
                               .clients = a->clients ? a->clients : ndev,
                               .requests = a->iterations, .warmup = a->warmup,
-                              .defines = a->model.defines, .ndefines = a->model.ndefines,
-                              .no_optimize = a->model.no_optimize, .json = a->json };
+                              .model = &a->model, .json = a->json };
     return cli_bench_host(&o);
 }
 

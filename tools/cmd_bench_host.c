@@ -10,10 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "glowc/glowc.h"
-/* cli.h spells the CLI's version as a string under the same name as the header's number;
- * this file uses neither. */
-#undef GLOWC_VERSION
 #include "cli.h"
 
 typedef struct shared {
@@ -36,18 +32,6 @@ static double now_s(void)
 }
 
 /* The exit code for a failed API call, as the other commands map statuses. */
-static int exit_code(glowc_status s)
-{
-    switch (s) {
-    case GLOWC_ERR_INVALID_ARGUMENT: return CLI_EXIT_USAGE;
-    case GLOWC_ERR_IO:
-    case GLOWC_ERR_BAD_MODEL:
-    case GLOWC_ERR_UNSUPPORTED:
-    case GLOWC_ERR_BAD_INPUT: return CLI_EXIT_BAD_MODEL;
-    default: return CLI_EXIT_RUN_FAILED;
-    }
-}
-
 static void *client_main(void *arg)
 {
     shared *s = arg;
@@ -167,21 +151,18 @@ int cli_bench_host(const cli_bench_host_opts *o)
 {
     shared s = { .o = o };
     pthread_mutex_init(&s.lock, NULL);
-    glowc_options *opt = glowc_options_create();
+    /* The backend and threads are the devices'; the options say the rest. */
+    glowc_options *opt = cli_api_options(o->model);
     int rc = -1;
     glowc_status st = opt ? GLOWC_OK : GLOWC_ERR_NO_MEMORY;
-    for (int i = 0; i < o->ndefines && st == GLOWC_OK; i++)
-        st = glowc_options_add_define(opt, o->defines[i]);
-    if (st == GLOWC_OK)
-        st = glowc_options_set_no_optimize(opt, o->no_optimize);
     if (st == GLOWC_OK)
         st = glowc_host_create_from_spec(o->devices, o->clients, &s.h);
     if (st != GLOWC_OK) {
         cli_error("bench: --devices %s: %s", o->devices, glowc_last_error());
-        rc = exit_code(st) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE : exit_code(st);
+        rc = cli_api_exit_code(st) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE : cli_api_exit_code(st);
     } else if ((st = glowc_host_add_network(s.h, "model", opt, o->path)) != GLOWC_OK) {
         cli_error("%s", glowc_last_error());
-        rc = exit_code(st);
+        rc = cli_api_exit_code(st);
     } else if (!make_inputs(&s)) {
         cli_error("bench: cannot prepare the inputs: %s", glowc_last_error());
         rc = CLI_EXIT_RUN_FAILED;

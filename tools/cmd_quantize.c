@@ -146,7 +146,9 @@ int cmd_quantize(int argc, char **argv)
             rc = cli_model_error(a.path, &d);
     }
     if (rc == CLI_EXIT_OK) {
-        glow_status s = glow_onnx_write(p->f, a.out, "glowc " GLOWC_VERSION, &d);
+        char producer[64];
+        snprintf(producer, sizeof producer, "glowc %s", glowc_version());
+        glow_status s = glow_onnx_write(p->f, a.out, producer, &d);
         if (s == GLOW_ERR_IO) {
             cli_error("quantize: %s", d.msg);
             rc = CLI_EXIT_RUN_FAILED;

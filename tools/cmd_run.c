@@ -1,5 +1,8 @@
 // cmd_run.c - `glowc run MODEL [INPUT...]`: compiles a model for a backend, runs it once on
-// tensor files and prints the outputs or writes them as TensorProto files.
+// tensor files and prints the outputs or writes them as TensorProto files. A model is run
+// through the public API's session when that can be done with one parse (run_via_api); the
+// checked path (a summary of the declared inputs, then a load specialized to the files)
+// serves models whose inputs decide their shapes, --devices, --stats, and every error.
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,8 +133,8 @@ static int parse_args(int argc, char **argv, run_args *a)
                                "sample INPUTs (no --input, no --output-dir)");
     if ((a->nassign || a->split_nodes) && !a->devices)
         return cli_usage_error("run", "run: --assign and --split-nodes need --devices");
-    if (a->devices && (a->model.quant.profile || a->compare_float))
-        return cli_usage_error("run", "run: --devices does not take --quantize yet");
+    if (a->devices && a->compare_float)
+        return cli_usage_error("run", "run: --compare-float does not take --devices");
     return -1;
 }
 
@@ -531,6 +534,12 @@ static int run_partitioned(const run_args *a, glow_module *m, int ninputs, glow_
     glow_opt_options oo;
     glow_compile_options copt = { .stop_after = GLOW_STAGE_COMPILED };
     cli_model_options(&a->model, &oo, &copt);
+    /* The profile names nodes of the whole graph: quantize it whole, then cut it. */
+    if (copt.quant_hook && glow_module_quantize(&m, &copt, &d) != GLOW_OK) {
+        glow_devices_free(devs, ndevs);
+        return cli_model_error(a->path, &d);
+    }
+    copt.quant_hook = NULL;
     if (glow_partition_module(m, &po, &plan, &d) != GLOW_OK)
         rc = d.status == GLOW_ERR_USAGE ? cli_usage_error("run", "run: %s", d.msg)
                                         : cli_model_error(a->path, &d);
@@ -603,6 +612,74 @@ static int compile_and_run(const run_args *a, const glow_onnx_summary *sum, flat
     return rc;
 }
 
+/* The whole-program run through the public API, for a model whose inputs do not decide its
+ * shapes: one parse of the model (the session's) instead of a summary and a load. Returns -1
+ * when this path cannot say exactly what the checked path below says - the session cannot be
+ * made without the input files (symbolic dims the files fix, inputs whose values decide
+ * shapes, anything the loader refuses) or a file does not fit the input as loaded - so that
+ * path runs instead and gives its own message (a second parse only on such models and on
+ * errors); otherwise the exit code. */
+static int run_via_api(const run_args *a)
+{
+    glowc_session *s = NULL;
+    if (cli_api_session(&a->model, a->path, &s) != GLOWC_OK)
+        return -1;
+    int n = glowc_session_input_count(s), rc = -1;
+    glowc_tensor **in = calloc((size_t)n + 1, sizeof *in);
+    glowc_value *vals = calloc((size_t)n + 1, sizeof *vals);
+    int nout = glowc_session_output_count(s);
+    glowc_tensor **out = calloc((size_t)nout + 1, sizeof *out);
+    bool ok = in && vals && out && a->nfiles <= n;
+    for (int k = 0; ok && k < a->nfiles; k++)
+        ok = glowc_tensor_read_file(a->files[k], &in[k]) == GLOWC_OK;
+    for (int k = 0; ok && k < a->nnamed; k++) {
+        const char *eq = strchr(a->named[k], '=');
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - a->named[k]), a->named[k]);
+        int i = glowc_session_input_index(s, name);
+        ok = i >= 0 && (size_t)(eq - a->named[k]) < sizeof name && !in[i] &&
+             glowc_tensor_read_file(eq + 1, &in[i]) == GLOWC_OK;
+    }
+    for (int i = 0; ok && i < n; i++) {
+        glowc_tensor_info info;
+        ok = in[i] && glowc_session_input_info(s, i, &info) == GLOWC_OK &&
+             glowc_tensor_dtype(in[i]) == info.dtype && glowc_tensor_rank(in[i]) == info.rank;
+        for (int d = 0; ok && d < info.rank; d++)
+            ok = glowc_tensor_shape(in[i])[d] == info.shape[d];
+        if (ok)
+            vals[i] = glowc_tensor_value(in[i]);
+    }
+    if (ok) {
+        glowc_status st = glowc_session_run_tensors(s, vals, n, out);
+        if (st != GLOWC_OK) {
+            cli_error("run: %s: %s", a->path, glowc_last_error());
+            rc = CLI_EXIT_RUN_FAILED;
+        } else {
+            run_outputs o = { .n = nout, .names = calloc((size_t)nout + 1, sizeof *o.names),
+                              .t = calloc((size_t)nout + 1, sizeof *o.t) };
+            for (int i = 0; o.names && o.t && i < nout; i++) {
+                /* The public element types are numbered as ONNX's. */
+                glow_type t = { .rank = glowc_tensor_rank(out[i]) };
+                glow_dtype_from_onnx((int)glowc_tensor_dtype(out[i]), &t.dtype);
+                for (int d = 0; d < t.rank; d++)
+                    t.dims[d] = glowc_tensor_shape(out[i])[d];
+                o.names[i] = glowc_tensor_name(out[i]);
+                o.t[i] = (glow_tensor){ .type = t, .data = (void *)glowc_tensor_data(out[i]) };
+            }
+            rc = finish_run(a, GLOW_OK, NULL, &o);
+        }
+    }
+    for (int i = 0; in && i < n; i++)
+        glowc_tensor_destroy(in[i]);
+    for (int i = 0; out && i < nout; i++)
+        glowc_tensor_destroy(out[i]);
+    free(in);
+    free(vals);
+    free(out);
+    glowc_session_destroy(s);
+    return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
     run_args a = { 0 };
@@ -615,6 +692,11 @@ int cmd_run(int argc, char **argv)
                                                   : CLI_EXIT_RUN_FAILED;
     if (rc < 0 && a.compare_float)
         rc = cli_compare_float(a.path, &a.model, a.files, a.nfiles);
+    /* --stats and --time-passes print the pipeline's own figures, which the API does not
+     * give; --devices partitions by the user's assignment (the host's partitioning is by
+     * free memory only). */
+    if (rc < 0 && !a.devices && !a.model.stats && !a.model.time_passes)
+        rc = run_via_api(&a);
     glow_arena arena = { 0 };
     glow_onnx_summary s = { 0 };
     const char **files = NULL;

@@ -161,7 +161,7 @@ int main(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if (!strcmp(arg, "--version")) {
-        printf("glowc %s\n", GLOWC_VERSION);
+        printf("glowc %s\n", glowc_version());
         return CLI_EXIT_OK;
     }
     if (!strcmp(arg, "help")) {

@@ -90,7 +90,13 @@ GLOWC_API const char *glowc_status_name(glowc_status s);
  * valid until the next glowc call on this thread. */
 GLOWC_API const char *glowc_last_error(void);
 
-/* Element types, numbered as ONNX's TensorProto.DataType. */
+/* Element types, numbered as ONNX's TensorProto.DataType.
+ *
+ * The low-bit types (GLOWC_F8E4M3FN .. GLOWC_I2) take ONE BYTE PER ELEMENT in a glowc_value's
+ * or glowc_tensor's data (glowc_dtype_size gives 1): a float8 or e8m0 element is its 8-bit
+ * pattern; a float4 e2m1 element is its 4-bit pattern in the low nibble (high nibble 0); a 4-
+ * or 2-bit integer is its value in a signed (I4, I2: sign-extended, e.g. -3 is 0xfd) or
+ * unsigned byte. Only files (.pb tensors, model constants) pack two or four of them a byte. */
 typedef enum glowc_dtype {
     GLOWC_DTYPE_UNDEFINED = 0,
     GLOWC_F32 = 1,
@@ -106,9 +112,19 @@ typedef enum glowc_dtype {
     GLOWC_U32 = 12,
     GLOWC_U64 = 13,
     GLOWC_BF16 = 16,
+    GLOWC_F8E4M3FN = 17,        /* float8: 4 exponent bits, 3 mantissa, finite, NaN 0x7f/0xff */
+    GLOWC_F8E4M3FNUZ = 18,      /* float8 as e4m3fn, one NaN (0x80), no -0 */
+    GLOWC_F8E5M2 = 19,          /* float8: 5 exponent bits, 2 mantissa, with infinities */
+    GLOWC_F8E5M2FNUZ = 20,      /* float8 as e5m2, finite, one NaN (0x80), no -0 */
+    GLOWC_U4 = 21,              /* 0..15 */
+    GLOWC_I4 = 22,              /* -8..7 */
+    GLOWC_F4E2M1 = 23,          /* float4: 2 exponent bits, 1 mantissa, finite, no NaN */
+    GLOWC_F8E8M0 = 24,          /* a power of two 2^(e - 127), 0xff NaN (a scale type) */
+    GLOWC_U2 = 25,              /* 0..3 */
+    GLOWC_I2 = 26,              /* -2..1 */
 } glowc_dtype;
 
-/* "f32", "i64", ... as glowc prints them; "undefined" for an unknown value. */
+/* "f32", "i64", "f8e4m3fn", "i4", ... as glowc prints them; "undefined" for an unknown value. */
 GLOWC_API const char *glowc_dtype_name(glowc_dtype t);
 /* Bytes per element; 0 for an unknown value. */
 GLOWC_API size_t glowc_dtype_size(glowc_dtype t);
@@ -149,6 +165,11 @@ GLOWC_API glowc_status glowc_options_set_quant_calibration(glowc_options *o,
 GLOWC_API glowc_status glowc_options_set_quant_per_channel(glowc_options *o, int per_channel);
 /* Node kinds that stay float, comma-separated, e.g. "Conv,Add"; NULL: none. */
 GLOWC_API glowc_status glowc_options_set_quant_keep_float(glowc_options *o, const char *kinds);
+/* Refuses, when a session is created, a model whose planned memory (weights, inputs and
+ * outputs, activations) exceeds `bytes`, with a message naming the sizes, before any of it is
+ * allocated (GLOWC_ERR_NO_MEMORY). 0, the default: the machine's physical memory; UINT64_MAX:
+ * no limit. */
+GLOWC_API glowc_status glowc_options_set_max_memory(glowc_options *o, uint64_t bytes);
 /* For a host's network: on at most n devices (0, the default: every device with room). */
 GLOWC_API glowc_status glowc_options_set_replicas(glowc_options *o, int n);
 /* "int8" (default) or "int16". */
@@ -290,8 +311,9 @@ GLOWC_API int glowc_host_device_count(const glowc_host *h);
 GLOWC_API glowc_status glowc_host_pause(glowc_host *h, int paused);
 
 /* Loads and places the ONNX model at path as network `name` (unique on the host). Options
- * (NULL: defaults): defines, no_optimize and replicas are used; the backend and threads are
- * the devices'; quantization is refused (GLOWC_ERR_UNSUPPORTED) for now. */
+ * (NULL: defaults): defines, no_optimize, cache_dir, replicas and the quantization options
+ * are used; the backend and threads are the devices'. A quantized network is quantized
+ * whole with the profile, then placed whole or partitioned like any other. */
 GLOWC_API glowc_status glowc_host_add_network(glowc_host *h, const char *name,
                                               const glowc_options *o, const char *path);
 GLOWC_API glowc_status glowc_host_add_network_from_bytes(glowc_host *h, const char *name,
@@ -360,11 +382,24 @@ typedef struct glowc_host_stats {
     uint64_t queued, running;
     uint64_t done, failed, cancelled, expired;
     double latency_min_us, latency_mean_us, latency_p50_us, latency_p99_us, latency_max_us;
+    uint64_t quarantined;       /* bit i set: device i is quarantined (a network's stats: of
+                                 * the devices it is placed on) */
 } glowc_host_stats;
 
 /* The host's statistics (network NULL) or one network's. */
 GLOWC_API glowc_status glowc_host_get_stats(glowc_host *h, const char *network,
                                             glowc_host_stats *out);
+
+/* Failing devices: when a device fails (a device fault, not a request's own error such as
+ * an index out of range), the request that met the fault fails with a message naming the
+ * device, and the device is quarantined at once - no other request is started on it and no
+ * network is placed on it, while the other devices keep serving: a network placed whole on
+ * several devices goes on on the others; a request of a network with no device left (placed
+ * only there, or with a partition there) fails at once (GLOWC_ERR_RUNTIME) naming the device
+ * and its fault. glowc_host_stats.quarantined says which devices are out.
+ * This puts device back in service (once its fault is cleared); GLOWC_ERR_INVALID_ARGUMENT
+ * when it is not quarantined. */
+GLOWC_API glowc_status glowc_host_restore_device(glowc_host *h, int device);
 
 #ifdef __cplusplus
 }

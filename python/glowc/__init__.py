@@ -33,6 +33,22 @@ _DTYPES = {
     7: np.int64, 9: np.bool_, 10: np.float16, 11: np.float64, 12: np.uint32, 13: np.uint64,
 }
 _CODES = {np.dtype(t): c for c, t in _DTYPES.items()}
+# The types numpy has no dtype for: their arrays hold one code an element, as libglowc does
+# (glowc.h, "Element types"): bf16 bit patterns as uint16; float8, e8m0 and float4 bit
+# patterns and the unsigned 4/2-bit integers as uint8; the signed 4/2-bit integers
+# sign-extended as int8. Such an array is taken for that type when the input is of that type
+# (a uint8 array fed to a u8 input stays u8).
+_LOWBIT = {
+    16: np.uint16, 17: np.uint8, 18: np.uint8, 19: np.uint8, 20: np.uint8, 21: np.uint8, 22: np.int8,
+    23: np.uint8, 24: np.uint8, 25: np.uint8, 26: np.int8,
+}
+_DTYPES.update(_LOWBIT)
+# glowc's names of the types ("f32", "f8e4m3fn", "i4") and back.
+_TYPE_NAMES = {1: "f32", 2: "u8", 3: "i8", 4: "u16", 5: "i16", 6: "i32", 7: "i64", 9: "bool",
+               10: "f16", 11: "f64", 12: "u32", 13: "u64", 16: "bf16", 17: "f8e4m3fn",
+               18: "f8e4m3fnuz", 19: "f8e5m2", 20: "f8e5m2fnuz", 21: "u4", 22: "i4",
+               23: "f4e2m1", 24: "f8e8m0", 25: "u2", 26: "i2"}
+_TYPE_CODES = {n: c for c, n in _TYPE_NAMES.items()}
 
 
 class Error(Exception):
@@ -43,8 +59,10 @@ class Error(Exception):
         self.status = status
 
 
-TensorInfo = namedtuple("TensorInfo", "name shape dtype")
-TensorInfo.__doc__ = "An input or output of a session: name, shape (tuple), numpy dtype."
+TensorInfo = namedtuple("TensorInfo", "name shape dtype type", defaults=(None,))
+TensorInfo.__doc__ = """An input or output of a session: name, shape (tuple), numpy dtype, and
+glowc's element type name ("f32", "i64", "f8e4m3fn", "i4", ...). For the low-bit types numpy
+lacks, dtype is the array type holding one code a byte (uint8, or int8 for i4 and i2)."""
 
 
 class _Value(ctypes.Structure):
@@ -141,19 +159,31 @@ def _enc(s):
     return s.encode("utf-8") if isinstance(s, str) else s
 
 
-def _values(inputs):
+def _lowbit_code(info, a):
+    """The low-bit type code of input info when array a holds its codes, else None."""
+    code = _TYPE_CODES.get(info.type) if info is not None else None
+    if code in _LOWBIT and a.dtype == np.dtype(_LOWBIT[code]):
+        return code
+    return None
+
+
+def _values(inputs, infos=()):
     """The _Value array for {name: array} or a sequence in input order, its length, and what
-    must stay alive until the call returns (the arrays and shapes)."""
+    must stay alive until the call returns (the arrays and shapes). infos: the inputs'
+    TensorInfo, to know which uint8/int8 arrays hold low-bit codes."""
     if isinstance(inputs, dict):
         items = list(inputs.items())
     else:
         items = [(None, a) for a in inputs]
+    by_name = {t.name: t for t in infos}
     n = len(items)
     vals = (_Value * max(n, 1))()
     keep = []
     for k, (name, a) in enumerate(items):
         a = np.asarray(a)
-        code = _CODES.get(a.dtype)
+        info = by_name.get(name) if name is not None else \
+            (infos[k] if k < len(infos) else None)
+        code = _lowbit_code(info, a) or _CODES.get(a.dtype)
         if code is None:
             # No glowc type for it (e.g. complex): let glowc name the expected type.
             code = 0
@@ -172,6 +202,36 @@ def _out_values(infos):
     for k, o in enumerate(outs):
         ovals[k] = _Value(None, 0, 0, None, o.ctypes.data, o.nbytes)
     return outs, ovals
+
+
+def _tensor_info(info):
+    return TensorInfo(info.name.decode("utf-8"), tuple(info.shape[d] for d in range(info.rank)),
+                      np.dtype(_DTYPES[info.dtype]), _TYPE_NAMES[info.dtype])
+
+
+def _set_model_options(o, defines, no_optimize, quantize, schema, calibration, per_channel,
+                       keep_float, precision, cache_dir):
+    """The options a Session and a Host network share, set on options object o."""
+    if isinstance(defines, dict):
+        defines = ["%s=%s" % kv for kv in defines.items()]
+    for d in defines or ():
+        _check(_add_define(o, _enc(d)))
+    _check(_set_no_optimize(o, int(bool(no_optimize))))
+    if cache_dir is not None:
+        _check(_set_cache_dir(o, _enc(os.fspath(cache_dir))))
+    if quantize is not None:
+        _check(_set_quantize(o, _enc(os.fspath(quantize))))
+    if schema is not None:
+        _check(_set_schema(o, _enc(schema)))
+    if calibration is not None:
+        _check(_set_calibration(o, _enc(calibration)))
+    _check(_set_per_channel(o, int(bool(per_channel))))
+    if keep_float is not None:
+        if not isinstance(keep_float, str):
+            keep_float = ",".join(keep_float)
+        _check(_set_keep_float(o, _enc(keep_float)))
+    if precision is not None:
+        _check(_set_precision(o, _enc(precision)))
 
 
 class _Closing:
@@ -206,26 +266,8 @@ class Session(_Closing):
         try:
             _check(_set_backend(o, _enc(backend)))
             _check(_set_threads(o, int(threads)))
-            if isinstance(defines, dict):
-                defines = ["%s=%s" % kv for kv in defines.items()]
-            for d in defines or ():
-                _check(_add_define(o, _enc(d)))
-            _check(_set_no_optimize(o, int(bool(no_optimize))))
-            if cache_dir is not None:
-                _check(_set_cache_dir(o, _enc(os.fspath(cache_dir))))
-            if quantize is not None:
-                _check(_set_quantize(o, _enc(os.fspath(quantize))))
-            if schema is not None:
-                _check(_set_schema(o, _enc(schema)))
-            if calibration is not None:
-                _check(_set_calibration(o, _enc(calibration)))
-            _check(_set_per_channel(o, int(bool(per_channel))))
-            if keep_float is not None:
-                if not isinstance(keep_float, str):
-                    keep_float = ",".join(keep_float)
-                _check(_set_keep_float(o, _enc(keep_float)))
-            if precision is not None:
-                _check(_set_precision(o, _enc(precision)))
+            _set_model_options(o, defines, no_optimize, quantize, schema, calibration,
+                               per_channel, keep_float, precision, cache_dir)
             s = _P()
             if isinstance(model, (bytes, bytearray, memoryview)):
                 data = bytes(model)
@@ -242,8 +284,7 @@ class Session(_Closing):
     def _info(self, fn, i):
         info = _Info()
         _check(fn(self._s, i, ctypes.byref(info)))
-        return TensorInfo(info.name.decode("utf-8"), tuple(info.shape[d] for d in range(info.rank)),
-                          np.dtype(_DTYPES[info.dtype]))
+        return _tensor_info(info)
 
     def close(self):
         """Frees the compiled model now (also done when the session is collected)."""
@@ -256,7 +297,7 @@ class Session(_Closing):
         outputs as a list of numpy arrays in output order, or {name: array} with as_dict."""
         if not self._s:
             raise Error(1, "the session is closed")
-        vals, n, keep = _values(inputs)
+        vals, n, keep = _values(inputs, self.inputs)
         outs, ovals = _out_values(self.outputs)
         _check(_run(self._s, vals, n, ovals, len(outs)))
         del keep
@@ -277,7 +318,8 @@ class _Stats(ctypes.Structure):
                                                 "done", "failed", "cancelled", "expired")] + \
                [(n, ctypes.c_double) for n in ("latency_min_us", "latency_mean_us",
                                                 "latency_p50_us", "latency_p99_us",
-                                                "latency_max_us")]
+                                                "latency_max_us")] + \
+               [("quarantined", ctypes.c_uint64)]
 
 
 _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
@@ -290,6 +332,7 @@ _host_add = _fn("glowc_host_add_network", ctypes.c_int, _P, ctypes.c_char_p, _P,
                 ctypes.c_char_p)
 _host_add_bytes = _fn("glowc_host_add_network_from_bytes", ctypes.c_int, _P, ctypes.c_char_p,
                       _P, ctypes.c_char_p, ctypes.c_size_t)
+_host_restore = _fn("glowc_host_restore_device", ctypes.c_int, _P, ctypes.c_int)
 _host_remove = _fn("glowc_host_remove_network", ctypes.c_int, _P, ctypes.c_char_p)
 _host_net_info = _fn("glowc_host_network_info", ctypes.c_int, _P, ctypes.c_char_p,
                      ctypes.POINTER(_NetInfo))
@@ -362,19 +405,19 @@ class Host(_Closing):
             raise Error(1, "the host is closed")
         return self._h
 
-    def add_network(self, name, model, defines=None, no_optimize=False, replicas=0):
+    def add_network(self, name, model, defines=None, no_optimize=False, replicas=0,
+                    quantize=None, schema=None, calibration=None, per_channel=False,
+                    keep_float=None, precision=None, cache_dir=None):
         """Compiles and places model (a path or bytes) as network `name`: whole on every
-        device with room (at most `replicas` when > 0), or partitioned when none holds it."""
+        device with room (at most `replicas` when > 0), or partitioned when none holds it.
+        The other options are Session's (quantize: quantized whole, then placed)."""
         h = self._handle()
         o = _options_create()
         if not o:
             raise MemoryError("glowc: cannot create options")
         try:
-            if isinstance(defines, dict):
-                defines = ["%s=%s" % kv for kv in defines.items()]
-            for d in defines or ():
-                _check(_add_define(o, _enc(d)))
-            _check(_set_no_optimize(o, int(bool(no_optimize))))
+            _set_model_options(o, defines, no_optimize, quantize, schema, calibration,
+                               per_channel, keep_float, precision, cache_dir)
             _check(_set_replicas(o, int(replicas)))
             if isinstance(model, (bytes, bytearray, memoryview)):
                 data = bytes(model)
@@ -392,9 +435,7 @@ class Host(_Closing):
     def _io(self, fn, name, i):
         info = _Info()
         _check(fn(self._h, _enc(name), i, ctypes.byref(info)))
-        return TensorInfo(info.name.decode("utf-8"),
-                          tuple(info.shape[d] for d in range(info.rank)),
-                          np.dtype(_DTYPES[info.dtype]))
+        return _tensor_info(info)
 
     def remove_network(self, name):
         """Takes the network off the host; requests already accepted still complete."""
@@ -424,8 +465,8 @@ class Host(_Closing):
     def run(self, name, inputs, deadline_us=0, as_dict=False):
         """Runs one request and waits for it; outputs as Session.run returns them."""
         h = self._handle()
-        infos = self._net(name)[1]
-        vals, n, keep = _values(inputs)
+        ins, infos = self._net(name)
+        vals, n, keep = _values(inputs, ins)
         outs, ovals = _out_values(infos)
         _check(_host_run(h, _enc(name), vals, n, ovals, len(outs), int(deadline_us)))
         del keep
@@ -438,8 +479,8 @@ class Host(_Closing):
         .request_id for cancel(). Raises glowc.Error at once when the queue is full (BUSY)
         or an input is wrong. The inputs are copied: the arrays are free on return."""
         h = self._handle()
-        infos = self._net(name)[1]
-        vals, n, keep = _values(inputs)
+        ins, infos = self._net(name)
+        vals, n, keep = _values(inputs, ins)
         fut = concurrent.futures.Future()
         key = next(_keys)
         with _pending_lock:
@@ -465,7 +506,14 @@ class Host(_Closing):
         _check(_host_pause(self._handle(), int(bool(paused))))
 
     def stats(self, name=None):
-        """The host's (or one network's) counts and latencies as a dict."""
+        """The host's (or one network's) counts and latencies as a dict; "quarantined" is
+        the list of devices taken out of service after failing (of the network's devices)."""
         s = _Stats()
         _check(_host_stats(self._handle(), _enc(name) if name else None, ctypes.byref(s)))
-        return {f: getattr(s, f) for f, _ in _Stats._fields_}
+        d = {f: getattr(s, f) for f, _ in _Stats._fields_}
+        d["quarantined"] = [i for i in range(64) if s.quarantined >> i & 1]
+        return d
+
+    def restore_device(self, device):
+        """Puts a quarantined device back in service (glowc_host_restore_device)."""
+        _check(_host_restore(self._handle(), int(device)))

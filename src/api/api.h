@@ -21,6 +21,7 @@ struct glowc_options {
     glow_dtype precision;        /* GLOW_I8Q or GLOW_I16Q */
     char *cache_dir;             /* the compiled-code cache; NULL: none */
     int replicas;                /* a host network's devices at most; 0: all with room */
+    uint64_t max_memory;         /* a session's planned bytes at most; 0: the machine's */
 };
 
 /* One input or output as glowc_tensor_info shows it, with its dims in public types. */

@@ -150,9 +150,6 @@ static glowc_status add(glowc_host *h, const char *name, const glowc_options *o,
     NEED_HOST(h);
     if (!name)
         return api_fail(GLOWC_ERR_INVALID_ARGUMENT, "glowc_host_add_network: name is NULL");
-    if (o && o->profile)
-        return api_fail(GLOWC_ERR_UNSUPPORTED, "network '%s': a host does not take quantized "
-                        "networks yet", name);
     uint8_t *file = NULL;
     if (path) {
         FILE *f = fopen(path, "rb");
@@ -181,6 +178,14 @@ static glowc_status add(glowc_host *h, const char *name, const glowc_options *o,
         co.no_optimize = o->no_optimize;
         co.cache_dir = o->cache_dir;
         no.max_replicas = o->replicas;
+    }
+    glow_quant_options q = { 0 };
+    if (o && o->profile) {
+        q = (glow_quant_options){ .profile = o->profile, .schema = o->schema,
+                                  .calibration = o->calibration, .per_channel = o->per_channel,
+                                  .keep_float = o->keep_float, .precision = o->precision };
+        co.quant_hook = glow_quant_hook;
+        co.quant_ctx = &q;
     }
     glow_diag *d = calloc(1, sizeof *d);
     glowc_status st = GLOWC_OK;
@@ -567,8 +572,19 @@ GLOWC_API glowc_status glowc_host_get_stats(glowc_host *h, const char *network,
                                    .latency_mean_us = s.lat_mean_us,
                                    .latency_p50_us = s.lat_p50_us,
                                    .latency_p99_us = s.lat_p99_us,
-                                   .latency_max_us = s.lat_max_us };
+                                   .latency_max_us = s.lat_max_us,
+                                   .quarantined = s.quarantined };
     }
     free(d);
     return st;
+}
+
+GLOWC_API glowc_status glowc_host_restore_device(glowc_host *h, int device)
+{
+    NEED_HOST(h);
+    if (!glow_host_restore_device(h->h, device))
+        return api_fail(GLOWC_ERR_INVALID_ARGUMENT, "device %d is not quarantined (the host "
+                        "has %d device%s)", device, glow_host_device_count(h->h),
+                        glow_host_device_count(h->h) == 1 ? "" : "s");
+    return GLOWC_OK;
 }

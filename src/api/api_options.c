@@ -194,3 +194,10 @@ GLOWC_API glowc_status glowc_options_set_replicas(glowc_options *o, int n)
     o->replicas = n;
     return GLOWC_OK;
 }
+
+GLOWC_API glowc_status glowc_options_set_max_memory(glowc_options *o, uint64_t bytes)
+{
+    NEED_OPTIONS(o);
+    o->max_memory = bytes;
+    return GLOWC_OK;
+}

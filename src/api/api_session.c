@@ -57,6 +57,8 @@ static glowc_status wrap(glow_program *p, glowc_session **out)
         glow_program_destroy(p);
         return api_fail(GLOWC_ERR_NO_MEMORY, "out of memory");
     }
+    /* Runs take contexts from the pool: the first takes the one compiling made. */
+    glow_program_pool_own_context(p);
     s->p = p;
     s->ninputs = p->ninputs;
     s->noutputs = p->noutputs;
@@ -128,7 +130,11 @@ static glowc_status create(const glowc_options *o, const char *path, const void 
     glow_compile_options copt = { .backend = o->backend, .threads = o->threads,
                                   .stop_after = GLOW_STAGE_COMPILED,
                                   .no_optimize = o->no_optimize,
-                                  .cache_dir = o->cache_dir };
+                                  .cache_dir = o->cache_dir,
+                                  /* A plan bigger than the machine would only fail later,
+                                   * in mmap or the OOM killer. */
+                                  .max_memory = o->max_memory ? o->max_memory
+                                                              : glow_machine_memory() };
     if (o->profile) {
         copt.quant_hook = glow_quant_hook;
         copt.quant_ctx = &q;

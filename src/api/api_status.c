@@ -89,6 +89,10 @@ static const glowc_dtype public_of[] = {
     [GLOW_I16] = GLOWC_I16,   [GLOW_U16] = GLOWC_U16, [GLOW_I32] = GLOWC_I32,
     [GLOW_U32] = GLOWC_U32,   [GLOW_I64] = GLOWC_I64, [GLOW_U64] = GLOWC_U64,
     [GLOW_BOOL] = GLOWC_BOOL,
+    [GLOW_F8E4M3FN] = GLOWC_F8E4M3FN,     [GLOW_F8E4M3FNUZ] = GLOWC_F8E4M3FNUZ,
+    [GLOW_F8E5M2] = GLOWC_F8E5M2,         [GLOW_F8E5M2FNUZ] = GLOWC_F8E5M2FNUZ,
+    [GLOW_F8E8M0] = GLOWC_F8E8M0,         [GLOW_F4E2M1] = GLOWC_F4E2M1,
+    [GLOW_I4] = GLOWC_I4, [GLOW_U4] = GLOWC_U4, [GLOW_I2] = GLOWC_I2, [GLOW_U2] = GLOWC_U2,
 };
 
 glowc_dtype api_dtype_public(glow_dtype t)

@@ -91,8 +91,9 @@ glow_status glow_executor_create(glow_partition_plan *plan, const glow_compile_o
     *out = NULL;
     if (opt && opt->quant_hook) {
         glow_partition_plan_destroy(plan);
-        return glow_fail(d, GLOW_ERR_UNSUPPORTED, "partitioned models do not take "
-                         "quantization yet (the profile names nodes of the whole graph)");
+        return glow_fail(d, GLOW_ERR_INTERNAL, "the executor takes no quantization hook: "
+                         "quantize the whole module before partitioning it "
+                         "(glow_module_quantize; the profile names nodes of the whole graph)");
     }
     glow_executor *e = glow_xcalloc(1, sizeof *e);
     e->plan = plan;

@@ -79,20 +79,56 @@ glow_status glow_host_get_stats(glow_host *h, const char *network, glow_host_sta
                                 glow_diag *d)
 {
     pthread_mutex_lock(&h->lock);
-    const host_stats *s = &h->stats;
+    const glow_host_network *net = NULL;
     if (network) {
-        const glow_host_network *net = h->nets;
+        net = h->nets;
         while (net && strcmp(net->name, network))
             net = net->next;
         if (!net) {
             pthread_mutex_unlock(&h->lock);
             return glow_fail(d, GLOW_ERR_NOT_FOUND, "the host has no network '%s'", network);
         }
-        s = &net->stats;
     }
-    stats_snapshot(s, out);
+    stats_snapshot(net ? &net->stats : &h->stats, out);
+    out->quarantined = h->quarantined & (net ? net->devices : ~0ull);
     pthread_mutex_unlock(&h->lock);
     return GLOW_OK;
+}
+
+/* ---- quarantine ---- */
+
+/* Takes device di out of service after a device fault (lock held). */
+static void quarantine_locked(glow_host *h, int di, const char *msg)
+{
+    if (h->quarantined >> di & 1)
+        return;
+    h->quarantined |= 1ull << di;
+    snprintf(h->why[di], sizeof h->why[di], "%.200s", msg);
+}
+
+uint64_t glow_host_quarantined(glow_host *h)
+{
+    pthread_mutex_lock(&h->lock);
+    uint64_t q = h->quarantined;
+    pthread_mutex_unlock(&h->lock);
+    return q;
+}
+
+static host_request *dispatch(glow_host *h);
+static void finish_list(glow_host *h, host_request *list);
+
+bool glow_host_restore_device(glow_host *h, int i)
+{
+    if (i < 0 || i >= h->ndevs)
+        return false;
+    pthread_mutex_lock(&h->lock);
+    bool was = h->quarantined >> i & 1;
+    h->quarantined &= ~(1ull << i);
+    h->why[i][0] = 0;
+    host_request *expired = dispatch(h);
+    pthread_mutex_unlock(&h->lock);
+    finish_list(h, expired);
+    return was;
 }
 
 /* ---- requests ---- */
@@ -152,14 +188,15 @@ static void retire(glow_host *h, host_request *r)
         host_network_free(h, net);
 }
 
-/* Completes requests taken out of the queue (linked by next) that did not run. */
-static void finish_list(glow_host *h, host_request *list, glow_host_outcome o)
+/* Completes requests taken out of the queue (linked by next) that did not run, each with its
+ * r->outcome (expired, cancelled, or failed for want of a device). */
+static void finish_list(glow_host *h, host_request *list)
 {
     while (list) {
         host_request *r = list;
         list = r->next;
         r->next = NULL;
-        callback(r, o, NULL);
+        callback(r, r->outcome, NULL);
         retire(h, r);
     }
 }
@@ -208,7 +245,7 @@ static bool try_start(glow_host *h, host_request *r)
     if (!net->exec) {
         /* An idle replica (nothing given to it and not finished), lowest index first. */
         for (int i = 0; i < h->ndevs; i++) {
-            if (!net->dev_prog[i] || h->dev_items[i])
+            if (!net->dev_prog[i] || h->dev_items[i] || (h->quarantined >> i & 1))
                 continue;
             h->dev_items[i]++;
             glow_device_submit(h->devs[i], run_whole, r);
@@ -235,8 +272,25 @@ static bool try_start(glow_host *h, host_request *r)
     return true;
 }
 
-/* Starts what can start, in queue order, and takes out what expired (returned, linked by
- * next, for finish_list once the lock is dropped). Lock held. */
+/* The quarantined device that leaves request r no device to run on: -1 when it has one - a
+ * whole network's replica that is not quarantined, or every partition's device in service.
+ * Lock held. */
+static int no_device(const glow_host *h, const host_request *r)
+{
+    const glow_host_network *net = r->net;
+    if (!(net->devices & h->quarantined))
+        return -1;
+    if (!net->exec)
+        return net->devices & ~h->quarantined ? -1 : __builtin_ctzll(net->devices);
+    for (int p = 0; p < net->nparts; p++)
+        if (h->quarantined >> net->part_dev[p] & 1)
+            return net->part_dev[p];
+    return -1;
+}
+
+/* Starts what can start, in queue order, and takes out what expired or has no device left
+ * (returned, linked by next, with their outcome, for finish_list once the lock is dropped).
+ * Lock held. */
 static host_request *dispatch(glow_host *h)
 {
     host_request *expired = NULL, **tail = &expired;
@@ -247,6 +301,29 @@ static host_request *dispatch(glow_host *h)
             unlink_queued(h, r);
             BOTH(h, r->net, queued, -1);
             BOTH(h, r->net, expired, 1);
+            r->outcome = GLOW_HOST_EXPIRED;
+            *tail = r;
+            tail = &r->next;
+            continue;
+        }
+        int dead = no_device(h, r);
+        if (dead >= 0) {
+            unlink_queued(h, r);
+            BOTH(h, r->net, queued, -1);
+            BOTH(h, r->net, failed, 1);
+            r->outcome = GLOW_HOST_FAILED;
+            r->failed = true;
+            r->diag = glow_xcalloc(1, sizeof *r->diag);
+            const char *name = r->net->name, *b = glow_device_backend(h->devs[dead]);
+            if (r->net->exec || __builtin_popcountll(r->net->devices) == 1)
+                glow_fail(r->diag, GLOW_ERR_RUNTIME, "network '%s': not run: device %d (%s), "
+                          "%s, is quarantined since it failed (%s)", name, dead, b,
+                          r->net->exec ? "where a partition of it runs"
+                                       : "the only device it is placed on", h->why[dead]);
+            else
+                glow_fail(r->diag, GLOW_ERR_RUNTIME, "network '%s': not run: every device it "
+                          "is placed on is quarantined (device %d (%s) since it failed: %s)",
+                          name, dead, b, h->why[dead]);
             *tail = r;
             tail = &r->next;
             continue;
@@ -287,13 +364,13 @@ static void run_whole(glow_device *dev, void *arg)
     glow_exec *x = NULL;
     glow_diag *d = glow_xcalloc(1, sizeof *d);
     glow_status st;
-    if (glow_device_failing(dev))
+    bool fault = glow_device_failing(dev);
+    if (fault)
         st = glow_fail(d, GLOW_ERR_RUNTIME, "the device failed");
     else if ((st = glow_program_acquire(p, &x, d)) == GLOW_OK)
         st = glow_exec_run(x, r->inputs, r->ninputs, d);
     if (st != GLOW_OK)
         fail_request(r, st, -1, di, glow_device_backend(dev), d->msg);
-    free(d);
     int n = r->net->noutputs;
     glow_tensor small[16];
     glow_tensor *outs = n <= 16 ? small : glow_xcalloc((size_t)n, sizeof *outs);
@@ -302,8 +379,11 @@ static void run_whole(glow_device *dev, void *arg)
 
     pthread_mutex_lock(&h->lock);
     h->dev_items[di]--;
+    if (fault)
+        quarantine_locked(h, di, d->msg);
     host_request *expired = ended_locked(h, r, st == GLOW_OK);
     pthread_mutex_unlock(&h->lock);
+    free(d);
     /* The outputs live in the context: it goes back to the pool after the callback, and
      * before the request lets go of the network that owns the program. */
     callback(r, st == GLOW_OK ? GLOW_HOST_DONE : GLOW_HOST_FAILED, outs);
@@ -312,7 +392,7 @@ static void run_whole(glow_device *dev, void *arg)
     if (outs != small)
         free(outs);
     retire(h, r);
-    finish_list(h, expired, GLOW_HOST_EXPIRED);
+    finish_list(h, expired);
 }
 
 /* One partition of a partitioned network's request. */
@@ -327,13 +407,16 @@ static void run_part(glow_device *dev, void *arg)
     int di = glow_device_index(dev);
     glow_diag *d = glow_xcalloc(1, sizeof *d);
     glow_status st;
-    if (glow_device_failing(dev))
+    bool fault = glow_device_failing(dev);
+    if (fault)
         st = glow_fail(d, GLOW_ERR_RUNTIME, "the device failed");
     else
         st = glow_executor_run_partition(net->exec, r->xr, r->inputs, p, d);
 
     pthread_mutex_lock(&h->lock);
     h->dev_items[di]--;
+    if (fault)
+        quarantine_locked(h, di, d->msg);
     r->parts_running--;
     r->parts_left--;
     if (st != GLOW_OK) {
@@ -361,7 +444,7 @@ static void run_part(glow_device *dev, void *arg)
             free(outs);
         retire(h, r);
     }
-    finish_list(h, expired, GLOW_HOST_EXPIRED);
+    finish_list(h, expired);
 }
 
 glow_host_submitted glow_host_submit(glow_host *h, glow_host_network *net, glow_tensor *inputs,
@@ -403,7 +486,7 @@ glow_host_submitted glow_host_submit(glow_host *h, glow_host_network *net, glow_
     if (r->deadline > 0)
         pthread_cond_broadcast(&h->changed);   /* the timer may have to wake earlier */
     pthread_mutex_unlock(&h->lock);
-    finish_list(h, expired, GLOW_HOST_EXPIRED);
+    finish_list(h, expired);
     return GLOW_HOST_QUEUED;
 }
 
@@ -432,7 +515,7 @@ void glow_host_pause(glow_host *h, bool paused)
     h->paused = paused;
     host_request *expired = dispatch(h);
     pthread_mutex_unlock(&h->lock);
-    finish_list(h, expired, GLOW_HOST_EXPIRED);
+    finish_list(h, expired);
 }
 
 /* Sleeps until the earliest deadline in the queue (or until something changes) and lets
@@ -464,7 +547,7 @@ static void *timer_main(void *arg)
         host_request *expired = dispatch(h);
         if (expired) {
             pthread_mutex_unlock(&h->lock);
-            finish_list(h, expired, GLOW_HOST_EXPIRED);
+            finish_list(h, expired);
             pthread_mutex_lock(&h->lock);
         }
     }
@@ -485,6 +568,7 @@ glow_status glow_host_create(const glow_device_spec *devices, int ndevices, int 
     h->capacity = queue_capacity;
     h->devs = glow_xcalloc((size_t)ndevices, sizeof *h->devs);
     h->dev_items = glow_xcalloc((size_t)ndevices, sizeof *h->dev_items);
+    h->why = glow_xcalloc((size_t)ndevices, sizeof *h->why);
     pthread_mutex_init(&h->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -527,7 +611,9 @@ void glow_host_destroy(glow_host *h)
     h->nqueued = 0;
     pthread_cond_broadcast(&h->changed);
     pthread_mutex_unlock(&h->lock);
-    finish_list(h, list, GLOW_HOST_CANCELLED);
+    for (host_request *r = list; r; r = r->next)
+        r->outcome = GLOW_HOST_CANCELLED;
+    finish_list(h, list);
     pthread_mutex_lock(&h->lock);
     while (h->active > 0)
         pthread_cond_wait(&h->changed, &h->lock);
@@ -546,6 +632,7 @@ void glow_host_destroy(glow_host *h)
     pthread_mutex_destroy(&h->lock);
     host_stats_free(&h->stats);
     free(h->dev_items);
+    free(h->why);
     free(h->devs);
     free(h);
 }

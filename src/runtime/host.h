@@ -26,6 +26,17 @@ glow_device *glow_host_device(glow_host *h, int i);
  * it starts them in order. */
 void glow_host_pause(glow_host *h, bool paused);
 
+/* Quarantine (docs/runtime.md, "Failing devices"): a device whose work fails as a device
+ * fault (glow_device_failing) is taken out of service at once - the request that met the fault
+ * fails with its message, and no other request is started on it: whole networks go on on
+ * their other replicas, and a request that has no device left (a network placed only there,
+ * or a partition there) fails at once, naming the device and its fault. New networks are not
+ * placed on it. Bit i of the result: device i is quarantined. */
+uint64_t glow_host_quarantined(glow_host *h);
+/* Puts device i back in service (after its fault was cleared); false when it was not
+ * quarantined or there is no device i. */
+bool glow_host_restore_device(glow_host *h, int i);
+
 /* --- networks --- */
 
 typedef struct glow_host_net_options {
@@ -99,6 +110,8 @@ typedef struct glow_host_stats {
     /* Latency (submission to completion) of the done requests, microseconds: minimum, mean
      * and maximum of all; median and 99th percentile of the last GLOW_HOST_LAT_WINDOW. */
     double lat_min_us, lat_mean_us, lat_p50_us, lat_p99_us, lat_max_us;
+    uint64_t quarantined; /* bit i: device i is quarantined (the host's; a network's: of its
+                           * devices) */
 } glow_host_stats;
 
 #define GLOW_HOST_LAT_WINDOW 4096

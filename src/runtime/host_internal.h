@@ -52,6 +52,7 @@ typedef struct host_request {
     int parts_left, parts_running;
     bool failed;
     glow_diag *diag;             /* why it failed */
+    glow_host_outcome outcome;   /* of one completed without running (finish_list) */
 } host_request;
 
 struct glow_host {
@@ -63,6 +64,10 @@ struct glow_host {
     host_request *head, *tail;   /* the queue, FIFO */
     int nqueued;
     int *dev_items;              /* work items given to each device, not finished */
+    /* Quarantine: bit i set when device i failed; no request is started on it (nor is a
+     * network placed on it) until glow_host_restore_device. why[i] is its failure. */
+    uint64_t quarantined;
+    char (*why)[256];
     int active;                  /* accepted requests not completed and freed */
     uint64_t next_id;
     bool paused, stopping;

@@ -60,7 +60,6 @@ static glow_compile_options compile_options(const glow_host_net_options *o, cons
     c.backend = backend;
     c.threads = threads;
     c.stop_after = GLOW_STAGE_COMPILED;
-    c.quant_hook = NULL;
     return c;
 }
 
@@ -140,7 +139,7 @@ static int place_whole(glow_host *h, glow_host_network *net, kind *kinds, const 
     for (int i = 0; i < h->ndevs; i++) {
         const kind *k = &kinds[kind_of[i]];
         uint64_t fr = glow_device_free_bytes(h->devs[i]);
-        if (!k->p || fr < k->bytes)
+        if (!k->p || fr < k->bytes || (h->quarantined >> i & 1))
             continue;
         /* Insertion by bytes in use; ties keep device order. */
         int at = n++;
@@ -176,9 +175,11 @@ static glow_status place_partitioned(glow_host *h, glow_host_network *net, const
     char frees[512], nb[32];
     free_list(h, frees, sizeof frees);
     glow_device_spec *specs = glow_xcalloc((size_t)h->ndevs, sizeof *specs);
-    for (int i = 0; i < h->ndevs; i++)
+    uint64_t quarantined = glow_host_quarantined(h);
+    for (int i = 0; i < h->ndevs; i++)   /* a quarantined device takes no partition */
         specs[i] = (glow_device_spec){ .backend = glow_device_backend(h->devs[i]),
-                                       .capacity = glow_device_free_bytes(h->devs[i]),
+                                       .capacity = quarantined >> i & 1
+                                                       ? 0 : glow_device_free_bytes(h->devs[i]),
                                        .threads = glow_device_threads(h->devs[i]) };
     glow_module *m = NULL;
     glow_diag *pd = glow_xcalloc(1, sizeof *pd);
@@ -187,6 +188,18 @@ static glow_status place_partitioned(glow_host *h, glow_host_network *net, const
     glow_partition_options po = { .devices = specs, .ndevices = h->ndevs,
                                   .no_optimize = copt.no_optimize };
     glow_status st = load(bytes, size, o, &m, d);
+    /* A profile names nodes of the whole graph: quantize it whole, then cut it; the parts
+     * compile without the hook. */
+    if (st == GLOW_OK && copt.quant_hook) {
+        st = glow_module_quantize(&m, &copt, pd);
+        copt.quant_hook = NULL;
+        if (st != GLOW_OK) {
+            free(specs);
+            glow_fail(d, st, "network '%s': %s", net->name, pd->msg);
+            free(pd);
+            return st;
+        }
+    }
     if (st == GLOW_OK && (st = glow_partition_module(m, &po, &plan, pd)) == GLOW_OK)
         st = glow_executor_create(plan, &copt, &net->exec, pd);
     free(specs);
@@ -272,8 +285,10 @@ glow_status glow_host_add_network(glow_host *h, const char *name, const uint8_t 
             break;   /* the model itself is bad: every kind would say so */
         kinds[k].why = glow_xcalloc(1, sizeof *kinds[k].why);
         glow_compile_options c = compile_options(o, b, t);
-        if (glow_program_create(m, &c, &kinds[k].p, kinds[k].why) == GLOW_OK)
+        if (glow_program_create(m, &c, &kinds[k].p, kinds[k].why) == GLOW_OK) {
             kinds[k].bytes = program_bytes(kinds[k].p);
+            glow_program_pool_own_context(kinds[k].p);   /* replicas acquire contexts */
+        }
         else
             kinds[k].p = NULL;
     }

@@ -117,7 +117,8 @@ void glow_partition_plan_dot(FILE *out, const glow_partition_plan *plan);
 typedef struct glow_executor glow_executor;
 
 /* Compiles every partition of plan for its device's backend (opt gives the rest of the
- * compile options; its backend is ignored; no quantization yet) and takes ownership of the
+ * compile options; its backend is ignored; no quant_hook: a quantized model is quantized whole
+ * before it is partitioned, glow_module_quantize) and takes ownership of the
  * plan, also on failure. */
 glow_status glow_executor_create(glow_partition_plan *plan, const glow_compile_options *opt,
                                  glow_executor **out, glow_diag *d);

@@ -333,6 +333,23 @@ glow_status glow_program_create(glow_module *m, const glow_compile_options *opt,
     return GLOW_OK;
 }
 
+glow_status glow_module_quantize(glow_module **m, const glow_compile_options *opt, glow_diag *d)
+{
+    glow_compile_options c = *opt;
+    c.backend = "interpreter";
+    c.stop_after = GLOW_STAGE_LOWERED;
+    c.cache_dir = NULL;
+    glow_program *p = NULL;
+    glow_module *in = *m;
+    *m = NULL;
+    GLOW_TRY(glow_program_create(in, &c, &p, d));
+    *m = p->m;
+    p->m = NULL;
+    p->f = NULL;
+    glow_program_destroy(p);
+    return GLOW_OK;
+}
+
 struct glow_exec {
     glow_program *p;
     uint8_t *mutable_, *act;     /* the run's regions, 64-byte aligned */
@@ -454,6 +471,12 @@ void glow_program_release(glow_program *p, glow_exec *e)
     e->next = p->idle;
     p->idle = e;
     pthread_mutex_unlock(&p->lock);
+}
+
+void glow_program_pool_own_context(glow_program *p)
+{
+    glow_program_release(p, p->exec);
+    p->exec = NULL;
 }
 
 glow_status glow_program_run(glow_program *p, const glow_tensor *inputs, int ninputs,

@@ -81,6 +81,13 @@ void glow_subgraph_runner_install(void);
  * dtypes) the backend cannot run. */
 glow_status glow_program_create(glow_module *m, const glow_compile_options *opt,
                                 glow_program **out, glow_diag *d);
+/* Quantizes a whole module before it is split or placed (the host's partitioned networks,
+ * `run --devices --quantize`): *m (owned) is replaced by the graph glow_program_create makes
+ * of it up to GLOW_STAGE_LOWERED with opt's quant_hook, lowered for the interpreter (which
+ * keeps no node whole, so any backend can take each part). The profile's keys name nodes of
+ * the whole graph at the quantization point, so it must apply before the graph is cut; each
+ * part then compiles without the hook. On failure *m is NULL. */
+glow_status glow_module_quantize(glow_module **m, const glow_compile_options *opt, glow_diag *d);
 /* Copies inputs (model order; types must equal the placeholders' - messages name the input
  * and both types) into the mutable region and executes, on the program's own context: one
  * such run at a time per program (concurrent callers take contexts, below). */
@@ -115,6 +122,10 @@ glow_tensor glow_exec_output(const glow_exec *e, int i);
  * back with glow_program_release. Thread-safe. */
 glow_status glow_program_acquire(glow_program *p, glow_exec **out, glow_diag *d);
 void glow_program_release(glow_program *p, glow_exec *e);
+/* Gives the context glow_program_create made for glow_program_run to the pool, for callers
+ * that only run through glow_program_acquire (sessions, the host): the first run takes it
+ * instead of allocating and touching a second set of regions. glow_program_run fails after. */
+void glow_program_pool_own_context(glow_program *p);
 /* The compiled program's instructions its backend runs through the evaluator instead of
  * native code (program order; borrowed from the program): how many, *out pointed at them. */
 int glow_program_fallbacks(const glow_program *p, const ir_instr *const **out);

@@ -6,6 +6,7 @@
 // healthy requests), adding and removing networks while others run, a network that fits
 // nowhere (the message names the sizes), and a partitioned network's outputs.
 #include <pthread.h>
+#include <time.h>
 #include <stdint.h>
 
 #include "check.h"
@@ -185,6 +186,10 @@ static void test_busy_and_callbacks(void)
     CHECK_EQ(s.queued, 6);
     CHECK_EQ(s.rejected, 2);
     CHECK_EQ(s.running + s.done, 0);
+    /* No device failed: none is quarantined, and there is none to restore. */
+    CHECK_EQ(s.quarantined, 0);
+    CHECK_EQ(glowc_host_restore_device(h, 0), GLOWC_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(glowc_last_error(), "device 0 is not quarantined");
     CHECK_EQ(T.total, 0);
     CHECK_EQ(glowc_host_pause(h, 0), GLOWC_OK);
     wait_total(6);
@@ -328,6 +333,8 @@ static void test_load(void)
     CHECK_EQ(info.devices, 3);     /* a replica on each device */
     client cs[CLIENTS];
     pthread_t th[CLIENTS];
+    struct timespec t0, t1;   /* for the printed figure only: nothing is asserted on time */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < CLIENTS; i++) {
         memset(&cs[i], 0, sizeof cs[i]);
         cs[i].h = h;
@@ -344,6 +351,8 @@ static void test_load(void)
         pthread_mutex_destroy(&cs[i].a.lock);
         pthread_cond_destroy(&cs[i].a.cv);
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     CHECK_EQ(wrong, 0);
     CHECK_EQ(failed, 0);
     glowc_host_stats s, a, b;
@@ -354,9 +363,14 @@ static void test_load(void)
     CHECK_EQ(s.done, CLIENTS * PER_CLIENT);
     CHECK_EQ(a.done + b.done, s.done);
     CHECK_EQ(s.rejected + s.failed + s.cancelled + s.expired + s.queued + s.running, 0);
-    printf("load: %d clients x %d requests, 2 networks on 2 devices: %llu done, latency "
-           "p50 %.1f us, p99 %.1f us, max %.1f us\n", CLIENTS, PER_CLIENT,
-           (unsigned long long)s.done, s.latency_p50_us, s.latency_p99_us, s.latency_max_us);
+    printf("load: %d clients x %d requests, 2 networks on 2 devices: %llu submitted, %llu "
+           "done (lenet %llu, mlp %llu), %d wrong, %llu failed, %llu rejected, %llu "
+           "cancelled, %llu expired; latency p50 %.1f us, p99 %.1f us, max %.1f us; %.0f "
+           "requests/s\n", CLIENTS, PER_CLIENT, (unsigned long long)s.submitted,
+           (unsigned long long)s.done, (unsigned long long)a.done, (unsigned long long)b.done,
+           wrong, (unsigned long long)s.failed, (unsigned long long)s.rejected,
+           (unsigned long long)s.cancelled, (unsigned long long)s.expired, s.latency_p50_us,
+           s.latency_p99_us, s.latency_max_us, (double)s.done / secs);
     glowc_host_destroy(h);
 }
 

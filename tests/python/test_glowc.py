@@ -48,7 +48,7 @@ want = tail_floats("models/lenet_output.pb", 10).reshape(1, 10)
 check(glowc.version().count(".") == 2, "version %r" % glowc.version())
 
 s = glowc.Session("models/lenet.onnx", backend="cpu", threads=2)
-check(s.inputs == [glowc.TensorInfo("input", (1, 1, 28, 28), np.dtype(np.float32))],
+check(s.inputs == [glowc.TensorInfo("input", (1, 1, 28, 28), np.dtype(np.float32), "f32")],
       "inputs %r" % (s.inputs,))
 check(s.outputs[0].name == "probs" and s.outputs[0].shape == (1, 10), "outputs %r" % s.outputs)
 out = s.run({"input": image})
@@ -118,6 +118,29 @@ for t in threads:
     t.join()
 check(not wrong, "crossed or wrong results: %r" % wrong)
 s.close()
+
+# Low-bit types (numpy has none): one code a byte, uint8 (int8 for i4/i2), named by .type.
+node = os.path.join(os.environ.get("GLOWC_SHARED", "/work/shared"), "onnx-node-tests", "node")
+f8 = glowc.Session(os.path.join(node, "test_cast_FLOAT8E4M3FN_to_FLOAT", "model.onnx"),
+                   backend="interpreter")
+x = f8.inputs[0]
+check(x.type == "f8e4m3fn" and x.dtype == np.uint8, "f8 input info %r" % (x,))
+codes = np.resize(np.array([0x38, 0x40, 0xb8, 0x7f, 0x00, 0x30], np.uint8), x.shape)
+got = f8.run([codes])[0]
+wantf = np.resize(np.array([1.0, 2.0, -1.0, np.nan, 0.0, 0.5], np.float32), x.shape)
+check(np.array_equal(got, wantf, equal_nan=True), "f8e4m3fn codes -> f32 %r" % (got,))
+# A uint8 array fed to a u8-typed model stays u8; an int8 array is no f8 input.
+raises(lambda: f8.run([codes.astype(np.int8)]), "f8e4m3fn", 5)
+f8.close()
+i4 = glowc.Session(os.path.join(node, "test_cast_FLOAT_to_INT4", "model.onnx"),
+                   backend="interpreter")
+y = i4.outputs[0]
+check(y.type == "i4" and y.dtype == np.int8, "i4 output info %r" % (y,))
+vals = np.resize(np.array([-8, -3, 0, 7, 2, -1], np.float32), i4.inputs[0].shape)
+got = i4.run([vals])[0]
+check(got.dtype == np.int8 and np.array_equal(got, vals.astype(np.int8)),
+      "f32 -> i4 codes %r" % (got,))
+i4.close()
 
 # The library search: a wrong GLOWC_LIBRARY is reported at import, naming the path.
 env = dict(os.environ, GLOWC_LIBRARY="/nonexistent/libglowc.so")

@@ -93,6 +93,8 @@ with glowc.Host("cpu:t1,cpu:t1", queue=4) as h:
     check(s["queued"] + s["running"] + s["done"] + s["failed"] + s["cancelled"] +
           s["expired"] == s["submitted"], "stats add up: %r" % s)
     check(h.stats("lenet")["done"] == s["done"], "all done on lenet")
+    check(s["quarantined"] == [], "no device quarantined: %r" % s)
+    raises(lambda: h.restore_device(0), "device 0 is not quarantined", 1)
 
     # Client threads on both networks.
     errors = []
