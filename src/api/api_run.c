@@ -204,13 +204,17 @@ GLOWC_API glowc_status glowc_session_run_tensors(glowc_session *s, const glowc_v
         return st;
     for (int k = 0; k < s->noutputs && st == GLOWC_OK; k++) {
         const api_io *io = &s->outputs[k];
-        glowc_tensor *t = api_tensor_new(io->name, io->dtype, io->rank, io->shape, io->bytes);
+        /* A data-dependent output (docs/dynamic-shapes.md) comes back under its actual
+         * extent, a prefix of the bound the output's info gives. */
+        glow_tensor v = glow_exec_output(e, k);
+        size_t bytes = glow_tensor_bytes(&v);
+        glowc_tensor *t = api_tensor_new(io->name, io->dtype, v.type.rank, v.type.dims, bytes);
         if (!t) {
             st = api_fail(GLOWC_ERR_NO_MEMORY, "cannot allocate output %d '%s' (%zu bytes)",
-                          k, io->name, io->bytes);
+                          k, io->name, bytes);
             break;
         }
-        memcpy(t->data, glow_exec_output(e, k).data, io->bytes);
+        memcpy(t->data, v.data, bytes);
         outputs[k] = t;
     }
     glow_program_release(s->p, e);

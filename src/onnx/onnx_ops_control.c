@@ -435,7 +435,7 @@ glow_status load_loop(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
         GLOW_TRY(onnx_input_any(cx, np, 2 + i, &ins[2 + i]));   /* may carry sequences */
     bool carries_seq = false;
     for (int i = 0; i < N; i++)
-        carries_seq |= onnx_seq_of(ins[2 + i]);
+        carries_seq |= onnx_seq_of(ins[2 + i]) != NULL;
     /* A loop without scan outputs runs as a loop when unrolling is impossible (a count or
      * condition known only at run time) or too big; scan outputs need unrolling. */
     bool can_run = K == 0 && N >= 1 && N <= 3 && !carries_seq;
