@@ -82,5 +82,6 @@ glow_status infer_shape(infer_cx *cx, bool *handled);   /* infer_shape.c */
 glow_status infer_reduce(infer_cx *cx, bool *handled);  /* infer_reduce.c */
 glow_status infer_prim(infer_cx *cx, bool *handled);    /* infer_prim.c */
 glow_status infer_quant(infer_cx *cx, bool *handled);   /* infer_quant.c */
+glow_status infer_string(infer_cx *cx, bool *handled);  /* infer_string.c */
 
 #endif
