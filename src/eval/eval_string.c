@@ -131,7 +131,8 @@ glow_status glow_ev_str_cast(const glow_node *n, const glow_tensor *ins, glow_te
     glow_dtype tx = x->type.dtype, ty = y->type.dtype;
     int64_t count = ev_numel(&x->type);
     if (tx == GLOW_STRING && ty == GLOW_STRING) {
-        memmove(y->data, x->data, (size_t)count * sizeof(glow_str));
+        if (count)
+            memmove(y->data, x->data, (size_t)count * sizeof(glow_str));
         return GLOW_OK;
     }
     if (tx == GLOW_STRING) {
@@ -297,7 +298,8 @@ static glow_status ev_split(const glow_node *n, const glow_tensor *ins, glow_ten
     const glow_type *x = &ins[0].type, *y = &outs[0].type;
     int64_t count = ev_numel(x), width = y->rank ? y->dims[y->rank - 1] : 0, most = 0;
     glow_str *out = handles(&outs[0]);
-    memset(out, 0, (size_t)(count * width) * sizeof(glow_str));
+    if (count > 0 && width > 0)
+        memset(out, 0, (size_t)(count * width) * sizeof(glow_str));
     glow_status st = GLOW_OK;
     for (int64_t i = 0; i < count && st == GLOW_OK; i++) {
         int64_t k = split_one(n, glow_str_at(ins[0].data, (size_t)i), *sep ? sep : NULL,

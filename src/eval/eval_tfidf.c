@@ -74,7 +74,8 @@ glow_status glow_ev_tfidf(const glow_node *n, const glow_tensor *ins, glow_tenso
                          "and gram lengths do not agree", glow_ev_kind(n), n->name);
     }
     float *out = outs[0].data;
-    memset(out, 0, (size_t)(rows * width) * sizeof(float));
+    if (rows > 0 && width > 0)
+        memset(out, 0, (size_t)(rows * width) * sizeof(float));
     for (int64_t r = 0; r < rows; r++) {
         float *row = out + r * width;
         int64_t base = r * len;

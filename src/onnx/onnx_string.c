@@ -82,8 +82,9 @@ static glow_value string_list(onnx_ctx *cx, const Onnx__NodeProto *np, const cha
     int64_t n = a ? (int64_t)a->n_strings : 0;
     glow_str *h = glow_arena_alloc(&cx->scratch, (size_t)(n ? n : 1) * sizeof(glow_str));
     for (int64_t i = 0; i < n; i++)
-        h[i] = glow_arena_strndup(&cx->scratch, (const char *)a->strings[i].data,
-                                  a->strings[i].len);
+        h[i] = a->strings[i].len ? glow_arena_strndup(&cx->scratch,
+                                                      (const char *)a->strings[i].data,
+                                                      a->strings[i].len) : NULL;
     glow_type t = glow_type_make(GLOW_STRING, 1, &n);
     *count = n;
     return onnx_constant(cx, onnx_sub_name(cx, np, what), &t, h);

@@ -39,8 +39,9 @@ static bool list_constant(onnx_ctx *cx, const Onnx__NodeProto *np, const char *t
         int64_t n = (int64_t)a->n_strings;
         glow_str *h = glow_arena_alloc(&cx->scratch, (size_t)(n ? n : 1) * sizeof(glow_str));
         for (int64_t i = 0; i < n; i++)
-            h[i] = glow_arena_strndup(&cx->scratch, (const char *)a->strings[i].data,
-                                      a->strings[i].len);
+            h[i] = a->strings[i].len ? glow_arena_strndup(&cx->scratch,
+                                                          (const char *)a->strings[i].data,
+                                                          a->strings[i].len) : NULL;
         glow_type ty = glow_type_make(GLOW_STRING, 1, &n);
         *out = onnx_constant(cx, onnx_sub_name(cx, np, what), &ty, h);
         return true;

@@ -267,9 +267,9 @@ static glow_status check_no_strings(const ir_function *f, glow_diag *d)
         if (v->type.dtype != GLOW_STRING)
             continue;
         char ty[96];
-        return glow_fail(d, GLOW_ERR_UNSUPPORTED, "bundle: string tensors (e.g. '%.60s' %s) "
-                         "need the evaluator and a run's string store; run the model with "
-                         "`glowc run` instead", v->name, glow_type_str(&v->type, ty, sizeof ty));
+        return glow_fail(d, GLOW_ERR_UNSUPPORTED, "bundle: no string tensors (e.g. '%.40s' %s); "
+                         "run the model with `glowc run`", v->name,
+                         glow_type_str(&v->type, ty, sizeof ty));
     }
     return GLOW_OK;
 }
