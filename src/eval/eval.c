@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "eval/eval_internal.h"
+#include "eval/eval_string.h"
 #include "scalar_math.h"
 
 /* Which operand/result kinds a routine handles. */
@@ -39,6 +40,7 @@ typedef enum {
     EP_QUANT,       /* only quantized forms (glow_ev_quant_types decides) */
     EP_DYN,         /* x not quantized -> bounded results, i64 count (eval_dyn.c checks) */
     EP_CONTROL,     /* IF, LOOP: their bodies decide (eval_control.c) */
+    EP_STRING,      /* the string ops: their routines check the kinds (eval_string.c) */
 } ev_policy;
 
 typedef struct {
@@ -124,6 +126,9 @@ static ev_entry entry_of(glow_node_kind k)
     case NK_FIRST_K:
         return (ev_entry){ glow_ev_dyn, EP_DYN };
     case NK_IF: case NK_LOOP: return (ev_entry){ glow_ev_control, EP_CONTROL };
+    case NK_STRING_NORMALIZER: case NK_STRING_CONCAT: case NK_STRING_SPLIT:
+    case NK_REGEX_FULL_MATCH: case NK_LABEL_ENCODER: case NK_TFIDF:
+        return (ev_entry){ glow_ev_string_op, EP_STRING };
     default: return (ev_entry){ NULL, EP_NONE };
     }
 }
@@ -144,9 +149,15 @@ static bool policy_ok(ev_policy p, int nin, const glow_type *const *in, int nout
         return nin == 0 && nout == 1 && ev_class(out[0].dtype) != DC_QUANT;
     if (nin < 1 || nout < 1)
         return false;
+    /* Strings are handles: only moves, Where, Equal, Cast and the string ops take them. */
+    bool moves = p == EP_MOVE || p == EP_GATHER || p == EP_WHERE || p == EP_CMP || p == EP_CAST;
+    for (int i = 0; i < nin + nout && p != EP_STRING && !moves; i++)
+        if ((i < nin ? in[i]->dtype : out[i - nin].dtype) == GLOW_STRING)
+            return false;
     glow_dtype x = in[0]->dtype, y = out[0].dtype;
     switch (p) {
     case EP_NONE: case EP_SPLAT: case EP_QUANT: return false;
+    case EP_STRING: return true;
     case EP_UN_FLOAT: case EP_FLOAT: return ev_is_float(x) && y == x;
     case EP_UN_NUM: case EP_REDUCE: return ev_is_num(x) && y == x;
     case EP_UN_INT: return ev_is_int(x) && y == x;

@@ -36,4 +36,15 @@ int glow_ev_binary_code(const glow_node *n);
  * the target kind's code. */
 int glow_ev_cast_mode(const glow_node *n);
 
+/* --- eval_string.c: where string results go (docs/onnx-import.md, "String tensors") --- */
+
+/* Binds the arena that string results computed on this thread are written to, and returns
+ * the one bound before (NULL: none; then a node that makes new strings fails with
+ * GLOW_ERR_UNSUPPORTED, so import-time and optimizer folding keep it as a node). The runtime
+ * binds a run's own store around each execution (runtime/program.c): both backends evaluate
+ * on the calling thread (the cpu backend's fallbacks run on thread 0, the caller). */
+glow_arena *glow_eval_bind_strings(glow_arena *a);
+/* A NUL-terminated copy of s[0..len) in the bound arena; NULL when none is bound. */
+const char *glow_eval_new_string(const char *s, size_t len);
+
 #endif

@@ -7,6 +7,7 @@
 // element is computed by kernels/typed_math.h, which the CPU backend's typed kernels call too:
 // this file maps a node to the op code and parameters those functions take.
 #include "eval/eval_internal.h"
+#include "eval/eval_string.h"
 
 /* Attribute values of the unary activations, read once per node with ONNX's defaults. */
 typedef struct {
@@ -141,6 +142,8 @@ glow_status glow_ev_binary(const glow_node *n, const glow_tensor *ins, glow_tens
 {
     const glow_tensor *a = &ins[0], *b = &ins[1];
     glow_tensor *y = &outs[0];
+    if (a->type.dtype == GLOW_STRING)
+        return glow_ev_str_compare(n, ins, outs, d);
     GLOW_TRY(glow_ev_expect_shape(n, "operand 1", &b->type, a->type.rank, a->type.dims, d));
     GLOW_TRY(glow_ev_expect_shape(n, "result", &y->type, a->type.rank, a->type.dims, d));
     int op = glow_ev_binary_code(n);
@@ -176,6 +179,8 @@ glow_status glow_ev_cast(const glow_node *n, const glow_tensor *ins, glow_tensor
 {
     const glow_tensor *x = &ins[0];
     glow_tensor *y = &outs[0];
+    if (x->type.dtype == GLOW_STRING || y->type.dtype == GLOW_STRING)
+        return glow_ev_str_cast(n, ins, outs, d);
     GLOW_TRY(glow_ev_expect_shape(n, "result", &y->type, x->type.rank, x->type.dims, d));
     int tx = ev_gk(x->type.dtype), ty = ev_gk(y->type.dtype) | glow_ev_cast_mode(n);
     int64_t count = ev_numel(&x->type);

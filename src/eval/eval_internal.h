@@ -217,7 +217,7 @@ static inline int ev_gk(glow_dtype t)
 {
     if (t <= GLOW_BOOL)
         return (int)t + 1;
-    return t >= GLOW_F8E4M3FN ? (int)(t - GLOW_F8E4M3FN) + GK_DT_F8E4M3FN : 0;
+    return t >= GLOW_F8E4M3FN && t <= GLOW_I2 ? (int)(t - GLOW_F8E4M3FN) + GK_DT_F8E4M3FN : 0;
 }
 _Static_assert(GLOW_F32 + 1 == GK_DT_F32 && GLOW_F64 + 1 == GK_DT_F64 &&
                GLOW_I64 + 1 == GK_DT_I64 && GLOW_BOOL + 1 == GK_DT_BOOL &&

@@ -51,7 +51,7 @@ void glow_dtype_qrange(glow_dtype t, int32_t *lo, int32_t *hi)
     }
 }
 
-bool glow_dtype_is_lowbit(glow_dtype t) { return t >= GLOW_F8E4M3FN && t < GLOW_DTYPE_COUNT; }
+bool glow_dtype_is_lowbit(glow_dtype t) { return t >= GLOW_F8E4M3FN && t <= GLOW_I2; }
 
 int glow_dtype_file_bits(glow_dtype t)
 {
@@ -188,6 +188,7 @@ double glow_load_f64(glow_dtype t, const void *base, size_t i)
     case GLOW_F8E4M3FN: case GLOW_F8E4M3FNUZ: case GLOW_F8E5M2: case GLOW_F8E5M2FNUZ:
     case GLOW_F4E2M1: case GLOW_F8E8M0:
         return gk_ldf(glow_dtype_kernel_code(t), base, (int64_t)i);
+    case GLOW_STRING: return glow_str_to_f64(glow_str_at(base, i));
     default: return (double)glow_load_i64(t, base, i);
     }
 }
@@ -214,6 +215,7 @@ int64_t glow_load_i64(glow_dtype t, const void *base, size_t i)
     case GLOW_I64: return ((const int64_t *)base)[i];
     case GLOW_U64: return (int64_t)((const uint64_t *)base)[i];
     case GLOW_BOOL: return ((const uint8_t *)base)[i] != 0;
+    case GLOW_STRING: return f64_to_i64_full(glow_load_f64(t, base, i));
     case GLOW_DTYPE_COUNT: break;
     }
     GLOW_UNREACHABLE();
@@ -244,6 +246,7 @@ void glow_store_f64(glow_dtype t, void *base, size_t i, double v)
     case GLOW_F4E2M1: case GLOW_F8E8M0: case GLOW_U4: case GLOW_I4: case GLOW_U2: case GLOW_I2:
         gk_stf(glow_dtype_kernel_code(t), base, (int64_t)i, v);
         return;
+    case GLOW_STRING: return; /* a number's text needs a store for its bytes (graph.h) */
     case GLOW_DTYPE_COUNT: break;
     }
     GLOW_UNREACHABLE();
@@ -278,6 +281,7 @@ void glow_store_i64(glow_dtype t, void *base, size_t i, int64_t v)
     case GLOW_F4E2M1: case GLOW_F8E8M0:
         gk_stf(glow_dtype_kernel_code(t), base, (int64_t)i, (double)v);
         return;
+    case GLOW_STRING: return;
     case GLOW_DTYPE_COUNT: break;
     }
     GLOW_UNREACHABLE();

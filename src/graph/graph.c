@@ -178,6 +178,12 @@ glow_node *glow_constant_create(glow_module *m, const char *name, const glow_typ
         return NULL;
     if (data && bytes)
         memcpy(payload, data, bytes);
+    if (data && t->dtype == GLOW_STRING) {
+        /* A constant owns its strings' bytes too (graph.h, glow_str): the module arena. */
+        glow_str *h = payload;
+        for (size_t i = 0; i < bytes / sizeof(glow_str); i++)
+            h[i] = h[i] && *h[i] ? glow_arena_strdup(&m->arena, h[i]) : NULL;
+    }
     glow_node *n = node_new(m, NK_CONSTANT, name, 1);
     n->outs[0] = *t;
     n->payload = glow_tensor_borrow(t, payload);

@@ -18,7 +18,7 @@ typedef enum {
     GLOW_DTYPE_COUNT
 } glow_dtype;
 
-typedef enum { DC_FLOAT, DC_SINT, DC_UINT, DC_BOOL, DC_QUANT } glow_dtype_class;
+typedef enum { DC_FLOAT, DC_SINT, DC_UINT, DC_BOOL, DC_QUANT, DC_STRING } glow_dtype_class;
 
 const char *glow_dtype_name(glow_dtype t);
 size_t glow_dtype_size(glow_dtype t);
@@ -46,7 +46,9 @@ uint16_t glow_f32_to_f16(float f);
 float glow_bf16_to_f32(uint16_t h);
 uint16_t glow_f32_to_bf16(float f);
 
-/* Element access through f64 / i64, for printing, folding and tests (not hot paths). */
+/* Element access through f64 / i64, for printing, folding and tests (not hot paths). A string
+ * element reads as the number it spells (glow_str_to_f64); stores leave it unchanged (its
+ * text would need bytes someone owns: the evaluator's Cast makes those). */
 double glow_load_f64(glow_dtype t, const void *base, size_t i);
 void glow_store_f64(glow_dtype t, void *base, size_t i, double v);
 int64_t glow_load_i64(glow_dtype t, const void *base, size_t i);
@@ -92,9 +94,29 @@ glow_status glow_tensor_alloc(glow_tensor *t, const glow_type *ty, glow_diag *d)
 glow_tensor glow_tensor_borrow(const glow_type *ty, void *data);
 void glow_tensor_free(glow_tensor *t);
 size_t glow_tensor_bytes(const glow_tensor *t);
-bool glow_tensor_equal(const glow_tensor *a, const glow_tensor *b); /* bitwise */
+bool glow_tensor_equal(const glow_tensor *a, const glow_tensor *b); /* bitwise; strings by bytes */
 /* Prints up to `limit` elements, e.g. "[1, 2, 3, ...]". */
 void glow_tensor_print(FILE *f, const glow_tensor *t, size_t limit);
+
+/* --- string.c: string elements (GLOW_STRING; docs/onnx-import.md, "String tensors") ---
+ * An element is a handle: a pointer to NUL-terminated UTF-8 bytes, NULL reading as "" (so
+ * zeroed memory holds empty strings). Whoever made a handle owns its bytes: a module's
+ * constants keep theirs in the module arena, an owned tensor from glow_tensor_alloc_strings
+ * in its own block, a run's results in the run's string store (runtime/program.c). Tensors
+ * copy handles, never bytes. */
+typedef const char *glow_str;
+static inline const char *glow_str_at(const void *base, size_t i)
+{
+    const char *s = ((const glow_str *)base)[i];
+    return s ? s : "";
+}
+/* Owned storage for a string tensor of type ty holding copies of strs[0..numel) (NULL
+ * entries are ""): the handles and the bytes in one block, so glow_tensor_free frees both. */
+glow_status glow_tensor_alloc_strings(glow_tensor *t, const glow_type *ty,
+                                      const char *const *strs, glow_diag *d);
+/* A string read as a number as ONNX's Cast does: decimal or scientific notation, "inf",
+ * "INF", "-inf", "NaN" (any case); NaN when it is not a number. */
+double glow_str_to_f64(const char *s);
 
 /* --- graph.c --- */
 

@@ -99,9 +99,10 @@ glow_status want_float(infer_cx *cx, int i, const char *role)
 glow_status want_numeric(infer_cx *cx, int i, const char *role)
 {
     const glow_type *t = in_type(cx, i);
-    if (t->dtype != GLOW_BOOL)
+    if (t->dtype != GLOW_BOOL && t->dtype != GLOW_STRING)
         return GLOW_OK;
-    return ifail(cx, GLOW_ERR_BAD_TYPE, "%s %s must be numeric, not bool", role, ts(t).s);
+    return ifail(cx, GLOW_ERR_BAD_TYPE, "%s %s must be numeric, not %s", role, ts(t).s,
+                 glow_dtype_name(t->dtype));
 }
 
 glow_status want_index(infer_cx *cx, int i, const char *role)
@@ -418,6 +419,8 @@ glow_status infer_run(infer_cx *cx, const glow_node *n, const glow_type *declare
             s = infer_quant(cx, &handled);
         if (!handled)
             s = infer_dyn(cx, &handled);
+        if (!handled)
+            s = infer_string(cx, &handled);
     }
     if (!handled)
         return ifail(cx, GLOW_ERR_UNSUPPORTED, "no type inference for this kind");

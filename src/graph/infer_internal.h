@@ -83,5 +83,6 @@ glow_status infer_reduce(infer_cx *cx, bool *handled);  /* infer_reduce.c */
 glow_status infer_prim(infer_cx *cx, bool *handled);    /* infer_prim.c */
 glow_status infer_quant(infer_cx *cx, bool *handled);   /* infer_quant.c */
 glow_status infer_dyn(infer_cx *cx, bool *handled);     /* infer_dyn.c */
+glow_status infer_string(infer_cx *cx, bool *handled);  /* infer_string.c */
 
 #endif

@@ -57,6 +57,13 @@ bool glow_tensor_equal(const glow_tensor *a, const glow_tensor *b)
         return true;
     if (!a->data || !b->data)
         return a->data == b->data;
+    if (a->type.dtype == GLOW_STRING) {
+        /* Strings compare by their bytes, not by where the handles point. */
+        for (size_t i = 0; i < n / sizeof(glow_str); i++)
+            if (strcmp(glow_str_at(a->data, i), glow_str_at(b->data, i)) != 0)
+                return false;
+        return true;
+    }
     return memcmp(a->data, b->data, n) == 0;
 }
 
@@ -64,6 +71,9 @@ bool glow_tensor_equal(const glow_tensor *a, const glow_tensor *b)
 static void print_elem(FILE *f, glow_dtype t, const void *data, size_t i)
 {
     switch (glow_dtype_class_of(t)) {
+    case DC_STRING:
+        fprintf(f, "\"%s\"", glow_str_at(data, i));
+        return;
     case DC_BOOL:
         fputs(glow_load_i64(t, data, i) ? "true" : "false", f);
         return;

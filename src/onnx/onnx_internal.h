@@ -35,6 +35,8 @@ typedef struct onnx_ctx {
     /* Added by onnx_ops_quant.c: the integer data behind constants DequantizeLinear made
      * (onnx_quant.h), so QDQ-wrapped products can import as quantized nodes. */
     struct onnx_dq_const *dq_consts;
+    /* Added by onnx_load.c for onnx_declared_type: the graph being imported. */
+    const Onnx__GraphProto *graph;
 } onnx_ctx;
 
 /* Constants computed at import (folding, ConstantOfShape, Range) larger than this stay
@@ -81,6 +83,9 @@ glow_node_kind onnx_op_kind(const char *op_type, int opset);
 /* onnx_ops_grad.c: ai.onnx.preview.training Gradient. */
 glow_status load_gradient(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
                           glow_node_kind kind);
+/* onnx_string_ml.c: ai.onnx.ml LabelEncoder. */
+glow_status load_label_encoder(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                               glow_node_kind kind);
 
 #define ONNX_OP(name, since, fn, nk)                                                       \
     glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind);
@@ -243,6 +248,15 @@ void *onnx_tensor_to_proto(const glow_tensor *t, const char *name, Onnx__TensorP
 /* t's elements packed as files hold them (*len bytes, malloc'ed), or NULL with *len the
  * plain byte size when t's kind is not packed. */
 void *onnx_pack_lowbit(const glow_tensor *t, size_t *len);
+/* onnx_string.c: string tensors in TensorProto.string_data. The handles and the bytes are
+ * allocated from `a` (bytes with an embedded NUL are refused: handles end at the first). */
+glow_status onnx_strings_from_proto(const Onnx__TensorProto *tp, glow_arena *a, glow_tensor *t,
+                                    int64_t numel, const char *what, glow_diag *d);
+/* Points tp's string_data at t's strings; returns the array it allocated (caller frees). */
+void *onnx_strings_to_proto(const glow_tensor *t, Onnx__TensorProto *tp);
+/* The type the model declares for value `name` (graph outputs, then value_info), read as
+ * onnx_value_info_type does; false when it declares none that glowc can read. */
+bool onnx_declared_type(onnx_ctx *cx, const char *name, glow_type *t);
 /* The type of a ValueInfoProto holding a tensor; symbolic dims resolved through the
  * options' defines (unresolved ones fail naming the input and the symbol). */
 glow_status onnx_value_info_type(const Onnx__ValueInfoProto *vi, const glow_onnx_options *opt,

@@ -405,6 +405,7 @@ static glow_status load_model(glow_module *m, Onnx__ModelProto *mp, const glow_o
         cx->f = glow_function_create(m, "main");
 
     const Onnx__GraphProto *g = mp->graph;
+    cx->graph = g;
     load_initializers(cx, g);
     load_inputs(cx, g, opt);
     load_nodes(&ls, mp, g);

@@ -12,6 +12,9 @@ static const onnx_op op_rows[] = {
 /* ai.onnx.preview.training's Gradient (reverse-mode differentiation at import). */
 static const onnx_op gradient_row = { "Gradient", 1, load_gradient, ONNX_CUSTOM };
 
+/* ai.onnx.ml's LabelEncoder (its attributes tell the opset's form apart). */
+static const onnx_op label_encoder_row = { "LabelEncoder", 1, load_label_encoder, ONNX_CUSTOM };
+
 /* A linear scan: a few hundred rows, once per node of the model, is not worth an index. */
 const onnx_op *onnx_find_op(const char *op_type, int opset)
 {
@@ -35,6 +38,8 @@ const onnx_op *onnx_find_domain_op(const char *domain, const char *op_type, int 
     if (op_type && strcmp(domain, "ai.onnx.preview.training") == 0 &&
         strcmp(op_type, "Gradient") == 0)
         return &gradient_row;
+    if (op_type && strcmp(domain, "ai.onnx.ml") == 0 && strcmp(op_type, "LabelEncoder") == 0)
+        return &label_encoder_row;
     return NULL;
 }
 

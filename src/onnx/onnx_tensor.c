@@ -167,7 +167,7 @@ glow_status onnx_tensor_from_proto(const Onnx__TensorProto *tp, glow_arena *a, g
         what = tp->name && *tp->name ? tp->name : "(unnamed)";
     int code = tp->has_data_type ? tp->data_type : 0;
     glow_dtype dt;
-    if (code == ONNX_STRING || !glow_dtype_from_onnx(code, &dt))
+    if (!glow_dtype_from_onnx(code, &dt))
         return glow_fail(d, GLOW_ERR_UNSUPPORTED,
                          "tensor '%s' has element type %s (ONNX code %d), which glowc does not "
                          "support", what, onnx_type_code_name(code), code);
@@ -182,6 +182,8 @@ glow_status onnx_tensor_from_proto(const Onnx__TensorProto *tp, glow_arena *a, g
     int64_t numel;
     size_t bytes;
     GLOW_TRY(checked_shape(tp->dims, tp->n_dims, dt, &numel, &bytes, what, d));
+    if (dt == GLOW_STRING)
+        return onnx_strings_from_proto(tp, a, t, numel, what, d);
 
     /* The 4- and 2-bit kinds are packed in raw_data and in int32_data (one byte of packed
      * values per int32) alike. */
@@ -241,6 +243,8 @@ void *onnx_tensor_to_proto(const glow_tensor *t, const char *name, Onnx__TensorP
     tp->has_data_type = true;
     tp->data_type = glow_dtype_to_onnx(t->type.dtype);
     tp->name = (char *)(name ? name : "");
+    if (t->type.dtype == GLOW_STRING)
+        return onnx_strings_to_proto(t, tp);
     tp->has_raw_data = true;
     void *packed = onnx_pack_lowbit(t, &tp->raw_data.len);
     tp->raw_data.data = packed ? packed : (uint8_t *)t->data;
@@ -295,7 +299,7 @@ glow_status onnx_value_info_type(const Onnx__ValueInfoProto *vi, const glow_onnx
     const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
     int code = tt && tt->has_elem_type ? tt->elem_type : 0;
     glow_dtype dt;
-    if (code == ONNX_STRING || !glow_dtype_from_onnx(code, &dt))
+    if (!glow_dtype_from_onnx(code, &dt))
         return glow_fail(d, GLOW_ERR_UNSUPPORTED, "input '%s' has element type %s (ONNX code "
                          "%d), which glowc does not support", name, onnx_type_code_name(code),
                          code);

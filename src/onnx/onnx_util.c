@@ -369,7 +369,10 @@ const char *onnx_attr_str(onnx_ctx *cx, const Onnx__NodeProto *np, const char *n
     const Onnx__AttributeProto *a = onnx_attr(np, name);
     if (!a || !a->has_s)
         return dflt;
-    /* Bytes in the file may hold a NUL; the copy stops there, which only shortens names. */
+    /* Bytes in the file may hold a NUL; the copy stops there, which only shortens names.
+     * An empty string may come with no bytes at all (StringSplit's delimiter ""). */
+    if (!a->s.len)
+        return "";
     return glow_arena_strndup(cx->arena, (const char *)a->s.data, a->s.len);
 }
 

@@ -13,6 +13,8 @@ static const uint8_t npy_magic[6] = { 0x93, 'N', 'U', 'M', 'P', 'Y' };
 static glow_status own_copy(const glow_tensor *src, glow_tensor *t, glow_diag *d)
 {
     glow_tensor out;
+    if (src->type.dtype == GLOW_STRING) /* the bytes too, in the tensor's own block */
+        return glow_tensor_alloc_strings(t, &src->type, (const char *const *)src->data, d);
     GLOW_TRY(glow_tensor_alloc(&out, &src->type, d));
     size_t bytes = glow_tensor_bytes(src);
     if (bytes)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "eval/eval.h"
 #include "iropt/iropt.h"
 #include "lower/lower.h"
 #include "opt/opt.h"
@@ -355,6 +356,11 @@ struct glow_exec {
     uint8_t *mutable_, *act;     /* the run's regions, 64-byte aligned */
     void *ctx;                   /* the backend's, or NULL */
     glow_exec *next;             /* in the program's idle list */
+    /* The bytes of the strings a run makes and of its string inputs (docs/onnx-import.md,
+     * "String tensors"): reset when a run starts, so outputs stay valid until the next run;
+     * empty (and free) for programs without strings. */
+    glow_arena strings;
+    bool strings_ready;          /* glow_exec_run filled it with this run's inputs */
 };
 
 glow_status glow_exec_create(glow_program *p, glow_exec **out, glow_diag *d)
@@ -390,6 +396,7 @@ void glow_exec_destroy(glow_exec *e)
         e->p->backend->context_destroy(e->p->state, e->ctx);
     region_free(e->mutable_, e->p->ir->mutable_bytes);
     region_free(e->act, e->p->ir->activation_bytes);
+    glow_arena_release(&e->strings);
     free(e);
 }
 
@@ -402,7 +409,23 @@ void *glow_exec_input(const glow_exec *e, int i)
 glow_status glow_exec_execute(glow_exec *e, glow_diag *d)
 {
     glow_program *p = e->p;
-    return p->backend->execute(p->state, e->ctx, p->constant, e->mutable_, e->act, d);
+    if (!e->strings_ready)
+        glow_arena_reset(&e->strings);
+    e->strings_ready = false;
+    /* String results go to this context's store; backends evaluate on this thread. */
+    glow_arena *outer = glow_eval_bind_strings(&e->strings);
+    glow_status s = p->backend->execute(p->state, e->ctx, p->constant, e->mutable_, e->act, d);
+    glow_eval_bind_strings(outer);
+    return s;
+}
+
+/* Copies string input bytes into the run's store, so outputs that pass them on (Identity,
+ * Reshape, ...) do not point into the caller's tensors. */
+static void own_input_strings(glow_exec *e, void *dst, const glow_type *t)
+{
+    glow_str *h = dst;
+    for (int64_t k = 0; k < glow_type_numel(t); k++)
+        h[k] = h[k] && *h[k] ? glow_arena_strdup(&e->strings, h[k]) : NULL;
 }
 
 glow_status glow_exec_run(glow_exec *e, const glow_tensor *inputs, int ninputs, glow_diag *d)
@@ -411,6 +434,7 @@ glow_status glow_exec_run(glow_exec *e, const glow_tensor *inputs, int ninputs, 
     if (ninputs != p->ninputs)
         return glow_fail(d, GLOW_ERR_USAGE, "the model has %d input%s, %d given", p->ninputs,
                          p->ninputs == 1 ? "" : "s", ninputs);
+    glow_arena_reset(&e->strings);
     for (int i = 0; i < ninputs; i++) {
         const glow_type *want = &p->inputs[i]->outs[0];
         if (!glow_type_equal(&inputs[i].type, want)) {
@@ -422,7 +446,10 @@ glow_status glow_exec_run(glow_exec *e, const glow_tensor *inputs, int ninputs, 
         void *dst = glow_exec_input(e, i);
         if (dst)
             memcpy(dst, inputs[i].data, glow_type_bytes(want));
+        if (dst && want->dtype == GLOW_STRING)
+            own_input_strings(e, dst, want);
     }
+    e->strings_ready = true;
     return glow_exec_execute(e, d);
 }
 

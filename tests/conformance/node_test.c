@@ -248,6 +248,19 @@ bool nt_compare(const char *what, const glow_tensor *got, const glow_tensor *wan
     }
     int64_t n = glow_type_numel(&got->type), bad = 0, worst = -1;
     double worst_rel = 0;
+    if (dt == GLOW_STRING) {
+        /* Strings match byte for byte; the first differing one is named. */
+        for (int64_t k = 0; k < n; k++) {
+            const char *x = glow_str_at(got->data, (size_t)k);
+            const char *y = glow_str_at(want->data, (size_t)k);
+            if (strcmp(x, y) == 0)
+                continue;
+            snprintf(why, wsize, "mismatch: %s [%lld] is \"%.60s\", expected \"%.60s\"", what,
+                     (long long)k, x, y);
+            return false;
+        }
+        return true;
+    }
     bool fl = glow_dtype_is_float(dt);
     for (int64_t k = 0; k < n; k++) {
         bool ok;

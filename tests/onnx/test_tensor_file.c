@@ -232,13 +232,14 @@ static void test_typed_fields(void)
     CHECK(((uint64_t *)t.data)[3] == UINT64_MAX);
     glow_tensor_free(&t);
 
-    /* Strings, external data, unknown kinds, negative dims, absurd sizes, rank 7. */
+    /* Strings without their string_data, external data, unknown kinds, negative dims,
+     * absurd sizes, rank 7. */
     onnx__tensor_proto__init(&tp);
     tp.n_dims = 2, tp.dims = dims, tp.has_data_type = 1, tp.data_type = 8;
     tp.name = "strs";
-    CHECK_EQ(read_proto(&tp, &t, &d), GLOW_ERR_UNSUPPORTED);
+    CHECK_EQ(read_proto(&tp, &t, &d), GLOW_ERR_PARSE);
     CHECK_CONTAINS(d.msg, "strs");
-    CHECK_CONTAINS(d.msg, "string");
+    CHECK_CONTAINS(d.msg, "string_data");
     glow_diag_clear(&d);
     tp.data_type = 1;
     tp.has_data_location = 1, tp.data_location = 1;

@@ -277,6 +277,21 @@ static glow_status check_static(const ir_function *f, glow_diag *d)
     return GLOW_OK;
 }
 
+/* String elements are pointers into this process's memory (docs/onnx-import.md, "String
+ * tensors"), and a bundle carries no evaluator for the string ops: it refuses them. */
+static glow_status check_no_strings(const ir_function *f, glow_diag *d)
+{
+    for (const ir_value *v = f->values; v; v = v->next) {
+        if (v->type.dtype != GLOW_STRING)
+            continue;
+        char ty[96];
+        return glow_fail(d, GLOW_ERR_UNSUPPORTED, "bundle: no string tensors (e.g. '%.40s' %s); "
+                         "run the model with `glowc run`", v->name,
+                         glow_type_str(&v->type, ty, sizeof ty));
+    }
+    return GLOW_OK;
+}
+
 /* Fails listing every instruction kind without a kernel (with one example each). */
 static glow_status check_kernels(const ir_function *f, const cpu_isa *isa, int *ninstr,
                                  glow_diag *d)
@@ -371,6 +386,8 @@ glow_status glow_bundle_emit(const ir_function *f, const glow_bundle_ios *io,
     int ninstr = 0;
     if (s == GLOW_OK)
         s = check_static(f, d);
+    if (s == GLOW_OK)
+        s = check_no_strings(f, d);
     if (s == GLOW_OK)
         s = check_kernels(f, &t.isa, &ninstr, d);
     if (s == GLOW_OK)
