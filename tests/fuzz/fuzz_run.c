@@ -225,8 +225,11 @@ static void run_bundle(const fuzz_config *c, const char *dir, int nin, const run
             glow_tensor_free(&t);
         }
         snprintf(key, sizeof key, "INPUT_%d_OFFSET", i);
+        long long off = header_value(h, key);
+        if (off < 0) /* an input the program does not read has no place in the bundle */
+            continue;
         argv[n++] = "in";
-        snprintf(args[n], sizeof args[n], "%lld", header_value(h, key));
+        snprintf(args[n], sizeof args[n], "%lld", off);
         argv[n] = args[n];
         n++;
         snprintf(args[n], sizeof args[n], "%s", raw);
