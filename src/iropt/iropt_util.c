@@ -168,14 +168,18 @@ bool iropt_rename_local(ir_function *f, iropt_live *lv, ir_value *from, ir_value
                            uo->first == gone ? NULL : uo->first, true);
     ir_instr *last = pick(lv, ut->last == gone ? NULL : ut->last,
                           uo->last == gone ? NULL : uo->last, false);
-    if (gone) {
+    /* A weight's first and last uses are never asked (it has no markers to place, and the
+     * passes test the uses of activations alone), so only its counts are kept exact: a chain
+     * starting at a graph input stays local too. */
+    bool alloc = rt->kind == IV_ALLOC;
+    if (gone && alloc) {
         bool first_dropped = ut->first == gone || uo->first == gone;
         bool last_dropped = ut->last == gone || uo->last == gone;
         if ((first_dropped && (!first || lv->pos[first->id] > lv->pos[gone->id])) ||
             (last_dropped && (!last || lv->pos[last->id] < lv->pos[gone->id])))
             return false;
     }
-    if (!first || !last)
+    if (alloc && (!first || !last))
         return false;
     /* gone's operands leave the counts (of both records: the caller removes it) */
     uint32_t uses = ut->nuses + uo->nuses, writes = ut->nwrites + uo->nwrites;
@@ -216,12 +220,12 @@ bool iropt_rename_local(ir_function *f, iropt_live *lv, ir_value *from, ir_value
     }
     /* to's markers move out to cover the merged uses (as iropt_fix_lifetimes would); a moved
      * marker takes the position of the use it now sits next to */
-    if (rt->kind == IV_ALLOC && ut->alloc && lv->pos[ut->alloc->id] > lv->pos[first->id]) {
+    if (alloc && ut->alloc && lv->pos[ut->alloc->id] > lv->pos[first->id]) {
         ir_instr_unlink(f, ut->alloc);
         ir_instr_insert_before(f, first, ut->alloc);
         lv->pos[ut->alloc->id] = lv->pos[first->id];
     }
-    if (rt->kind == IV_ALLOC && ut->dealloc && lv->pos[ut->dealloc->id] < lv->pos[last->id]) {
+    if (alloc && ut->dealloc && lv->pos[ut->dealloc->id] < lv->pos[last->id]) {
         ir_instr_unlink(f, ut->dealloc);
         ir_instr_insert_before(f, last->next, ut->dealloc);
         lv->pos[ut->dealloc->id] = lv->pos[last->id];

@@ -33,11 +33,14 @@ static int left_after_optimize(int k, const char *what, int n)
     return left;
 }
 
-/* x [1, n + 1, 4] -> Relu -> n Slices, each dropping the first row: each a view. */
-static void test_slice_chain(int n)
+/* x [1, n + 1, 4] -> Relu (or nothing: the chain starts at the graph input) -> n Slices,
+ * each dropping the first row: each a view. */
+static void test_slice_chain(int n, bool from_input)
 {
     begin();
-    glow_value v = un(NK_RELU, "r", input("x", 3, DIMS(1, n + 1, 4)));
+    glow_value v = input("x", 3, DIMS(1, n + 1, 4));
+    if (!from_input)
+        v = un(NK_RELU, "r", v);
     static const int64_t steps[3] = { 1, 1, 1 };
     for (int i = 0; i < n; i++) {
         char name[32];
@@ -48,7 +51,7 @@ static void test_slice_chain(int n)
         v = op(NK_SLICE, name, &v, 1, at, 3);
     }
     save("out", un(NK_NEG, "n", v));
-    CHECK_EQ(left_after_optimize(NK_SLICE, "Slices", n), 0);
+    CHECK_EQ(left_after_optimize(NK_SLICE, from_input ? "Slices of an input" : "Slices", n), 0);
     check_same_results();
     end();
 }
@@ -94,7 +97,8 @@ static void test_copy_chain(int n)
 
 int main(void)
 {
-    test_slice_chain(3000);
+    test_slice_chain(3000, false);
+    test_slice_chain(3000, true);
     test_concat_chain(3000);
     test_copy_chain(3000);
     return CHECK_DONE();
