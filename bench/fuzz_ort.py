@@ -7,6 +7,7 @@
 # approximations and its own reading of ONNX's corner cases (see docs/fuzzing.md).
 #
 #   bench/fuzz_ort.py --seed 1 --count 200 [--max-nodes 60] [--keep DIR] [--check]
+#                     [--localize [--isolate]]
 import argparse
 import json
 import os
@@ -162,10 +163,75 @@ def localize(a, server, d, depth):
                         if not isinstance(outs["all"], str) and
                         compare(outs["all"][k], ref, tolerance(depth)) else
                         "ORT optimized agrees with glowc")
-            return f"first at {op} {name} ({attrs}): {diff}; {opt_note}"
+            line = f"first at {op} {name} ({attrs}): {diff}; {opt_note}"
+            if a.isolate:
+                line += "\n  " + isolate(a, server, d, model, node, names, outs["disabled"],
+                                          depth)
+            return line
     return ("no node differs with ORT's optimizations disabled: the difference comes from "
             "ORT's graph optimizations" + ("" if not isinstance(outs["all"], str)
                                             else f" (optimized ORT: {outs['all']})"))
+
+
+def isolate(a, server, d, model, node, names, ort_vals, depth):
+    """Runs `node` alone on glowc's values of its inputs and on ORT's (from the all-outputs
+    runs), on both sides: tells a difference in the node's own semantics (it stays when both
+    get the same inputs) from an upstream difference within the tolerance that the node
+    amplifies (glowc on ORT's inputs then gives ORT's output)."""
+    inits = {t.name: t for t in model.graph.initializer}
+    idx = {name: k for k, (name, _) in enumerate(names)}
+    fed = [i.name for i in model.graph.input if i.name not in inits]
+    def value(x, side):
+        if x in idx:
+            if side == "ort":
+                return ort_vals[idx[x]]
+            return read_pb(os.path.join(d, "glowc_all", f"output_{idx[x]}.pb"))
+        return read_pb(os.path.join(d, f"input_{fed.index(x)}.pb"))
+    ins = [x for x in node.input if x and x not in inits]
+    known = {v.name: v for v in list(model.graph.value_info) + list(model.graph.output)}
+    graph = onnx.helper.make_graph(
+        [node], "isolated",
+        [onnx.helper.make_tensor_value_info(x, onnx.TensorProto.FLOAT,
+                                            list(value(x, "glowc").shape)) for x in ins],
+        [known[node.output[0]]], [inits[x] for x in node.input if x in inits])
+    iso = os.path.join(d, "isolated")
+    os.makedirs(iso, exist_ok=True)
+    path = os.path.join(iso, "model.onnx")
+    onnx.save(onnx.helper.make_model(graph, opset_imports=model.opset_import), path)
+    res = {}
+    for side in ("glowc", "ort"):
+        files, reqs = [], []
+        for k, x in enumerate(ins):
+            arr = value(x, side).astype(np.float32)
+            pb = os.path.join(iso, f"{side}_in_{k}.pb")
+            with open(pb, "wb") as f:
+                f.write(numpy_helper.from_array(arr, x).SerializeToString())
+            raw = os.path.join(iso, f"{side}_in_{k}.bin")
+            arr.tofile(raw)
+            files.append(pb)
+            reqs.append({"name": x, "dims": list(arr.shape), "file": raw})
+        out = os.path.join(iso, f"glowc_on_{side}")
+        g = subprocess.run([a.glowc, "run", path, *files, "--backend", a.backend,
+                            "--output-dir", out], capture_output=True, text=True)
+        if g.returncode != 0:
+            return "isolated: glowc cannot run the node alone: " + g.stderr.strip()[:200]
+        od = os.path.join(iso, f"ort_on_{side}")
+        os.makedirs(od, exist_ok=True)
+        r = ort_run(server, path, reqs, od, "disabled")
+        if "error" in r:
+            return "isolated: ORT cannot run the node alone: " + r["error"][:200]
+        res[side] = (read_pb(os.path.join(out, "output_0.pb")),
+                     np.fromfile(os.path.join(od, "ort_0.bin"),
+                                 dtype=np.float32).reshape(r["outputs"][0]["dims"]))
+    tol = tolerance(depth)
+    same = [side for side in ("glowc", "ort")
+            if not compare(res[side][1], res[side][0], tol)]
+    if len(same) == 2:
+        return ("isolated: glowc and ORT agree on the same inputs (both sides'): the inputs "
+                "differ upstream within the tolerance and the node amplifies it")
+    return ("isolated: on the same inputs they still differ (" +
+            ", ".join(f"{side}'s inputs: {compare(res[side][1], res[side][0], tol) or 'agree'}"
+                      for side in ("glowc", "ort")) + "): the node's own semantics")
 
 
 def main():
@@ -182,6 +248,10 @@ def main():
     ap.add_argument("--localize", action="store_true",
                     help="on a disagreement, run every node's value on both sides (ORT with and "
                          "without its graph optimizations) and name the first node that differs")
+    ap.add_argument("--isolate", action="store_true",
+                    help="with --localize: run the first differing node alone on both sides' "
+                         "values of its inputs, to tell its own semantics from an amplified "
+                         "upstream difference")
     a = ap.parse_args()
 
     work = tempfile.mkdtemp(prefix="glowc-fuzz-ort.")

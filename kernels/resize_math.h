@@ -26,6 +26,14 @@ typedef struct {
 static inline double gk_resize_coord(int coord, double o, double scale, int64_t out,
                                      int64_t in, double roi_s, double roi_e, bool *outside)
 {
+    /* A scale that is out/in rounded to float is taken as out/in: sizes reach here only as
+     * that float ratio (the node's scales attribute), and its rounding moves a coordinate that
+     * lands exactly on a source element by an ulp, to the wrong side of nearest's floor or
+     * ceil (1 -> 3 elements, half_pixel: x = 1 - 6e-8, floor 0 instead of 1, where ONNX's
+     * reference and ONNX Runtime take 1). A given scale that is not such a ratio is kept. */
+    double exact = in > 0 ? (double)out / (double)in : scale;
+    if ((float)exact == (float)scale)
+        scale = exact;
     double x;
     switch (coord) {
     case GK_COORD_ALIGN_CORNERS: {

@@ -7,6 +7,8 @@
 // there (a whole activation dying at the Concat, not used twice by it) is renamed into a view
 // of the result, whose allocation moves up to its first producer. Other operands (weights,
 // buffers read later) get a plain copy into their block.
+#include <stdlib.h>
+
 #include "iropt/iropt_internal.h"
 
 static bool contiguous_blocks(const ir_instr *in)
@@ -39,6 +41,43 @@ static bool movable(const ir_instr *in, uint32_t i, const iropt_live *lv)
     return iropt_use_of(lv, rx)->last == in;
 }
 
+/* The rewrite when every operand with bytes moves: each is renamed into its block by
+ * iropt_rename_local, in time proportional to its lifetime, and the analysis stays up to date,
+ * so a chain of n Concats costs O(n). False, nothing changed, when that does not apply. */
+static bool concat_local(ir_function *f, ir_instr *in, iropt_live *lv, const bool *move)
+{
+    ir_value *y = in->ops[0].v, *ry = ir_root(y);
+    if (ry->id >= lv->n || lv->use[ry->id].last == in)
+        return false;
+    for (uint32_t i = in->nout; i < in->nops; i++) {
+        ir_value *rx = ir_root(in->ops[i].v);
+        if (!glow_type_bytes(&in->ops[i].v->type))
+            return false; /* its record would keep naming the removed Concat */
+        if (!move[i - in->nout] || rx->id >= lv->n || lv->use[rx->id].first == in)
+            return false;
+    }
+    /* Renamed with no instruction taken out of the counts: the Concat stays a use of the
+     * merged record (its first use is a producer, its last a reader after the Concat) until
+     * its operands are subtracted below. */
+    uint64_t off = 0;
+    for (uint32_t i = in->nout; i < in->nops; i++) {
+        ir_value *x = in->ops[i].v;
+        uint64_t bytes = glow_type_bytes(&x->type);
+        if (bytes && !iropt_rename_local(f, lv, ir_root(x), y, off, NULL))
+            GLOW_ASSERT(!"concat_local: a checked rename failed");
+        off += bytes;
+    }
+    iropt_use *uy = &lv->use[ry->id];
+    for (uint32_t i = 0; i < in->nops; i++) {
+        if (ir_root(in->ops[i].v) != ry)
+            continue;
+        uy->nuses--;
+        uy->nwrites -= in->ops[i].role != 'i';
+    }
+    iropt_erase(f, in);
+    return true;
+}
+
 void ir_pass_concat_inplace(iropt_cx *cx)
 {
     ir_function *f = cx->f;
@@ -59,6 +98,9 @@ void ir_pass_concat_inplace(iropt_cx *cx)
             continue;
         for (uint32_t i = in->nout; i < in->nops; i++)
             move[i - in->nout] = movable(in, i, &lv);
+        cx->changes++;
+        if (concat_local(f, in, &lv, move))
+            continue;
         uint64_t off = 0;
         for (uint32_t i = in->nout; i < in->nops; i++) {
             ir_value *x = in->ops[i].v;
@@ -74,7 +116,6 @@ void ir_pass_concat_inplace(iropt_cx *cx)
         }
         iropt_erase(f, in);
         iropt_fix_lifetimes(f);
-        cx->changes++;
         iropt_live_free(&lv);
         iropt_live_compute(f, &lv);
     }

@@ -6,51 +6,66 @@
 // Save copy disappears: the producer writes into the output placeholder's weight.
 // Backward (copy propagation): D is a whole activation nothing else writes, and S's buffer is
 // not written while D is alive: D's readers read S instead (S lives longer).
+#include <stdlib.h>
+
 #include "iropt/iropt_internal.h"
 
+/* How a copy went: kept, renamed locally (the analysis is up to date), or renamed by the
+ * general path (the analysis must be computed again). */
+enum { KEPT, LOCAL, GENERAL };
+
+/* Renames root `from` into `to` and removes the copy c: locally when it can, so a chain of
+ * copies costs time linear in its length. */
+static int drop_copy(ir_function *f, ir_instr *c, iropt_live *lv, ir_value *from,
+                     ir_value *to)
+{
+    if (iropt_rename_local(f, lv, from, to, 0, c)) {
+        ir_instr_unlink(f, c);
+        return LOCAL;
+    }
+    ir_instr_unlink(f, c);
+    iropt_replace_root(f, from, to, 0);
+    iropt_fix_lifetimes(f);
+    return GENERAL;
+}
+
 /* S's buffer renamed into D. */
-static bool forward(ir_function *f, ir_instr *c, const iropt_live *lv)
+static int forward(ir_function *f, ir_instr *c, iropt_live *lv)
 {
     ir_value *dst = c->ops[0].v, *src = c->ops[1].v;
     ir_value *rd = ir_root(dst), *rs = ir_root(src);
     if (rs->kind != IV_ALLOC || rs == rd || !iropt_is_whole(src))
-        return false;
+        return KEPT;
     if (glow_type_bytes(&rs->type) != glow_type_bytes(&dst->type))
-        return false;
+        return KEPT;
     if (rd->kind == IV_WEIGHT && !rd->is_mutable)
-        return false;
+        return KEPT;
     const iropt_use *us = iropt_use_of(lv, rs);
     if (us->last != c || !us->first)
-        return false;
+        return KEPT;
     /* D must hold nothing anyone needs from S's first write up to the copy. */
     if (us->first == c || iropt_instr_uses(us->first, rd, -1) ||
         iropt_touched_between(us->first, c, rd, false))
-        return false;
-    ir_instr_unlink(f, c);
-    iropt_replace_root(f, rs, dst, 0);
-    iropt_fix_lifetimes(f);
-    return true;
+        return KEPT;
+    return drop_copy(f, c, lv, rs, dst);
 }
 
 /* D's buffer replaced by S's bytes. */
-static bool backward(ir_function *f, ir_instr *c, const iropt_live *lv)
+static int backward(ir_function *f, ir_instr *c, iropt_live *lv)
 {
     ir_value *dst = c->ops[0].v, *src = c->ops[1].v;
     ir_value *rd = ir_root(dst), *rs = ir_root(src);
     if (rd->kind != IV_ALLOC || rd == rs || !iropt_is_whole(dst))
-        return false;
+        return KEPT;
     if (glow_type_bytes(&rd->type) != glow_type_bytes(&src->type))
-        return false;
+        return KEPT;
     const iropt_use *ud = iropt_use_of(lv, rd);
     if (ud->nwrites != 1 || ud->first != c)
-        return false;
+        return KEPT;
     if (!(rs->kind == IV_WEIGHT && rs->readonly) &&
         iropt_touched_between(c, ud->last->next, rs, true))
-        return false;
-    ir_instr_unlink(f, c);
-    iropt_replace_root(f, rd, src, 0);
-    iropt_fix_lifetimes(f);
-    return true;
+        return KEPT;
+    return drop_copy(f, c, lv, rd, src);
 }
 
 void ir_pass_copy_elim(iropt_cx *cx)
@@ -62,11 +77,16 @@ void ir_pass_copy_elim(iropt_cx *cx)
         next = iropt_next(in);
         if (in->kind != IK_COPY || in->nops != 2)
             continue;
-        if (!forward(f, in, &lv) && !backward(f, in, &lv))
+        int how = forward(f, in, &lv);
+        if (how == KEPT)
+            how = backward(f, in, &lv);
+        if (how == KEPT)
             continue;
         cx->changes++;
-        iropt_live_free(&lv);
-        iropt_live_compute(f, &lv);
+        if (how == GENERAL) {
+            iropt_live_free(&lv);
+            iropt_live_compute(f, &lv);
+        }
     }
     iropt_live_free(&lv);
 }

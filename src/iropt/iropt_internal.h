@@ -83,6 +83,15 @@ static inline ir_instr *iropt_next(const ir_instr *in)
         n = n->next;
     return n;
 }
+/* The rename of iropt_replace_root + iropt_fix_lifetimes in time proportional to from's
+ * lifetime, with lv kept up to date instead of recomputed (the general path walks every value
+ * and instruction and then the analysis again, so a pass renaming along a chain of n
+ * instructions took O(n^2)). Views of `from` used in the program are rebased as they are met
+ * (every use lies in from's lifetime). The caller removes `gone` (NULL: nothing) right after,
+ * so its operands leave the counts. False, nothing changed, where the merged first or last
+ * use cannot be known without a scan (the caller then takes the general path). */
+bool iropt_rename_local(ir_function *f, iropt_live *lv, ir_value *from, ir_value *to,
+                        uint64_t offset, ir_instr *gone);
 /* Removes instruction `in` from the program. */
 static inline void iropt_erase(ir_function *f, ir_instr *in) { ir_instr_unlink(f, in); }
 /* Attribute `id` of an instruction (NULL if absent). */

@@ -5,6 +5,8 @@
 // Legal only when the operand's buffer is not written while the view is alive (a read-only
 // weight, or no write before the result's last use) and the result is written by the Slice
 // alone; the operand's lifetime then grows to cover the view's uses.
+#include <stdlib.h>
+
 #include "iropt/iropt_internal.h"
 
 /* Byte offset of the slice's block in its operand, or -1 when it is not one block. */
@@ -58,10 +60,15 @@ void ir_pass_slice_views(iropt_cx *cx)
             ok = !iropt_touched_between(in, uo->last->next, rx, true);
         if (!ok)
             continue;
+        cx->changes++;
+        /* a chain of slices renames in time linear in its length (iropt_rename_local) */
+        if (iropt_rename_local(f, &lv, ro, x, (uint64_t)off, in)) {
+            iropt_erase(f, in);
+            continue;
+        }
         iropt_erase(f, in);
         iropt_replace_root(f, ro, x, (uint64_t)off);
         iropt_fix_lifetimes(f);
-        cx->changes++;
         iropt_live_free(&lv);
         iropt_live_compute(f, &lv);
     }

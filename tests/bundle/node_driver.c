@@ -69,7 +69,9 @@ int main(int argc, char **argv)
             fseek(f, 0, SEEK_END);
             long n = ftell(f);
             fclose(f);
-            if (n < 0 || off + (unsigned long long)n > msize ||
+            /* checked without overflow: an offset of -1 read as unsigned once wrapped to
+             * one byte before the region */
+            if (n < 0 || off > msize || (unsigned long long)n > msize - off ||
                 read_into(argv[i + 2], m + off, (unsigned long long)n))
                 return 2;
             i += 3;
@@ -92,7 +94,8 @@ int main(int argc, char **argv)
         }
         unsigned long long off = num(argv[i + 1]), size = num(argv[i + 2]);
         FILE *f = fopen(argv[i + 3], "wb");
-        if (!f || off + size > msize || fwrite(m + off, 1, (size_t)size, f) != size) {
+        if (!f || off > msize || size > msize - off ||
+            fwrite(m + off, 1, (size_t)size, f) != size) {
             fprintf(stderr, "node_driver: cannot write %s\n", argv[i + 3]);
             if (f)
                 fclose(f);

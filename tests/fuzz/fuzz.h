@@ -30,6 +30,7 @@ typedef struct fuzz_outcome {
     fuzz_verdict verdict;
     fuzz_backend culprit;   /* the backend that differed, crashed or failed */
     bool bundle_skipped;    /* the bundle was refused for instructions without a kernel */
+    bool code_shared;       /* the 2-thread run ran the 1-thread run's code (share_code) */
     char msg[600];          /* what happened, one line */
 } fuzz_outcome;
 
@@ -39,6 +40,10 @@ typedef struct fuzz_config {
     int timeout_s;          /* per child process */
     bool verbose;
     bool parallel;          /* run the interpreter and cpu runs of a model side by side */
+    /* The 2-thread run takes the 1-thread run's machine code from the compiled-code cache
+     * (GLOWC_CPU_PARTS=1: the program a 1-core host compiles for 2 threads) instead of a
+     * second LLVM compile in 2 parts; the two compiles are most of a seed's time. */
+    bool share_code;
 } fuzz_config;
 
 /* Compiles tests/bundle/node_driver.c (under source) into dir/node_driver.o for the bundle

@@ -23,6 +23,7 @@ static void usage(void)
     printf("usage: glowc-fuzz-diff [--seed S] [--count N] [--bundle-every K] [--reduce]\n"
            "                       [--save DIR] [--work DIR] [--timeout SEC] [--max-nodes M]\n"
            "                       [--tolerance-scale X] [--skip S,...] [--serial]\n"
+           "                       [--split-every K]\n"
            "                       [-v]\n"
            "       glowc-fuzz-diff --write SEED DIR\n"
            "       glowc-fuzz-diff --print SEED\n"
@@ -46,6 +47,12 @@ static void usage(void)
            "  --skip S,...   leave these seeds out (ones known to hit a listed regression)\n"
            "  --serial       one backend at a time (default: the interpreter and cpu runs of\n"
            "                 a model side by side)\n"
+           "  --split-every K  every Kth seed (default 10; 1: every seed) compiles the 2-thread\n"
+           "                 program in its own parts, as a 2-core host does; the others run it\n"
+           "                 on the 1-thread program's machine code (through the compiled-code\n"
+           "                 cache, GLOWC_CPU_PARTS=1), as a 1-core host does, which saves the\n"
+           "                 second LLVM compile, most of a seed's time. Reduction and --check\n"
+           "                 always compile both\n"
            "  --write S DIR  only write seed S's model and inputs into DIR\n"
            "  --print S      only print seed S's graph\n"
            "  --check DIR    run every regression folder in DIR on all backends; each must\n"
@@ -138,6 +145,7 @@ static void reduce_and_save(const fuzz_config *c, const gen_graph *g, fuzz_outco
 typedef struct campaign {
     unsigned long long seed, count;
     int bundle_every, timeout;
+    int split_every;        /* --split-every K */
     bool reduce, verbose, serial;
     const char *save, *work;
     int max_nodes;
@@ -155,7 +163,7 @@ static bool listed(const char *list, unsigned long long s)
 
 static int run_campaign(const fuzz_config *c, const campaign *k, const char *work)
 {
-    int counts[5] = { 0 }, skipped_bundles = 0, bundles = 0;
+    int counts[5] = { 0 }, skipped_bundles = 0, bundles = 0, shared = 0, own_parts = 0;
     long nodes = 0;
     double t0 = now();
     int skipped = 0;
@@ -176,14 +184,22 @@ static int run_campaign(const fuzz_config *c, const campaign *k, const char *wor
         else
             bundles++;
         double ts = now();
-        fuzz_outcome o = { FV_REFUSED, FB_INTERP, false, "cannot write the model" };
+        fuzz_outcome o = { FV_REFUSED, FB_INTERP, false, false, "cannot write the model" };
+        fuzz_config cs = *c;
+        cs.share_code = k->split_every != 1 &&
+                        (k->split_every <= 0 || s % (unsigned long long)k->split_every != 0);
         if (gen_write(g, dir))
-            o = fuzz_check_dir(c, dir, gen_num_inputs(g), which, fuzz_tolerance(gen_depth(g)));
+            o = fuzz_check_dir(&cs, dir, gen_num_inputs(g), which,
+                               fuzz_tolerance(gen_depth(g)));
         counts[o.verdict]++;
         skipped_bundles += o.bundle_skipped;
+        shared += o.code_shared;
+        own_parts += !cs.share_code;
         nodes += gen_live_nodes(g);
-        printf("seed %llu: %d nodes, depth %d, %d outputs%s: %s%s%s (%.1f s)\n", s,
+        printf("seed %llu: %d nodes, depth %d, %d outputs%s%s: %s%s%s (%.1f s)\n", s,
                gen_live_nodes(g), gen_depth(g), g->nouts, g->specials ? ", NaN/Inf" : "",
+               cs.share_code ? (o.code_shared ? "" : ", 2-thread code not shared")
+                             : ", 2 parts",
                fuzz_verdict_names[o.verdict], o.msg[0] ? ": " : "", o.msg, now() - ts);
         fflush(stdout);
         if (o.verdict != FV_PASS && k->verbose)
@@ -201,6 +217,8 @@ static int run_campaign(const fuzz_config *c, const campaign *k, const char *wor
            k->count, nodes, bundles, skipped_bundles, counts[FV_PASS], counts[FV_MISMATCH],
            counts[FV_CRASH], counts[FV_ERROR], counts[FV_REFUSED], t,
            k->count ? t / (double)k->count : 0);
+    printf("2-thread programs: %d compiled in their own parts, %d on the 1-thread code\n",
+           own_parts, shared);
     if (skipped)
         printf("%d seeds skipped\n", skipped);
     return counts[FV_PASS] + skipped == (int)k->count ? 0 : 1;
@@ -292,7 +310,8 @@ static int check_regressions(const fuzz_config *c, const char *root, const char 
 
 int main(int argc, char **argv)
 {
-    campaign k = { 1, 1, 10, 60, false, false, false, "tests/fuzz/regressions", NULL, 60 };
+    campaign k = { 1, 1, 10, 60, 10, false, false, false, "tests/fuzz/regressions", NULL, 60,
+                   NULL };
     const char *check = NULL, *write_dir = NULL;
     long long write_seed = -1, print_seed = -1;
     for (int i = 1; i < argc; i++) {
@@ -316,6 +335,8 @@ int main(int argc, char **argv)
             fuzz_tolerance_scale = atof(argv[++i]);
         else if (!strcmp(a, "--skip") && more)
             k.skip = argv[++i];
+        else if (!strcmp(a, "--split-every") && more)
+            k.split_every = atoi(argv[++i]);
         else if (!strcmp(a, "--serial"))
             k.serial = true;
         else if (!strcmp(a, "--max-nodes") && more)
@@ -349,7 +370,7 @@ int main(int argc, char **argv)
         gen_free(g);
         return ok ? 0 : 1;
     }
-    fuzz_config c = { getenv("GLOWC_BIN"), NULL, k.timeout, k.verbose, !k.serial };
+    fuzz_config c = { getenv("GLOWC_BIN"), NULL, k.timeout, k.verbose, !k.serial, false };
     if (!c.glowc) {
         fprintf(stderr, "GLOWC_BIN must name the glowc binary\n");
         return 2;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/wait.h>
 
 #include "fuzz/fuzz.h"
@@ -101,10 +102,13 @@ static void read_outputs(const char *outdir, run_result *r)
 
 static const char *const glowc_tags[] = { "interp", "cpu1", "cpu2" };
 
-/* Starts `glowc run` of the model in dir on backend b, its outputs into dir/out_<tag>. */
-static pid_t start_glowc(const fuzz_config *c, const char *dir, int nin, fuzz_backend b)
+/* Starts `glowc run` of the model in dir on backend b, its outputs into dir/out_<tag>; with
+ * `share`, the cpu runs keep their code in the compiled-code cache dir/jit, and the 2-thread
+ * run compiles in one part, so that it finds the 1-thread run's code there. */
+static pid_t start_glowc(const fuzz_config *c, const char *dir, int nin, fuzz_backend b,
+                         bool share)
 {
-    char model[4200], ins[32][4200], outdir[4200];
+    char model[4200], ins[32][4200], outdir[4200], cache[4200];
     const char *argv[MAX_ARGS];
     int n = 0;
     snprintf(model, sizeof model, "%.4000s/model.onnx", dir);
@@ -124,8 +128,33 @@ static pid_t start_glowc(const fuzz_config *c, const char *dir, int nin, fuzz_ba
     }
     argv[n++] = "--output-dir";
     argv[n++] = outdir;
+    if (share && b != FB_INTERP) {
+        snprintf(cache, sizeof cache, "%.4000s/jit", dir);
+        argv[n++] = "--cache";
+        argv[n++] = cache;
+    }
     argv[n] = NULL;
-    return start_child(dir, glowc_tags[b], argv); /* posix_spawn copies argv */
+    if (share && b == FB_CPU2) /* the child inherits the environment at the spawn */
+        setenv("GLOWC_CPU_PARTS", "1", 1);
+    pid_t pid = start_child(dir, glowc_tags[b], argv); /* posix_spawn copies argv */
+    if (share && b == FB_CPU2)
+        unsetenv("GLOWC_CPU_PARTS");
+    return pid;
+}
+
+/* The entries in dir/jit: 1 when the 2-thread run found the 1-thread run's code; a second
+ * one means the module differed between the two, so the code was not shared. */
+static int cache_entries(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%.4000s/jit", dir);
+    DIR *d = opendir(path);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
 }
 
 static void finish_glowc(const fuzz_config *c, const char *dir, fuzz_backend b, pid_t pid,
@@ -196,8 +225,11 @@ static void run_bundle(const fuzz_config *c, const char *dir, int nin, const run
             glow_tensor_free(&t);
         }
         snprintf(key, sizeof key, "INPUT_%d_OFFSET", i);
+        long long off = header_value(h, key);
+        if (off < 0) /* an input the program does not read has no place in the bundle */
+            continue;
         argv[n++] = "in";
-        snprintf(args[n], sizeof args[n], "%lld", header_value(h, key));
+        snprintf(args[n], sizeof args[n], "%lld", off);
         argv[n] = args[n];
         n++;
         snprintf(args[n], sizeof args[n], "%s", raw);
@@ -298,13 +330,16 @@ fuzz_outcome fuzz_check_dir(const fuzz_config *c, const char *dir, int nin, unsi
 {
     run_result r[FB_COUNT];
     memset(r, 0, sizeof r);
-    fuzz_outcome o = { FV_PASS, FB_INTERP, false, "" };
+    fuzz_outcome o = { FV_PASS, FB_INTERP, false, false, "" };
     int ref = -1, ran = 0, refused = 0, crashed = -1, failed = -1;
-    /* the glowc runs side by side (the JIT's compile time dominates); the bundle after them */
-    pid_t pids[FB_COUNT];
+    unsigned cpus = (1u << FB_CPU1) | (1u << FB_CPU2);
+    bool share = c->share_code && (which & cpus) == cpus;
+    /* the glowc runs side by side (the JIT's compile time dominates); the bundle after them;
+     * a 2-thread run sharing the 1-thread run's code after that one */
+    pid_t pids[FB_COUNT] = { -1, -1, -1, -1 };
     for (int b = 0; b < FB_BUNDLE && c->parallel; b++)
-        if (which & (1u << b))
-            pids[b] = start_glowc(c, dir, nin, (fuzz_backend)b);
+        if ((which & (1u << b)) && !(share && b == FB_CPU2))
+            pids[b] = start_glowc(c, dir, nin, (fuzz_backend)b, share);
     for (int b = 0; b < FB_COUNT; b++) {
         if (!(which & (1u << b)))
             continue;
@@ -324,9 +359,11 @@ fuzz_outcome fuzz_check_dir(const fuzz_config *c, const char *dir, int nin, unsi
             }
             run_bundle(c, dir, nin, &r[ref], &r[b]);
         } else {
-            if (!c->parallel)
-                pids[b] = start_glowc(c, dir, nin, (fuzz_backend)b);
+            if (!c->parallel || (share && b == FB_CPU2))
+                pids[b] = start_glowc(c, dir, nin, (fuzz_backend)b, share);
             finish_glowc(c, dir, (fuzz_backend)b, pids[b], &r[b]);
+            if (share && b == FB_CPU2)
+                o.code_shared = r[b].code == 0 && cache_entries(dir) == 1;
         }
         if (r[b].code == 0 && ref < 0)
             ref = b;

@@ -36,14 +36,21 @@ void *mk_dup(mk_model *mk, const void *p, size_t size)
     return c;
 }
 
-/* Appends p to a pointer array owned by the model (arrays are re-allocated as they grow). */
+/* Appends p to a pointer array owned by the model. The capacity is implied by the length: an
+ * array mk_push built has room for the next power of two >= max(n, 4), so a new block (the old
+ * one stays tracked until mk_free) is taken only when n reaches a power of two and the copies
+ * add up to less than 2n, where one block per push made a 100,000-node graph quadratic (about
+ * 40 GB). An array shortened in place (onnx_edit) keeps its larger block, so this stays safe. */
 void mk_push(mk_model *mk, void ***arr, size_t *n, void *p)
 {
-    void **grown = mk_alloc(mk, (*n + 1) * sizeof(void *));
-    if (*n)
-        memcpy(grown, *arr, *n * sizeof(void *));
-    grown[(*n)++] = p;
-    *arr = grown;
+    size_t len = *n;
+    if (len == 0 || (len >= 4 && (len & (len - 1)) == 0)) {
+        void **grown = mk_alloc(mk, (len ? 2 * len : 4) * sizeof(void *));
+        if (len)
+            memcpy(grown, *arr, len * sizeof(void *));
+        *arr = grown;
+    }
+    (*arr)[(*n)++] = p;
 }
 
 mk_model *mk_new(int opset)

@@ -42,7 +42,8 @@ void *mk_alloc(mk_model *mk, size_t size);
 char *mk_str(mk_model *mk, const char *s);
 void *mk_dup(mk_model *mk, const void *p, size_t size);
 
-/* Appends p to a pointer array owned by the model (arrays are re-allocated as they grow). */
+/* Appends p to a pointer array owned by the model, built by mk_push alone (it grows
+ * geometrically: appending n elements costs O(n) time and memory). */
 void mk_push(mk_model *mk, void ***arr, size_t *n, void *p);
 
 /* A model importing the default domain at opset (none when opset <= 0). */

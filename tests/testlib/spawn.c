@@ -85,12 +85,24 @@ result run(const char *const *args)
     posix_spawn_file_actions_destroy(&fa);
     r.out = slurp(out_path, NULL);
     r.err = slurp(err_path, NULL);
+    /* The log shows the arguments and glowc's errors escaped: tests feed names carrying
+     * terminal escapes and invalid UTF-8 (test_untrusted_names), which must not reach the
+     * terminal raw through the test's own echo either. */
     printf("$ glowc");
-    for (int i = 1; argv[i]; i++)
-        printf(" %s", argv[i]);
+    for (int i = 1; argv[i]; i++) {
+        putchar(' ');
+        glow_escape_put(stdout, argv[i], GLOW_ESC_PLAIN);
+    }
     printf("  -> %d\n", r.code);
-    if (r.code != 0 && r.err[0])
-        printf("%s", r.err);
+    if (r.code != 0 && r.err[0]) {
+        size_t n = glow_escape(NULL, 0, r.err, GLOW_ESC_PLAIN, GLOW_ESC_KEEP_NEWLINE, 0) + 1;
+        char *safe = malloc(n);
+        if (safe) {
+            glow_escape(safe, n, r.err, GLOW_ESC_PLAIN, GLOW_ESC_KEEP_NEWLINE, 0);
+            printf("%s", safe);
+            free(safe);
+        }
+    }
     return r;
 }
 

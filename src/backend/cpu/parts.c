@@ -185,6 +185,13 @@ glow_status cpu_compile_parts(cpu_module *m, glow_threadpool *pool, const char *
         nparts = CPU_MAX_PARTS;
     if (nparts > glow_default_threads())
         nparts = glow_default_threads();
+    /* GLOWC_CPU_PARTS=N: at most N parts, as on an N-core host. With 1, a program for any
+     * number of threads is the 1-thread program's code (the module does not depend on the
+     * threads), so the compiled-code cache serves both: the differential fuzzer runs the
+     * 2-thread program of a 1-core host without a second LLVM compile (docs/fuzzing.md). */
+    const char *cap = getenv("GLOWC_CPU_PARTS");
+    if (cap && atoi(cap) >= 1 && atoi(cap) < nparts)
+        nparts = atoi(cap);
     LLVMModuleRef mod = cpu_module_llvm(m);
     assign_parts(mod, nparts);
     LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(mod);
