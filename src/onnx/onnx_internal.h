@@ -77,6 +77,18 @@ glow_node_kind onnx_op_kind(const char *op_type, int opset);
 /* onnx_ops_grad.c: ai.onnx.preview.training Gradient. */
 glow_status load_gradient(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
                           glow_node_kind kind);
+/* onnx_ops_train.c: ai.onnx.preview.training's optimizers, and BatchNormalization with
+ * training_mode=1 (called by load_batch_norm). */
+glow_status load_adagrad(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                         glow_node_kind kind);
+glow_status load_adam(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind);
+glow_status load_momentum(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                          glow_node_kind kind);
+glow_status onnx_batch_norm_training(onnx_ctx *cx, const Onnx__NodeProto *np);
+/* onnx_ops_modes.c: MaxPool's storage_order=1 indices from the row-major ones of a pool
+ * over x of type xt. */
+glow_status onnx_column_major_indices(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value idx,
+                                      const glow_type *xt, glow_value *out);
 
 #define ONNX_OP(name, since, fn, nk)                                                       \
     glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind);

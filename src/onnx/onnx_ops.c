@@ -9,8 +9,14 @@ static const onnx_op op_rows[] = {
 #undef ONNX_OP
 };
 
-/* ai.onnx.preview.training's Gradient (reverse-mode differentiation at import). */
-static const onnx_op gradient_row = { "Gradient", 1, load_gradient, ONNX_CUSTOM };
+/* ai.onnx.preview.training: Gradient (reverse-mode differentiation at import) and the
+ * optimizers (onnx_ops_train.c). */
+static const onnx_op training_rows[] = {
+    { "Gradient", 1, load_gradient, ONNX_CUSTOM },
+    { "Adagrad", 1, load_adagrad, ONNX_CUSTOM },
+    { "Adam", 1, load_adam, ONNX_CUSTOM },
+    { "Momentum", 1, load_momentum, ONNX_CUSTOM },
+};
 
 /* A linear scan: a few hundred rows, once per node of the model, is not worth an index. */
 const onnx_op *onnx_find_op(const char *op_type, int opset)
@@ -32,9 +38,10 @@ const onnx_op *onnx_find_domain_op(const char *domain, const char *op_type, int 
 {
     if (!domain || !*domain || strcmp(domain, "ai.onnx") == 0)
         return onnx_find_op(op_type, opset);
-    if (op_type && strcmp(domain, "ai.onnx.preview.training") == 0 &&
-        strcmp(op_type, "Gradient") == 0)
-        return &gradient_row;
+    if (op_type && strcmp(domain, "ai.onnx.preview.training") == 0)
+        for (size_t i = 0; i < sizeof(training_rows) / sizeof(training_rows[0]); i++)
+            if (strcmp(op_type, training_rows[i].op_type) == 0)
+                return &training_rows[i];
     return NULL;
 }
 

@@ -26,7 +26,7 @@ static glow_status set_extra_outputs(onnx_ctx *cx, const Onnx__NodeProto *np, gl
 glow_status load_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     if (opset >= 14 && onnx_attr_int(np, "training_mode", 0) != 0)
-        return onnx_unsupported(cx, np, "training_mode=1 (inference only)");
+        return onnx_batch_norm_training(cx, np);
     if (opset < 7 && onnx_attr_int(np, "is_test", 0) == 0 && onnx_num_outputs(np) > 1)
         return onnx_unsupported(cx, np, "is_test=0 with training outputs (inference only)");
     if (opset < 9 && onnx_attr_int(np, "spatial", 1) == 0)
