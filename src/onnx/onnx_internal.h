@@ -89,6 +89,17 @@ glow_status onnx_batch_norm_training(onnx_ctx *cx, const Onnx__NodeProto *np);
  * over x of type xt. */
 glow_status onnx_column_major_indices(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value idx,
                                       const glow_type *xt, glow_value *out);
+/* Resize with antialias=1 (linear or cubic) as one MatMul per resized axis with a constant
+ * [in, out] interpolation matrix; `scales` are the effective per-dim scales load_resize
+ * computes, `coord` a gk_coord_mode code (kernels/resize_math.h). */
+typedef struct resize_aa {
+    bool cubic, exclude;
+    double cubic_a;
+    int coord;
+} resize_aa;
+glow_status onnx_resize_antialias(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x,
+                                  const int64_t *out_dims, const double *scales,
+                                  const resize_aa *aa, glow_value *out);
 
 #define ONNX_OP(name, since, fn, nk)                                                       \
     glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind);

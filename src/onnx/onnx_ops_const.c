@@ -199,7 +199,9 @@ glow_status load_range(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_
     const glow_tensor *ts, *tl, *td;
     GLOW_TRY(onnx_input_const(cx, np, 0, &ts));
     glow_dtype dt = ts->type.dtype;
-    if (dt != GLOW_F32 && dt != GLOW_F64 && dt != GLOW_I16 && dt != GLOW_I32 && dt != GLOW_I64)
+    /* f16 and bf16 since opset 27; their values are computed in f64 and rounded once. */
+    if (dt != GLOW_F32 && dt != GLOW_F64 && dt != GLOW_I16 && dt != GLOW_I32 && dt != GLOW_I64 &&
+        dt != GLOW_F16 && dt != GLOW_BF16)
         return onnx_fail(cx, np, GLOW_ERR_BAD_TYPE, "element type %s is not allowed",
                          glow_dtype_name(dt));
     GLOW_TRY(range_scalar(cx, np, 0, dt, &ts));
