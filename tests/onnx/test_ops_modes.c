@@ -1,8 +1,10 @@
-// test_ops_modes.c - Less common op modes: GridSample's cubic mode and reflection padding,
-// Resize with antialias=1, Range on f16/bf16. The node-suite tests evaluated node by node,
-// GridSample against a direct C transcription of ONNX's reference sampling for every mode,
-// padding mode and align_corners (the suite covers only a few of the 18), and Resize's
-// antialias against the plain filters where ONNX defines them to agree (upsampling).
+// test_ops_modes.c - Less common op modes and sampling ops: GridSample's cubic mode and
+// reflection padding, Resize with antialias=1, Range on f16/bf16, DeformConv. The node-suite
+// tests evaluated node by node; GridSample against a direct C transcription of ONNX's
+// reference sampling for every mode, padding mode and align_corners (the suite covers only a
+// few of the 18); Resize's antialias against the plain filters where ONNX defines them to
+// agree (upsampling); DeformConv with strides, dilations, pads and groups (the suite has none
+// of them) against a direct loop.
 #include <math.h>
 
 #include "check.h"
@@ -26,6 +28,10 @@ static const char *const passing[] = {
     "test_resize_downsample_sizes_linear_antialias",
     "test_range_float16_type_positive_delta",
     "test_range_bfloat16_type_positive_delta",
+    "test_basic_deform_conv_with_padding",
+    "test_basic_deform_conv_without_padding",
+    "test_deform_conv_with_mask_bias",
+    "test_deform_conv_with_multiple_offset_groups",
 };
 
 static glow_tensor f32(int rank, const int64_t *dims, const float *vals)
@@ -295,6 +301,87 @@ static void test_antialias_weights(void)
     mk_free(mk);
 }
 
+/* --- DeformConv --- */
+
+/* Bilinear sampling of one channel with zeros outside (ONNX's reference). */
+static double dc_sample(const float *img, int h, int w, double y, double x)
+{
+    if (y <= -1 || y >= h || x <= -1 || x >= w)
+        return 0;
+    int y0 = (int)floor(y), x0 = (int)floor(x);
+    double ly = y - y0, lx = x - x0, acc = 0;
+    for (int j = 0; j < 2; j++)
+        for (int k = 0; k < 2; k++) {
+            int yy = y0 + j, xx = x0 + k;
+            if (yy >= 0 && yy < h && xx >= 0 && xx < w)
+                acc += (j ? ly : 1 - ly) * (k ? lx : 1 - lx) * img[yy * w + xx];
+        }
+    return acc;
+}
+
+static void test_deform_conv_window(void)
+{
+    enum { C = 4, H = 5, W = 6, M = 4, G = 2, OG = 2, KH = 2, KW = 3, OH = 3, OW = 3 };
+    const int s[2] = { 2, 1 }, dl[2] = { 1, 2 }, pb[2] = { 1, 0 };
+    float x[C * H * W], wt[M * (C / G) * KH * KW], off[OG * KH * KW * 2 * OH * OW],
+        mask[OG * KH * KW * OH * OW], b[M], y[M * OH * OW];
+    for (int i = 0; i < C * H * W; i++)
+        x[i] = (float)((i * 7) % 13) - 6.0f;
+    for (int i = 0; i < M * (C / G) * KH * KW; i++)
+        wt[i] = (float)((i * 5) % 9) / 4.0f - 1.0f;
+    for (int i = 0; i < OG * KH * KW * 2 * OH * OW; i++)
+        off[i] = (float)((i * 11) % 31 - 15) / 10.0f;
+    for (int i = 0; i < OG * KH * KW * OH * OW; i++)
+        mask[i] = (float)((i * 3) % 5) / 4.0f;
+    for (int i = 0; i < M; i++)
+        b[i] = (float)i - 1.5f;
+    for (int m = 0; m < M; m++)
+        for (int oh = 0; oh < OH; oh++)
+            for (int ow = 0; ow < OW; ow++) {
+                double acc = b[m];
+                int g = m / (M / G);
+                for (int ci = 0; ci < C / G; ci++) {
+                    int c = g * (C / G) + ci, og = c / (C / OG);
+                    for (int kh = 0; kh < KH; kh++)
+                        for (int kw = 0; kw < KW; kw++) {
+                            int k = kh * KW + kw;
+                            double py = oh * s[0] - pb[0] + kh * dl[0] +
+                                        off[((og * KH * KW + k) * 2 + 0) * OH * OW + oh * OW + ow];
+                            double px = ow * s[1] - pb[1] + kw * dl[1] +
+                                        off[((og * KH * KW + k) * 2 + 1) * OH * OW + oh * OW + ow];
+                            double v = dc_sample(x + c * H * W, H, W, py, px);
+                            acc += wt[((m * (C / G) + ci) * KH + kh) * KW + kw] * v *
+                                   mask[(og * KH * KW + k) * OH * OW + oh * OW + ow];
+                        }
+                }
+                y[(m * OH + oh) * OW + ow] = (float)acc;
+            }
+    mk_model *mk = mk_new(22);
+    mk_input(mk, "X", MK_F32, 4, D(1, C, H, W));
+    mk_input(mk, "Wt", MK_F32, 4, D(M, C / G, KH, KW));
+    mk_input(mk, "O", MK_F32, 4, D(1, OG * KH * KW * 2, OH, OW));
+    mk_input(mk, "B", MK_F32, 1, D(M));
+    mk_input(mk, "K", MK_F32, 4, D(1, OG * KH * KW, OH, OW));
+    Onnx__NodeProto *n = mk_node(mk, "DeformConv", "dc", 5, S("X", "Wt", "O", "B", "K"), 1,
+                                 S("Y"));
+    mk_attr_ints(mk, n, "strides", D(2, 1), 2);
+    mk_attr_ints(mk, n, "dilations", D(1, 2), 2);
+    mk_attr_ints(mk, n, "pads", D(1, 0, 0, 1), 4);
+    mk_attr_int(mk, n, "group", G);
+    mk_attr_int(mk, n, "offset_group", OG);
+    mk_output(mk, "Y", MK_F32, 4, D(1, M, OH, OW));
+    glow_tensor ins[5] = { f32(4, D(1, C, H, W), x), f32(4, D(M, C / G, KH, KW), wt),
+                           f32(4, D(1, OG * KH * KW * 2, OH, OW), off), f32(1, D(M), b),
+                           f32(4, D(1, OG * KH * KW, OH, OW), mask) };
+    glow_tensor out = f32(4, D(1, M, OH, OW), y);
+    cf_result r = run(mk, ins, (char *const[]){ "X", "Wt", "O", "B", "K" }, 5, &out, 1);
+    expect_ok("deform conv strides, dilations, pads, groups", &r, 1);
+    for (int i = 0; i < 5; i++)
+        glow_tensor_free(&ins[i]);
+    glow_tensor_free(&out);
+    mk_free(mk);
+}
+
 int main(void)
 {
     int failed = 0, n = (int)(sizeof passing / sizeof passing[0]);
@@ -304,5 +391,6 @@ int main(void)
     test_grid_sample_modes();
     test_antialias_upsampling();
     test_antialias_weights();
+    test_deform_conv_window();
     return CHECK_DONE();
 }
