@@ -1,11 +1,12 @@
-// onnx_ops_sample.c - DeformConv: a convolution that reads its input at positions moved by
-// run-time offsets, built from existing nodes.
+// onnx_ops_sample.c - Ops that sample their input bilinearly at run-time positions, built from
+// existing nodes: DeformConv (a convolution whose taps move by run-time offsets) and RoiAlign
+// (pooling over run-time boxes).
 //
-// The sampling positions depend on values, so no convolution kernel applies; but their
-// structure is fixed by the shapes. Each kernel tap's positions are computed elementwise from
-// the offsets, the input is read at the four bilinear corners with GatherElements (zero
-// outside the image, as ONNX's reference), and the sampled columns [N, C * kH * kW, oH * oW]
-// meet the weights in one batched MatMul per group - the im2col form of convolution.
+// The positions depend on values, so no convolution or pooling kernel applies; but their
+// structure is fixed by the shapes and attributes. Positions are computed elementwise, the
+// input is read at the four bilinear corners with gathers, and the samples are combined with
+// MatMul (DeformConv's im2col columns [N, C * kH * kW, oH * oW] times the weights, batched over
+// groups) or reductions (RoiAlign's average or maximum over each bin's samples).
 #include <string.h>
 
 #include "onnx/onnx_internal.h"
@@ -215,5 +216,157 @@ glow_status load_deform_conv(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
         GLOW_TRY(onnx_reshape(cx, np, bias, 4, (int64_t[]){ 1, m, 1, 1 }, &bias));
         GLOW_TRY(bin(cx, np, NK_ADD, y, bias, &y));
     }
+    return onnx_set_output(cx, np, 0, y);
+}
+
+/* --- RoiAlign --- */
+
+/* One coordinate of RoiAlign's samples, as ONNX's reference (ONNX Runtime's algorithm) clamps
+ * it: c (float [R, Q]) into [0, len - 1], its low corner floor(c), the high one (never past the
+ * edge) and the fraction. */
+static glow_status roi_axis(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value c, int64_t len,
+                            glow_value *lo, glow_value *hi, glow_value *frac)
+{
+    glow_dtype ft = glow_value_type(c)->dtype;
+    glow_attr a[2] = { GLOW_AF(MIN, 0.0), GLOW_AF(MAX, (double)(len - 1)) };
+    GLOW_TRY(onnx_build(cx, np, NK_CLIP, &c, 1, a, 2, NULL, 0, &c));
+    glow_value f, h;
+    GLOW_TRY(onnx_build(cx, np, NK_FLOOR, &c, 1, NULL, 0, NULL, 0, &f));
+    GLOW_TRY(bin(cx, np, NK_SUB, c, f, frac));
+    GLOW_TRY(bin(cx, np, NK_ADD, f, num(cx, np, ft, 1.0), &h));
+    GLOW_TRY(bin(cx, np, NK_MIN, h, num(cx, np, ft, (double)(len - 1)), &h));
+    GLOW_TRY(onnx_cast(cx, np, f, GLOW_I64, lo));
+    return onnx_cast(cx, np, h, GLOW_I64, hi);
+}
+
+/* RoiAlign: X [N, C, H, W], rois [R, 4] (x1, y1, x2, y2), batch_indices [R] -> [R, C, oh, ow].
+ * Each output bin averages (or, mode max, takes the largest weighted corner of) a fixed
+ * sampling_ratio x sampling_ratio grid of bilinear samples. */
+glow_status load_roi_align(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                           glow_node_kind kind)
+{
+    glow_value x, rois, bidx;
+    GLOW_TRY(onnx_check_inputs(cx, np, 3, 3));
+    GLOW_TRY(onnx_input(cx, np, 0, &x));
+    GLOW_TRY(onnx_input(cx, np, 1, &rois));
+    GLOW_TRY(onnx_input(cx, np, 2, &bidx));
+    const glow_type *xt = glow_value_type(x), *rt = glow_value_type(rois);
+    glow_dtype ft = xt->dtype;
+    if (xt->rank != 4 || !glow_dtype_is_float(ft) || rt->rank != 2 || rt->dims[1] != 4 ||
+        glow_value_type(bidx)->rank != 1 || glow_value_type(bidx)->dims[0] != rt->dims[0] ||
+        !glow_dtype_is_int(glow_value_type(bidx)->dtype))
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "expects X float [N, C, H, W], rois "
+                         "[R, 4] and integer batch_indices [R]");
+    const char *mode = onnx_attr_str(cx, np, "mode", "avg");
+    const char *coord = onnx_attr_str(cx, np, "coordinate_transformation_mode",
+                                      opset >= 16 ? "half_pixel" : "output_half_pixel");
+    bool max_mode = !strcmp(mode, "max"), half = !strcmp(coord, "half_pixel");
+    if (!max_mode && strcmp(mode, "avg"))
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "mode '%s' (avg or max)", mode);
+    if (!half && strcmp(coord, "output_half_pixel"))
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "coordinate_transformation_mode '%s' "
+                         "(half_pixel or output_half_pixel)", coord);
+    int64_t oh = onnx_attr_int(np, "output_height", 1), ow = onnx_attr_int(np, "output_width", 1);
+    int64_t sr = onnx_attr_int(np, "sampling_ratio", 0);
+    double scale = onnx_attr_float(np, "spatial_scale", 1.0f);
+    if (oh < 1 || ow < 1 || oh > 4096 || ow > 4096 || sr < 0 || sr > 64)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "output size %lld x %lld or sampling_ratio "
+                         "%lld out of range", (long long)oh, (long long)ow, (long long)sr);
+    if (sr == 0)
+        return onnx_unsupported(cx, np, "sampling_ratio=0 (a sample count that depends on each "
+                                "box's size); give sampling_ratio > 0");
+    int64_t nr = rt->dims[0], n = xt->dims[0], c = xt->dims[1], h = xt->dims[2], w = xt->dims[3];
+    if (nr == 0 || n * c * h * w == 0)
+        return onnx_unsupported(cx, np, "no boxes or an empty X");
+    int64_t q = oh * ow * sr * sr;
+
+    /* Per box: start and bin size along y and x ([R, 1]). */
+    glow_value r, start[2], bsz[2];
+    GLOW_TRY(onnx_cast(cx, np, rois, ft, &r));
+    double shift = half ? 0.5 : 0.0;
+    for (int i = 0; i < 2; i++) {   /* 0: y (rois columns 1, 3), 1: x (columns 0, 2) */
+        glow_value a, b, size;
+        GLOW_TRY(onnx_slice_axis(cx, np, r, 1, 1 - i, 2 - i, &a));
+        GLOW_TRY(onnx_slice_axis(cx, np, r, 1, 3 - i, 4 - i, &b));
+        GLOW_TRY(bin(cx, np, NK_MUL, a, num(cx, np, ft, scale), &a));
+        GLOW_TRY(bin(cx, np, NK_SUB, a, num(cx, np, ft, shift), &start[i]));
+        GLOW_TRY(bin(cx, np, NK_MUL, b, num(cx, np, ft, scale), &b));
+        GLOW_TRY(bin(cx, np, NK_SUB, b, num(cx, np, ft, shift), &b));
+        GLOW_TRY(bin(cx, np, NK_SUB, b, start[i], &size));
+        if (!half)   /* the legacy mode makes every box at least one pixel */
+            GLOW_TRY(bin(cx, np, NK_MAX, size, num(cx, np, ft, 1.0), &size));
+        GLOW_TRY(bin(cx, np, NK_DIV, size, num(cx, np, ft, (double)(i == 0 ? oh : ow)),
+                     &bsz[i]));
+    }
+    /* Sample q = ((py * ow + px) * sr + iy) * sr + ix sits at bin + (i + 0.5) / sr bins. */
+    double *vals;
+    void *buf[2];
+    GLOW_TRY(onnx_const_buffer(cx, np, q, sizeof(double), (void **)&vals));
+    glow_value pos[2], empty = { 0 };
+    for (int i = 0; i < 2; i++) {
+        for (int64_t k = 0; k < q; k++) {
+            int64_t ix = k % sr, iy = k / sr % sr, px = k / (sr * sr) % ow, py = k / (sr * sr * ow);
+            vals[k] = i == 0 ? (double)py + ((double)iy + 0.5) / (double)sr
+                             : (double)px + ((double)ix + 0.5) / (double)sr;
+        }
+        GLOW_TRY(onnx_const_buffer(cx, np, q, glow_dtype_size(ft), &buf[i]));
+        glow_value grid = onnx_f64_constant(cx, np, i == 0 ? "grid_y" : "grid_x", ft, 2,
+                                            (int64_t[]){ 1, q }, vals, buf[i]);
+        glow_value lo, hi, out;
+        GLOW_TRY(bin(cx, np, NK_MUL, bsz[i], grid, &pos[i]));
+        GLOW_TRY(bin(cx, np, NK_ADD, start[i], pos[i], &pos[i]));
+        /* Samples more than one pixel outside the image read nothing. */
+        int64_t len = i == 0 ? h : w;
+        GLOW_TRY(bin(cx, np, NK_LESS, pos[i], num(cx, np, ft, -1.0), &lo));
+        GLOW_TRY(bin(cx, np, NK_GREATER, pos[i], num(cx, np, ft, (double)len), &hi));
+        GLOW_TRY(bin(cx, np, NK_OR, lo, hi, &out));
+        GLOW_TRY(empty.node ? bin(cx, np, NK_OR, empty, out, &empty) : (empty = out, GLOW_OK));
+    }
+    glow_value inside;
+    GLOW_TRY(onnx_build(cx, np, NK_NOT, &empty, 1, NULL, 0, NULL, 0, &inside));
+    GLOW_TRY(onnx_cast(cx, np, inside, ft, &inside));
+    glow_value lo[2], hi[2], fr[2];
+    GLOW_TRY(roi_axis(cx, np, pos[0], h, &lo[0], &hi[0], &fr[0]));
+    GLOW_TRY(roi_axis(cx, np, pos[1], w, &lo[1], &hi[1], &fr[1]));
+
+    /* X as rows [N * H * W, C]; a sample's row is b * H * W + y * W + x. */
+    glow_value xr, base, b64;
+    glow_attr perm = GLOW_AINTS(PERM, ((int64_t[]){ 0, 2, 3, 1 }), 4);
+    GLOW_TRY(onnx_build(cx, np, NK_TRANSPOSE, &x, 1, &perm, 1, NULL, 0, &xr));
+    GLOW_TRY(onnx_reshape(cx, np, xr, 2, (int64_t[]){ n * h * w, c }, &xr));
+    GLOW_TRY(onnx_cast(cx, np, bidx, GLOW_I64, &b64));
+    GLOW_TRY(onnx_reshape(cx, np, b64, 2, (int64_t[]){ nr, 1 }, &b64));
+    GLOW_TRY(bin(cx, np, NK_MUL, b64, num(cx, np, GLOW_I64, (double)(h * w)), &base));
+    glow_value acc = { 0 };
+    for (int k = 0; k < 4; k++) {
+        glow_value yy = (k & 2) ? hi[0] : lo[0], xx = (k & 1) ? hi[1] : lo[1];
+        glow_value wy = fr[0], wx = fr[1], row, v, wgt;
+        if (!(k & 2))
+            GLOW_TRY(bin(cx, np, NK_SUB, num(cx, np, ft, 1.0), fr[0], &wy));
+        if (!(k & 1))
+            GLOW_TRY(bin(cx, np, NK_SUB, num(cx, np, ft, 1.0), fr[1], &wx));
+        GLOW_TRY(bin(cx, np, NK_MUL, wy, wx, &wgt));
+        GLOW_TRY(bin(cx, np, NK_MUL, wgt, inside, &wgt));
+        GLOW_TRY(bin(cx, np, NK_MUL, yy, num(cx, np, GLOW_I64, (double)w), &row));
+        GLOW_TRY(bin(cx, np, NK_ADD, row, xx, &row));
+        GLOW_TRY(bin(cx, np, NK_ADD, row, base, &row));
+        glow_attr ax = GLOW_AI(AXIS, 0);
+        GLOW_TRY(onnx_build(cx, np, NK_GATHER, (glow_value[]){ xr, row }, 2, &ax, 1, NULL, 0,
+                            &v));   /* [R, Q, C] */
+        GLOW_TRY(onnx_reshape(cx, np, wgt, 3, (int64_t[]){ nr, q, 1 }, &wgt));
+        GLOW_TRY(bin(cx, np, NK_MUL, v, wgt, &v));
+        GLOW_TRY(acc.node ? bin(cx, np, max_mode ? NK_MAX : NK_ADD, acc, v, &acc)
+                          : (acc = v, GLOW_OK));
+    }
+    /* Over each bin's sr * sr samples: the mean, or the maximum. */
+    glow_value y;
+    int64_t axes[1] = { 2 };
+    glow_attr red[2] = { GLOW_AINTS(AXES, axes, 1), GLOW_AI(KEEPDIMS, 0) };
+    GLOW_TRY(onnx_reshape(cx, np, acc, 4, (int64_t[]){ nr, oh * ow, sr * sr, c }, &y));
+    GLOW_TRY(onnx_build(cx, np, max_mode ? NK_REDUCE_MAX : NK_REDUCE_MEAN, &y, 1, red, 2, NULL,
+                        0, &y));
+    glow_attr back = GLOW_AINTS(PERM, ((int64_t[]){ 0, 2, 1 }), 3);
+    GLOW_TRY(onnx_build(cx, np, NK_TRANSPOSE, &y, 1, &back, 1, NULL, 0, &y));
+    GLOW_TRY(onnx_reshape(cx, np, y, 4, (int64_t[]){ nr, c, oh, ow }, &y));
     return onnx_set_output(cx, np, 0, y);
 }

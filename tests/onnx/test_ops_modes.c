@@ -4,7 +4,8 @@
 // reference sampling for every mode, padding mode and align_corners (the suite covers only a
 // few of the 18); Resize's antialias against the plain filters where ONNX defines them to
 // agree (upsampling); DeformConv with strides, dilations, pads and groups (the suite has none
-// of them) against a direct loop.
+// of them) and RoiAlign with boxes crossing the edges, two images and spatial_scale against
+// direct loops.
 #include <math.h>
 
 #include "check.h"
@@ -32,6 +33,9 @@ static const char *const passing[] = {
     "test_basic_deform_conv_without_padding",
     "test_deform_conv_with_mask_bias",
     "test_deform_conv_with_multiple_offset_groups",
+    "test_roialign_aligned_false",
+    "test_roialign_aligned_true",
+    "test_roialign_mode_max",
 };
 
 static glow_tensor f32(int rank, const int64_t *dims, const float *vals)
@@ -382,6 +386,115 @@ static void test_deform_conv_window(void)
     mk_free(mk);
 }
 
+/* --- RoiAlign: ONNX's reference (ONNX Runtime's algorithm), sample by sample --- */
+
+static double ra_bin(const float *img, int h, int w, double y0, double x0, double bh, double bw,
+                     int sr, bool max_mode)
+{
+    double acc = 0;
+    bool first = true;
+    for (int iy = 0; iy < sr; iy++)
+        for (int ix = 0; ix < sr; ix++) {
+            double y = y0 + (iy + 0.5) * bh / sr, x = x0 + (ix + 0.5) * bw / sr, v[4] = { 0 };
+            if (!(y < -1.0 || y > h || x < -1.0 || x > w)) {
+                y = y <= 0 ? 0 : y;
+                x = x <= 0 ? 0 : x;
+                int yl = (int)y, xl = (int)x, yh, xh;
+                if (yl >= h - 1) {
+                    yh = yl = h - 1;
+                    y = yl;
+                } else {
+                    yh = yl + 1;
+                }
+                if (xl >= w - 1) {
+                    xh = xl = w - 1;
+                    x = xl;
+                } else {
+                    xh = xl + 1;
+                }
+                double ly = y - yl, lx = x - xl;
+                v[0] = (1 - ly) * (1 - lx) * img[yl * w + xl];
+                v[1] = (1 - ly) * lx * img[yl * w + xh];
+                v[2] = ly * (1 - lx) * img[yh * w + xl];
+                v[3] = ly * lx * img[yh * w + xh];
+            }
+            if (max_mode) {
+                double m = fmax(fmax(v[0], v[1]), fmax(v[2], v[3]));
+                acc = first ? m : fmax(acc, m);
+            } else {
+                acc += v[0] + v[1] + v[2] + v[3];
+            }
+            first = false;
+        }
+    return max_mode ? acc : acc / (sr * sr);
+}
+
+static void test_roi_align_cases(void)
+{
+    enum { N = 2, C = 3, H = 6, W = 7, R = 3, OH = 2, OW = 3, SR = 3 };
+    const double scale = 0.5;
+    float x[N * C * H * W], rois[R * 4] = { 1, 2, 9, 11, -4, -3, 6, 5, 10, 0, 16, 13 };
+    int64_t bi[R] = { 1, 0, 1 };
+    for (int i = 0; i < N * C * H * W; i++)
+        x[i] = (float)((i * 17) % 23) / 8.0f - 1.0f;
+    for (int max_mode = 0; max_mode < 2; max_mode++)
+        for (int half = 0; half < 2; half++) {
+            float want[R * C * OH * OW];
+            for (int r = 0; r < R; r++) {
+                double shift = half ? 0.5 : 0;
+                double x0 = rois[4 * r] * scale - shift, y0 = rois[4 * r + 1] * scale - shift;
+                double rw = rois[4 * r + 2] * scale - shift - x0;
+                double rh = rois[4 * r + 3] * scale - shift - y0;
+                if (!half) {
+                    rw = fmax(rw, 1.0);
+                    rh = fmax(rh, 1.0);
+                }
+                for (int c = 0; c < C; c++)
+                    for (int ph = 0; ph < OH; ph++)
+                        for (int pw = 0; pw < OW; pw++)
+                            want[((r * C + c) * OH + ph) * OW + pw] = (float)ra_bin(
+                                x + (bi[r] * C + c) * H * W, H, W, y0 + ph * rh / OH,
+                                x0 + pw * rw / OW, rh / OH, rw / OW, SR, max_mode != 0);
+            }
+            mk_model *mk = mk_new(22);
+            mk_input(mk, "X", MK_F32, 4, D(N, C, H, W));
+            mk_input(mk, "rois", MK_F32, 2, D(R, 4));
+            mk_input(mk, "bi", MK_I64, 1, D(R));
+            Onnx__NodeProto *n = mk_node(mk, "RoiAlign", "ra", 3, S("X", "rois", "bi"), 1,
+                                         S("Y"));
+            mk_attr_str(mk, n, "mode", max_mode ? "max" : "avg");
+            mk_attr_str(mk, n, "coordinate_transformation_mode",
+                        half ? "half_pixel" : "output_half_pixel");
+            mk_attr_int(mk, n, "output_height", OH);
+            mk_attr_int(mk, n, "output_width", OW);
+            mk_attr_int(mk, n, "sampling_ratio", SR);
+            mk_attr_float(mk, n, "spatial_scale", (float)scale);
+            mk_output(mk, "Y", MK_F32, 4, D(R, C, OH, OW));
+            glow_type it = glow_type_make(GLOW_I64, 1, D(R));
+            glow_tensor ins[3] = { f32(4, D(N, C, H, W), x), f32(2, D(R, 4), rois) };
+            glow_diag d = { 0 };
+            glow_tensor_alloc(&ins[2], &it, &d);
+            memcpy(ins[2].data, bi, sizeof bi);
+            glow_tensor out = f32(4, D(R, C, OH, OW), want);
+            char what[64];
+            snprintf(what, sizeof what, "roialign %s %s", max_mode ? "max" : "avg",
+                     half ? "half_pixel" : "output_half_pixel");
+            cf_result res = run(mk, ins, (char *const[]){ "X", "rois", "bi" }, 3, &out, 1);
+            expect_ok(what, &res, 1);
+            /* An adaptive sample count (sampling_ratio=0) depends on the boxes: refused. */
+            if (max_mode && half) {
+                n->attribute[4]->i = 0;
+                res = run(mk, NULL, NULL, 0, NULL, 0);
+                CHECK_EQ(res.load, GLOW_ERR_UNSUPPORTED);
+                CHECK_CONTAINS(res.d.msg, "give sampling_ratio > 0");
+            }
+            for (int i = 0; i < 3; i++)
+                glow_tensor_free(&ins[i]);
+            glow_tensor_free(&out);
+            mk_free(mk);
+        }
+}
+
 int main(void)
 {
     int failed = 0, n = (int)(sizeof passing / sizeof passing[0]);
@@ -392,5 +505,6 @@ int main(void)
     test_antialias_upsampling();
     test_antialias_weights();
     test_deform_conv_window();
+    test_roi_align_cases();
     return CHECK_DONE();
 }
