@@ -97,6 +97,10 @@ typedef struct resize_aa {
     double cubic_a;
     int coord;
 } resize_aa;
+/* Einsum with "..." or a subscript repeated in one term: *eq rewritten (arena) without them,
+ * v[0..nin) replaced by their diagonals where subscripts repeat; unchanged otherwise. */
+glow_status onnx_einsum_prepare(onnx_ctx *cx, const Onnx__NodeProto *np, const char **eq,
+                                glow_value *v, int nin);
 glow_status onnx_resize_antialias(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x,
                                   const int64_t *out_dims, const double *scales,
                                   const resize_aa *aa, glow_value *out);

@@ -1,6 +1,6 @@
 // onnx_ops_modes.c - Less common modes of ops whose main form is imported elsewhere, built from
-// the graph's existing nodes: MaxPool's column-major indices (storage_order=1) and Resize with
-// antialias=1.
+// the graph's existing nodes: MaxPool's column-major indices (storage_order=1), Resize with
+// antialias=1, and Einsum's ellipsis and diagonals (rewritten into the plain form).
 //
 // Keeping them here leaves the main loaders short and the common path untouched: a model
 // that does not use a mode builds exactly the graph it built before.
@@ -167,5 +167,161 @@ glow_status onnx_resize_antialias(onnx_ctx *cx, const Onnx__NodeProto *np, glow_
         x = v;
     }
     *out = x;
+    return GLOW_OK;
+}
+
+/* --- Einsum: ellipsis and repeated subscripts --- */
+
+#define EINSUM_MAX 160
+
+/* v's diagonal over axes i < j (equal sizes n), as a new last axis: the two axes moved last,
+ * merged to n * n, and every (n + 1)-th element taken. */
+static glow_status diagonal(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value *v, int i,
+                            int j)
+{
+    const glow_type *t = glow_value_type(*v);
+    int r = t->rank;
+    int64_t n = t->dims[i], perm[GLOW_MAX_DIMS], dims[GLOW_MAX_DIMS];
+    for (int a = 0, k = 0; a < r; a++)
+        if (a != i && a != j)
+            perm[k++] = a;
+    perm[r - 2] = i;
+    perm[r - 1] = j;
+    for (int a = 0; a < r; a++)
+        dims[a] = t->dims[perm[a]];
+    glow_attr pa = GLOW_AINTS(PERM, perm, r);
+    GLOW_TRY(onnx_build(cx, np, NK_TRANSPOSE, v, 1, &pa, 1, NULL, 0, v));
+    dims[r - 2] = n * n;
+    GLOW_TRY(onnx_reshape(cx, np, *v, r - 1, dims, v));
+    int64_t *st = GLOW_NEW_ARRAY(&cx->scratch, int64_t, 3 * GLOW_MAX_DIMS);
+    int64_t *en = st + GLOW_MAX_DIMS, *sp = en + GLOW_MAX_DIMS;
+    for (int a = 0; a < r - 1; a++) {
+        st[a] = 0;
+        en[a] = dims[a];
+        sp[a] = a == r - 2 ? n + 1 : 1;
+    }
+    glow_attr sa[3] = { GLOW_AINTS(STARTS, st, r - 1), GLOW_AINTS(ENDS, en, r - 1),
+                        GLOW_AINTS(STEPS, sp, r - 1) };
+    return onnx_build(cx, np, NK_SLICE, v, 1, sa, 3, NULL, 0, v);
+}
+
+static bool is_letter(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Rewrites an equation with "..." or a subscript repeated inside one term into the form
+ * load_einsum handles: the ellipsis becomes subscripts the equation does not use (right-aligned
+ * across operands, as NumPy broadcasts them), a repeated subscript becomes the operand's
+ * diagonal, and an implicit result is made explicit first (NumPy's rule: the ellipsis dims,
+ * then the subscripts that occur exactly once, in alphabetical order). Equations without
+ * either are left as they are. */
+glow_status onnx_einsum_prepare(onnx_ctx *cx, const Onnx__NodeProto *np, const char **eq,
+                                glow_value *v, int nin)
+{
+    char e[EINSUM_MAX];
+    size_t len = 0;
+    for (const char *p = *eq; *p; p++)
+        if (*p != ' ' && len < sizeof e - 1)
+            e[len++] = *p;
+    e[len] = '\0';
+    char *arrow = strstr(e, "->");
+    char *rhs = arrow ? arrow + 2 : NULL;
+    if (arrow)
+        *arrow = '\0';
+    /* The operand terms. */
+    char *term[2] = { NULL, NULL };
+    int nt = 0;
+    for (char *p = e, *q; nt < 2; p = q + 1) {
+        term[nt++] = p;
+        if (!(q = strchr(p, ',')))
+            break;
+        *q = '\0';
+    }
+    if (nt != nin || strchr(term[nt - 1], ','))
+        return GLOW_OK;   /* load_einsum reports the malformed equation */
+    bool used[128] = { false }, special = rhs && strstr(rhs, "...");
+    int count[128] = { 0 }, ell[2] = { 0, 0 }, ell_max = 0;
+    for (int k = 0; k < nt; k++) {
+        int letters = 0;
+        for (const char *p = term[k]; *p; p++)
+            if (is_letter(*p)) {
+                special = special || (count[(int)*p] > 0 && strchr(term[k], *p) != p);
+                used[(int)*p] = true;
+                count[(int)*p]++;
+                letters++;
+            }
+        if (strstr(term[k], "...")) {
+            special = true;
+            ell[k] = glow_value_type(v[k])->rank - letters;
+            if (ell[k] < 0)
+                return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "term %d has more subscripts than "
+                                 "its operand has dims", k);
+            ell_max = ell[k] > ell_max ? ell[k] : ell_max;
+        }
+    }
+    if (!special)
+        return GLOW_OK;
+    char fresh[GLOW_MAX_DIMS];
+    for (int c = 'A', n = 0; n < ell_max && c <= 'z'; c++)
+        if (is_letter((char)c) && !used[c])
+            fresh[n++] = (char)c;
+    /* Terms and result with the ellipsis spelled out. */
+    char out[3][EINSUM_MAX];
+    for (int k = 0; k <= nt; k++) {
+        const char *src = k < nt ? term[k] : rhs;
+        size_t o = 0;
+        if (k == nt && !src) {
+            /* Implicit result: ellipsis dims, then the subscripts used exactly once. */
+            for (int i = 0; i < ell_max; i++)
+                out[k][o++] = fresh[i];
+            for (int c = 'A'; c <= 'z'; c++)
+                if (is_letter((char)c) && count[c] == 1)
+                    out[k][o++] = (char)c;
+            out[k][o] = '\0';
+            continue;
+        }
+        int skip = k < nt ? ell_max - ell[k] : 0;
+        for (const char *p = src; *p && o < EINSUM_MAX - GLOW_MAX_DIMS - 1; p++) {
+            if (!strncmp(p, "...", 3)) {
+                for (int i = skip; i < ell_max; i++)
+                    out[k][o++] = fresh[i];
+                p += 2;
+            } else {
+                out[k][o++] = *p;
+            }
+        }
+        out[k][o] = '\0';
+    }
+    /* Diagonals: each repeated subscript taken once, as the operand's last axis. */
+    for (int k = 0; k < nt; k++) {
+        for (bool again = true; again;) {
+            again = false;
+            char *t = out[k];
+            int n = (int)strlen(t);
+            for (int i = 0; i < n && !again; i++)
+                for (int j = i + 1; j < n && !again; j++) {
+                    if (t[i] != t[j])
+                        continue;
+                    const glow_type *vt = glow_value_type(v[k]);
+                    if (n != vt->rank || vt->dims[i] != vt->dims[j])
+                        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "subscript '%c' repeats "
+                                         "over dims of different sizes (or the term does not "
+                                         "match its operand's rank)", t[i]);
+                    GLOW_TRY(diagonal(cx, np, &v[k], i, j));
+                    char rest[EINSUM_MAX];
+                    int m = 0;
+                    for (int a = 0; a < n; a++)
+                        if (a != i && a != j)
+                            rest[m++] = t[a];
+                    rest[m++] = t[i];
+                    rest[m] = '\0';
+                    memcpy(t, rest, (size_t)m + 1);
+                    again = true;
+                }
+        }
+    }
+    *eq = nt == 1 ? glow_arena_printf(cx->arena, "%s->%s", out[0], out[1])
+                  : glow_arena_printf(cx->arena, "%s,%s->%s", out[0], out[1], out[2]);
     return GLOW_OK;
 }

@@ -447,9 +447,11 @@ glow_status load_einsum(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow
         return onnx_unsupported(cx, np, "Einsum with %d operands (1 or 2)", nin);
     glow_value v[2];
     einsum_term t[2], out;
+    for (int k = 0; k < nin; k++)
+        GLOW_TRY(onnx_input(cx, np, k, &v[k]));
+    GLOW_TRY(onnx_einsum_prepare(cx, np, &eq, v, nin));
     const char *p = eq;
     for (int k = 0; k < nin; k++) {
-        GLOW_TRY(onnx_input(cx, np, k, &v[k]));
         GLOW_TRY(einsum_parse_term(cx, np, &p, &t[k]));
         if (*p == ',' && k + 1 < nin)
             p++;

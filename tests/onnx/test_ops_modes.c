@@ -5,7 +5,7 @@
 // few of the 18); Resize's antialias against the plain filters where ONNX defines them to
 // agree (upsampling); DeformConv with strides, dilations, pads and groups (the suite has none
 // of them) and RoiAlign with boxes crossing the edges, two images and spatial_scale against
-// direct loops.
+// direct loops; Einsum's ellipsis and diagonals in implicit and explicit forms against loops.
 #include <math.h>
 
 #include "check.h"
@@ -36,6 +36,7 @@ static const char *const passing[] = {
     "test_roialign_aligned_false",
     "test_roialign_aligned_true",
     "test_roialign_mode_max",
+    "test_einsum_batch_diagonal",
 };
 
 static glow_tensor f32(int rank, const int64_t *dims, const float *vals)
@@ -495,6 +496,70 @@ static void test_roi_align_cases(void)
         }
 }
 
+/* --- Einsum --- */
+
+static void einsum_case(const char *eq, int ra, const int64_t *da, int rb, const int64_t *db,
+                        int ry, const int64_t *dy, const float *a, const float *b,
+                        const float *want)
+{
+    mk_model *mk = mk_new(12);
+    mk_input(mk, "a", MK_F32, ra, da);
+    if (b)
+        mk_input(mk, "b", MK_F32, rb, db);
+    Onnx__NodeProto *n = mk_node(mk, "Einsum", "es", b ? 2 : 1, S("a", "b"), 1, S("y"));
+    mk_attr_str(mk, n, "equation", eq);
+    mk_output(mk, "y", MK_F32, ry, dy);
+    glow_tensor ins[2] = { f32(ra, da, a) };
+    if (b)
+        ins[1] = f32(rb, db, b);
+    glow_tensor out = f32(ry, dy, want);
+    cf_result r = run(mk, ins, (char *const[]){ "a", "b" }, b ? 2 : 1, &out, 1);
+    expect_ok(eq, &r, 1);
+    glow_tensor_free(&ins[0]);
+    if (b)
+        glow_tensor_free(&ins[1]);
+    glow_tensor_free(&out);
+    mk_free(mk);
+}
+
+static void test_einsum_forms(void)
+{
+    float a[2 * 3 * 4], b[4 * 5], y[2 * 3 * 5];
+    for (int i = 0; i < 24; i++)
+        a[i] = (float)((i * 7) % 10) - 4.0f;
+    for (int i = 0; i < 20; i++)
+        b[i] = (float)((i * 3) % 7) - 2.0f;
+    /* Implicit result with an ellipsis on one operand: "...ij,...jk" is "...ik". */
+    for (int p = 0; p < 2; p++)
+        for (int i = 0; i < 3; i++)
+            for (int k = 0; k < 5; k++) {
+                float acc = 0;
+                for (int j = 0; j < 4; j++)
+                    acc += a[(p * 3 + i) * 4 + j] * b[j * 5 + k];
+                y[(p * 3 + i) * 5 + k] = acc;
+            }
+    einsum_case("...ij,...jk", 3, D(2, 3, 4), 2, D(4, 5), 3, D(2, 3, 5), a, b, y);
+    /* A trace: implicit "ii" sums the diagonal to a scalar. */
+    float sq[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 }, tr = 15, dg[3] = { 1, 5, 9 };
+    einsum_case("ii", 2, D(3, 3), 0, NULL, 0, NULL, sq, NULL, &tr);
+    einsum_case("ii->i", 2, D(3, 3), 0, NULL, 1, D(3), sq, NULL, dg);
+    /* A repeat around another subscript, summed: "iji->j" over [3, 4, 3]. */
+    float c[36], cj[4] = { 0 };
+    for (int i = 0; i < 36; i++)
+        c[i] = (float)(i % 11);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 4; j++)
+            cj[j] += c[(i * 4 + j) * 3 + i];
+    einsum_case("iji->j", 3, D(3, 4, 3), 0, NULL, 1, D(4), c, NULL, cj);
+    /* An ellipsis in the middle, kept in the result: "i...j->j...i" over [2, 3, 4]. */
+    float t[24];
+    for (int i = 0; i < 2; i++)
+        for (int m = 0; m < 3; m++)
+            for (int j = 0; j < 4; j++)
+                t[(j * 3 + m) * 2 + i] = a[(i * 3 + m) * 4 + j];
+    einsum_case("i...j->j...i", 3, D(2, 3, 4), 0, NULL, 3, D(4, 3, 2), a, NULL, t);
+}
+
 int main(void)
 {
     int failed = 0, n = (int)(sizeof passing / sizeof passing[0]);
@@ -506,5 +571,6 @@ int main(void)
     test_antialias_weights();
     test_deform_conv_window();
     test_roi_align_cases();
+    test_einsum_forms();
     return CHECK_DONE();
 }
