@@ -85,6 +85,13 @@ glow_status load_adam(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
 glow_status load_momentum(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
                           glow_node_kind kind);
 glow_status onnx_batch_norm_training(onnx_ctx *cx, const Onnx__NodeProto *np);
+/* onnx_ops_ml.c: ai.onnx.ml ops on numbers. */
+glow_status load_binarizer(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                           glow_node_kind kind);
+glow_status load_array_feature_extractor(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                         glow_node_kind kind);
+glow_status load_tree_ensemble(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                               glow_node_kind kind);
 /* onnx_ops_modes.c: MaxPool's storage_order=1 indices from the row-major ones of a pool
  * over x of type xt. */
 glow_status onnx_column_major_indices(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value idx,

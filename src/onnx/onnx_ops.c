@@ -18,6 +18,13 @@ static const onnx_op training_rows[] = {
     { "Momentum", 1, load_momentum, ONNX_CUSTOM },
 };
 
+/* ai.onnx.ml ops on numbers (onnx_ops_ml.c); TreeEnsemble is ai.onnx.ml opset 5's. */
+static const onnx_op ml_rows[] = {
+    { "Binarizer", 1, load_binarizer, ONNX_CUSTOM },
+    { "ArrayFeatureExtractor", 1, load_array_feature_extractor, ONNX_CUSTOM },
+    { "TreeEnsemble", 5, load_tree_ensemble, ONNX_CUSTOM },
+};
+
 /* A linear scan: a few hundred rows, once per node of the model, is not worth an index. */
 const onnx_op *onnx_find_op(const char *op_type, int opset)
 {
@@ -42,6 +49,10 @@ const onnx_op *onnx_find_domain_op(const char *domain, const char *op_type, int 
         for (size_t i = 0; i < sizeof(training_rows) / sizeof(training_rows[0]); i++)
             if (strcmp(op_type, training_rows[i].op_type) == 0)
                 return &training_rows[i];
+    if (op_type && strcmp(domain, "ai.onnx.ml") == 0)
+        for (size_t i = 0; i < sizeof(ml_rows) / sizeof(ml_rows[0]); i++)
+            if (strcmp(op_type, ml_rows[i].op_type) == 0)
+                return &ml_rows[i];
     return NULL;
 }
 
