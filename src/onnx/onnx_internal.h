@@ -85,6 +85,9 @@ glow_status load_adam(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
 glow_status load_momentum(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
                           glow_node_kind kind);
 glow_status onnx_batch_norm_training(onnx_ctx *cx, const Onnx__NodeProto *np);
+/* onnx_ops_flex.c: ai.onnx.preview FlexAttention. */
+glow_status load_flex_attention(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                glow_node_kind kind);
 /* onnx_ops_ml.c: ai.onnx.ml ops on numbers. */
 glow_status load_binarizer(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
                            glow_node_kind kind);

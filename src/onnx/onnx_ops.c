@@ -25,6 +25,11 @@ static const onnx_op ml_rows[] = {
     { "TreeEnsemble", 5, load_tree_ensemble, ONNX_CUSTOM },
 };
 
+/* ai.onnx.preview (onnx_ops_flex.c). */
+static const onnx_op preview_rows[] = {
+    { "FlexAttention", 1, load_flex_attention, ONNX_CUSTOM },
+};
+
 /* A linear scan: a few hundred rows, once per node of the model, is not worth an index. */
 const onnx_op *onnx_find_op(const char *op_type, int opset)
 {
@@ -49,6 +54,10 @@ const onnx_op *onnx_find_domain_op(const char *domain, const char *op_type, int 
         for (size_t i = 0; i < sizeof(training_rows) / sizeof(training_rows[0]); i++)
             if (strcmp(op_type, training_rows[i].op_type) == 0)
                 return &training_rows[i];
+    if (op_type && strcmp(domain, "ai.onnx.preview") == 0)
+        for (size_t i = 0; i < sizeof(preview_rows) / sizeof(preview_rows[0]); i++)
+            if (strcmp(op_type, preview_rows[i].op_type) == 0)
+                return &preview_rows[i];
     if (op_type && strcmp(domain, "ai.onnx.ml") == 0)
         for (size_t i = 0; i < sizeof(ml_rows) / sizeof(ml_rows[0]); i++)
             if (strcmp(op_type, ml_rows[i].op_type) == 0)

@@ -1,5 +1,6 @@
 // test_ops_modes.c - Less common op modes and sampling ops: GridSample's cubic mode and
-// reflection padding, Resize with antialias=1, Range on f16/bf16, DeformConv. The node-suite
+// reflection padding, Resize with antialias=1, Range on f16/bf16, DeformConv, RoiAlign,
+// Einsum's ellipsis and diagonals, FlexAttention with its subgraphs. The node-suite
 // tests evaluated node by node; GridSample against a direct C transcription of ONNX's
 // reference sampling for every mode, padding mode and align_corners (the suite covers only a
 // few of the 18); Resize's antialias against the plain filters where ONNX defines them to
@@ -37,6 +38,17 @@ static const char *const passing[] = {
     "test_roialign_aligned_true",
     "test_roialign_mode_max",
     "test_einsum_batch_diagonal",
+    "test_flexattention",
+    "test_flexattention_causal_mask",
+    "test_flexattention_diff_head_sizes",
+    "test_flexattention_double",
+    "test_flexattention_fp16",
+    "test_flexattention_gqa",
+    "test_flexattention_prob_mod",
+    "test_flexattention_relative_positional",
+    "test_flexattention_scaled",
+    "test_flexattention_score_mod",
+    "test_flexattention_soft_cap",
 };
 
 static glow_tensor f32(int rank, const int64_t *dims, const float *vals)
