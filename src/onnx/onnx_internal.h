@@ -86,6 +86,43 @@ glow_status load_gradient(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
 /* onnx_string_ml.c: ai.onnx.ml LabelEncoder. */
 glow_status load_label_encoder(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
                                glow_node_kind kind);
+/* onnx_ops_train.c: ai.onnx.preview.training's optimizers, and BatchNormalization with
+ * training_mode=1 (called by load_batch_norm). */
+glow_status load_adagrad(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                         glow_node_kind kind);
+glow_status load_adam(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind);
+glow_status load_momentum(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                          glow_node_kind kind);
+glow_status onnx_batch_norm_training(onnx_ctx *cx, const Onnx__NodeProto *np);
+/* onnx_ops_flex.c: ai.onnx.preview FlexAttention. */
+glow_status load_flex_attention(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                glow_node_kind kind);
+/* onnx_ops_ml.c: ai.onnx.ml ops on numbers. */
+glow_status load_binarizer(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                           glow_node_kind kind);
+glow_status load_array_feature_extractor(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                                         glow_node_kind kind);
+glow_status load_tree_ensemble(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
+                               glow_node_kind kind);
+/* onnx_ops_modes.c: MaxPool's storage_order=1 indices from the row-major ones of a pool
+ * over x of type xt. */
+glow_status onnx_column_major_indices(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value idx,
+                                      const glow_type *xt, glow_value *out);
+/* Resize with antialias=1 (linear or cubic) as one MatMul per resized axis with a constant
+ * [in, out] interpolation matrix; `scales` are the effective per-dim scales load_resize
+ * computes, `coord` a gk_coord_mode code (kernels/resize_math.h). */
+typedef struct resize_aa {
+    bool cubic, exclude;
+    double cubic_a;
+    int coord;
+} resize_aa;
+/* Einsum with "..." or a subscript repeated in one term: *eq rewritten (arena) without them,
+ * v[0..nin) replaced by their diagonals where subscripts repeat; unchanged otherwise. */
+glow_status onnx_einsum_prepare(onnx_ctx *cx, const Onnx__NodeProto *np, const char **eq,
+                                glow_value *v, int nin);
+glow_status onnx_resize_antialias(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x,
+                                  const int64_t *out_dims, const double *scales,
+                                  const resize_aa *aa, glow_value *out);
 
 #define ONNX_OP(name, since, fn, nk)                                                       \
     glow_status fn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind);

@@ -9,11 +9,28 @@ static const onnx_op op_rows[] = {
 #undef ONNX_OP
 };
 
-/* ai.onnx.preview.training's Gradient (reverse-mode differentiation at import). */
-static const onnx_op gradient_row = { "Gradient", 1, load_gradient, ONNX_CUSTOM };
+/* ai.onnx.preview.training: Gradient (reverse-mode differentiation at import) and the
+ * optimizers (onnx_ops_train.c). */
+static const onnx_op training_rows[] = {
+    { "Gradient", 1, load_gradient, ONNX_CUSTOM },
+    { "Adagrad", 1, load_adagrad, ONNX_CUSTOM },
+    { "Adam", 1, load_adam, ONNX_CUSTOM },
+    { "Momentum", 1, load_momentum, ONNX_CUSTOM },
+};
 
-/* ai.onnx.ml's LabelEncoder (its attributes tell the opset's form apart). */
-static const onnx_op label_encoder_row = { "LabelEncoder", 1, load_label_encoder, ONNX_CUSTOM };
+/* ai.onnx.ml ops on numbers (onnx_ops_ml.c; TreeEnsemble is ai.onnx.ml opset 5's) and
+ * LabelEncoder (onnx_string_ml.c; its attributes tell the opset's form apart). */
+static const onnx_op ml_rows[] = {
+    { "LabelEncoder", 1, load_label_encoder, ONNX_CUSTOM },
+    { "Binarizer", 1, load_binarizer, ONNX_CUSTOM },
+    { "ArrayFeatureExtractor", 1, load_array_feature_extractor, ONNX_CUSTOM },
+    { "TreeEnsemble", 5, load_tree_ensemble, ONNX_CUSTOM },
+};
+
+/* ai.onnx.preview (onnx_ops_flex.c). */
+static const onnx_op preview_rows[] = {
+    { "FlexAttention", 1, load_flex_attention, ONNX_CUSTOM },
+};
 
 /* A linear scan: a few hundred rows, once per node of the model, is not worth an index. */
 const onnx_op *onnx_find_op(const char *op_type, int opset)
@@ -35,11 +52,18 @@ const onnx_op *onnx_find_domain_op(const char *domain, const char *op_type, int 
 {
     if (!domain || !*domain || strcmp(domain, "ai.onnx") == 0)
         return onnx_find_op(op_type, opset);
-    if (op_type && strcmp(domain, "ai.onnx.preview.training") == 0 &&
-        strcmp(op_type, "Gradient") == 0)
-        return &gradient_row;
-    if (op_type && strcmp(domain, "ai.onnx.ml") == 0 && strcmp(op_type, "LabelEncoder") == 0)
-        return &label_encoder_row;
+    if (op_type && strcmp(domain, "ai.onnx.preview.training") == 0)
+        for (size_t i = 0; i < sizeof(training_rows) / sizeof(training_rows[0]); i++)
+            if (strcmp(op_type, training_rows[i].op_type) == 0)
+                return &training_rows[i];
+    if (op_type && strcmp(domain, "ai.onnx.preview") == 0)
+        for (size_t i = 0; i < sizeof(preview_rows) / sizeof(preview_rows[0]); i++)
+            if (strcmp(op_type, preview_rows[i].op_type) == 0)
+                return &preview_rows[i];
+    if (op_type && strcmp(domain, "ai.onnx.ml") == 0)
+        for (size_t i = 0; i < sizeof(ml_rows) / sizeof(ml_rows[0]); i++)
+            if (strcmp(op_type, ml_rows[i].op_type) == 0)
+                return &ml_rows[i];
     return NULL;
 }
 

@@ -199,7 +199,9 @@ glow_status load_range(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_
     const glow_tensor *ts, *tl, *td;
     GLOW_TRY(onnx_input_const(cx, np, 0, &ts));
     glow_dtype dt = ts->type.dtype;
-    if (dt != GLOW_F32 && dt != GLOW_F64 && dt != GLOW_I16 && dt != GLOW_I32 && dt != GLOW_I64)
+    /* f16 and bf16 since opset 27; their values are computed in f64 and rounded once. */
+    if (dt != GLOW_F32 && dt != GLOW_F64 && dt != GLOW_I16 && dt != GLOW_I32 && dt != GLOW_I64 &&
+        dt != GLOW_F16 && dt != GLOW_BF16)
         return onnx_fail(cx, np, GLOW_ERR_BAD_TYPE, "element type %s is not allowed",
                          glow_dtype_name(dt));
     GLOW_TRY(range_scalar(cx, np, 0, dt, &ts));
@@ -278,9 +280,15 @@ glow_status load_dropout(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glo
         GLOW_TRY(onnx_input_const(cx, np, 2, &tm));
         if (glow_type_numel(&tm->type) != 1)
             return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "training_mode must be a scalar");
-        if (glow_load_f64(tm->type.dtype, tm->data, 0) != 0)
-            return onnx_unsupported(cx, np, "training mode (training_mode = true) is not "
-                                    "supported; glowc compiles for inference");
+        /* Training mode is deterministic only when nothing is dropped (ratio 0; the ratio's
+         * default is 0.5): then, as at inference, Y = X and the mask is all true. */
+        double *ratio = NULL;
+        int nratio = 0;
+        if (glow_load_f64(tm->type.dtype, tm->data, 0) != 0 &&
+            (!onnx_has_input(np, 1) || onnx_input_floats(cx, np, 1, &ratio, &nratio) ||
+             nratio != 1 || ratio[0] != 0.0))
+            return onnx_unsupported(cx, np, "training_mode=true with a ratio other than 0 "
+                                    "drops at random; use ratio 0 or training_mode=false");
     }
     /* Inference: the output is the input, and nothing is dropped. */
     GLOW_TRY(onnx_set_output(cx, np, 0, v));

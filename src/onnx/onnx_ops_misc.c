@@ -339,7 +339,7 @@ glow_status load_det(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_no
     return onnx_set_output(cx, np, 0, y);
 }
 
-/* --- GridSample (linear and nearest; zeros and border padding) --- */
+/* --- GridSample (nearest, linear, cubic; zeros, border and reflection padding) --- */
 
 static glow_status un1(onnx_ctx *cx, const Onnx__NodeProto *np, glow_node_kind k, glow_value a,
                        glow_value *out)
@@ -358,10 +358,77 @@ static glow_value scal(onnx_ctx *cx, const Onnx__NodeProto *np, glow_dtype t, do
     return onnx_sub_scalar(cx, np, "c", t, v);
 }
 
+static glow_status where(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value c, glow_value a,
+                         glow_value b, glow_value *out)
+{
+    return onnx_build_elemwise(cx, np, NK_WHERE, (glow_value[]){ c, a, b }, 3, NULL, 0, out);
+}
+
+/* u < lo or u > hi (bool), for the coordinates the padding modes move. */
+static glow_status outside(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value u, double lo,
+                           double hi, glow_value *out)
+{
+    glow_dtype ft = glow_value_type(u)->dtype;
+    glow_value a, b;
+    GLOW_TRY(bin(cx, np, NK_LESS, u, scal(cx, np, ft, lo), &a));
+    GLOW_TRY(bin(cx, np, NK_GREATER, u, scal(cx, np, ft, hi), &b));
+    return bin(cx, np, NK_OR, a, b, out);
+}
+
+/* ONNX's reflection padding: a coordinate outside [lo, hi] is reflected at the borders until
+ * it lies inside. With period P = 2 (hi - lo) that is lo + min(m, P - m) for
+ * m = (u - lo) mod P (non-negative); coordinates already inside stay exactly as they are. */
+static glow_status reflect(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value u, double lo,
+                           double hi, glow_value *out)
+{
+    glow_dtype ft = glow_value_type(u)->dtype;
+    double period = 2.0 * (hi - lo);
+    glow_value out_of, t, m, neg, mp, f, r;
+    GLOW_TRY(outside(cx, np, u, lo, hi, &out_of));
+    if (period <= 0)   /* one sample: everything reflects onto it */
+        return where(cx, np, out_of, scal(cx, np, ft, lo), u, out);
+    glow_attr fm = GLOW_AI(FMOD, 1);
+    GLOW_TRY(bin(cx, np, NK_SUB, u, scal(cx, np, ft, lo), &t));
+    GLOW_TRY(onnx_build_elemwise(cx, np, NK_MOD, (glow_value[]){ t, scal(cx, np, ft, period) },
+                                 2, &fm, 1, &m));
+    GLOW_TRY(bin(cx, np, NK_LESS, m, scal(cx, np, ft, 0.0), &neg));
+    GLOW_TRY(bin(cx, np, NK_ADD, m, scal(cx, np, ft, period), &mp));
+    GLOW_TRY(where(cx, np, neg, mp, m, &m));
+    GLOW_TRY(bin(cx, np, NK_SUB, scal(cx, np, ft, period), m, &f));
+    GLOW_TRY(bin(cx, np, NK_MIN, m, f, &f));
+    GLOW_TRY(bin(cx, np, NK_ADD, f, scal(cx, np, ft, lo), &r));
+    return where(cx, np, out_of, r, u, out);
+}
+
+/* Keys' cubic convolution weight (a = -0.75, as ONNX) at distance s: for the inner taps
+ * (s in [0, 1]) ((a + 2) s - (a + 3)) s^2 + 1, for the outer ones (s in [1, 2])
+ * ((a s - 5a) s + 8a) s - 4a. */
+static glow_status cubic_weight(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value s,
+                                bool outer, glow_value *out)
+{
+    const double a = -0.75;
+    glow_dtype ft = glow_value_type(s)->dtype;
+    glow_value w;
+    if (outer) {
+        GLOW_TRY(bin(cx, np, NK_MUL, s, scal(cx, np, ft, a), &w));
+        GLOW_TRY(bin(cx, np, NK_SUB, w, scal(cx, np, ft, 5 * a), &w));
+        GLOW_TRY(bin(cx, np, NK_MUL, w, s, &w));
+        GLOW_TRY(bin(cx, np, NK_ADD, w, scal(cx, np, ft, 8 * a), &w));
+        GLOW_TRY(bin(cx, np, NK_MUL, w, s, &w));
+        return bin(cx, np, NK_SUB, w, scal(cx, np, ft, 4 * a), out);
+    }
+    GLOW_TRY(bin(cx, np, NK_MUL, s, scal(cx, np, ft, a + 2), &w));
+    GLOW_TRY(bin(cx, np, NK_SUB, w, scal(cx, np, ft, a + 3), &w));
+    GLOW_TRY(bin(cx, np, NK_MUL, w, s, &w));
+    GLOW_TRY(bin(cx, np, NK_MUL, w, s, &w));
+    return bin(cx, np, NK_ADD, w, scal(cx, np, ft, 1.0), out);
+}
+
 /* One sampling tap along one spatial dim: index t (float, [N, Q]) -> the i64 index clamped
- * into [0, len) and, with zeros padding, a 0/1 validity factor folded into *w. */
+ * into [0, len) and, with zeros padding, a 0/1 validity factor folded into *w; with reflection
+ * padding the index is first reflected into [lo, hi] (ONNX reflects the taps too). */
 static glow_status tap_index(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value t, int64_t len,
-                             bool zeros, glow_value *w, glow_value *idx)
+                             bool zeros, const double *refl, glow_value *w, glow_value *idx)
 {
     glow_dtype ft = glow_value_type(t)->dtype;
     if (zeros) {
@@ -372,6 +439,8 @@ static glow_status tap_index(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value
         GLOW_TRY(onnx_cast(cx, np, ok, ft, &ok));
         GLOW_TRY(w->node ? bin(cx, np, NK_MUL, *w, ok, w) : (*w = ok, GLOW_OK));
     }
+    if (refl)
+        GLOW_TRY(reflect(cx, np, t, refl[0], refl[1], &t));
     glow_attr a[2] = { GLOW_AF(MIN, 0.0), GLOW_AF(MAX, (double)(len - 1)) };
     GLOW_TRY(onnx_build(cx, np, NK_CLIP, &t, 1, a, 2, NULL, 0, &t));
     return onnx_cast(cx, np, t, GLOW_I64, idx);
@@ -393,12 +462,14 @@ glow_status load_grid_sample(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
     const char *pad = onnx_attr_str(cx, np, "padding_mode", "zeros");
     bool align = onnx_attr_int(np, "align_corners", 0) != 0;
     bool nearest = !strcmp(mode, "nearest");
-    if (!nearest && strcmp(mode, "linear") && strcmp(mode, "bilinear"))
-        return onnx_unsupported(cx, np, "mode '%s' (glowc supports linear and nearest)", mode);
-    bool zeros = !strcmp(pad, "zeros");
-    if (!zeros && strcmp(pad, "border"))
-        return onnx_unsupported(cx, np, "padding_mode '%s' (glowc supports zeros and border)",
-                                pad);
+    bool cubic = !strcmp(mode, "cubic") || !strcmp(mode, "bicubic");
+    if (!nearest && !cubic && strcmp(mode, "linear") && strcmp(mode, "bilinear"))
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "mode '%s' (nearest, linear or cubic)",
+                         mode);
+    bool zeros = !strcmp(pad, "zeros"), reflection = !strcmp(pad, "reflection");
+    if (!zeros && !reflection && strcmp(pad, "border"))
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "padding_mode '%s' (zeros, border or "
+                         "reflection)", pad);
     if (glow_type_numel(xt) == 0 || glow_type_numel(gt) == 0)
         return onnx_unsupported(cx, np, "empty X or grid");
     glow_dtype ft = xt->dtype;
@@ -407,10 +478,13 @@ glow_status load_grid_sample(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
         p *= xt->dims[2 + i];
     int64_t gq[2] = { n, q };
     /* Per dim: taps (index, weight) of the sampling position. */
-    glow_value idx[3][2], wt[3][2];
-    int ntaps = nearest ? 1 : 2;
+    glow_value idx[3][4], wt[3][4];
+    int ntaps = nearest ? 1 : cubic ? 4 : 2;
     for (int i = 0; i < d; i++) {
         int64_t len = xt->dims[2 + i];
+        /* The coordinates inside the image: the padding modes only move those outside. */
+        double border[2] = { align ? 0.0 : -0.5, align ? (double)(len - 1) : len - 0.5 };
+        const double *refl = reflection ? border : NULL;
         glow_value g, u, one = scal(cx, np, ft, 1.0);
         GLOW_TRY(onnx_slice_axis(cx, np, grid, d + 1, d - 1 - i, d - i, &g));
         GLOW_TRY(onnx_reshape(cx, np, g, 2, gq, &g));
@@ -422,25 +496,53 @@ glow_status load_grid_sample(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
             GLOW_TRY(bin(cx, np, NK_SUB, u, one, &u));
             GLOW_TRY(bin(cx, np, NK_MUL, u, scal(cx, np, ft, 0.5), &u));
         }
-        if (!zeros) {
+        if (nearest)
+            GLOW_TRY(un1(cx, np, NK_ROUND, u, &u));
+        if (reflection) {
+            GLOW_TRY(reflect(cx, np, u, border[0], border[1], &u));
+        } else if (!zeros && cubic) {
+            /* Border: ONNX clamps to [0, len - 1] only what lies outside the image, and the
+             * cubic taps of a coordinate in the half pixel at the edge see the difference. */
+            glow_value lo, hi, c0 = scal(cx, np, ft, 0.0);
+            glow_value c1 = scal(cx, np, ft, (double)(len - 1));
+            GLOW_TRY(bin(cx, np, NK_LESS, u, scal(cx, np, ft, border[0]), &lo));
+            GLOW_TRY(bin(cx, np, NK_GREATER, u, scal(cx, np, ft, border[1]), &hi));
+            GLOW_TRY(where(cx, np, lo, c0, u, &u));
+            GLOW_TRY(where(cx, np, hi, c1, u, &u));
+        } else if (!zeros) {
             glow_attr a[2] = { GLOW_AF(MIN, 0.0), GLOW_AF(MAX, (double)(len - 1)) };
             GLOW_TRY(onnx_build(cx, np, NK_CLIP, &u, 1, a, 2, NULL, 0, &u));
         }
         if (nearest) {
-            GLOW_TRY(un1(cx, np, NK_ROUND, u, &u));
             wt[i][0] = (glow_value){ 0 };
-            GLOW_TRY(tap_index(cx, np, u, len, zeros, &wt[i][0], &idx[i][0]));
+            GLOW_TRY(tap_index(cx, np, u, len, zeros, refl, &wt[i][0], &idx[i][0]));
             continue;
         }
-        glow_value i0, i1, f, f1;
+        glow_value i0, f;
         GLOW_TRY(un1(cx, np, NK_FLOOR, u, &i0));
         GLOW_TRY(bin(cx, np, NK_SUB, u, i0, &f));
+        if (cubic) {
+            /* Taps i0 - 1 .. i0 + 2 at distances 1 + f, f, 1 - f, 2 - f. */
+            glow_value s[4];
+            GLOW_TRY(bin(cx, np, NK_ADD, f, one, &s[0]));
+            s[1] = f;
+            GLOW_TRY(bin(cx, np, NK_SUB, one, f, &s[2]));
+            GLOW_TRY(bin(cx, np, NK_SUB, scal(cx, np, ft, 2.0), f, &s[3]));
+            for (int j = 0; j < 4; j++) {
+                glow_value tj;
+                GLOW_TRY(cubic_weight(cx, np, s[j], j == 0 || j == 3, &wt[i][j]));
+                GLOW_TRY(bin(cx, np, NK_ADD, i0, scal(cx, np, ft, (double)(j - 1)), &tj));
+                GLOW_TRY(tap_index(cx, np, tj, len, zeros, refl, &wt[i][j], &idx[i][j]));
+            }
+            continue;
+        }
+        glow_value i1, f1;
         GLOW_TRY(bin(cx, np, NK_SUB, one, f, &f1));
         GLOW_TRY(bin(cx, np, NK_ADD, i0, one, &i1));
         wt[i][0] = f1;
         wt[i][1] = f;
-        GLOW_TRY(tap_index(cx, np, i0, len, zeros, &wt[i][0], &idx[i][0]));
-        GLOW_TRY(tap_index(cx, np, i1, len, zeros, &wt[i][1], &idx[i][1]));
+        GLOW_TRY(tap_index(cx, np, i0, len, zeros, refl, &wt[i][0], &idx[i][0]));
+        GLOW_TRY(tap_index(cx, np, i1, len, zeros, refl, &wt[i][1], &idx[i][1]));
     }
     int64_t xd[3] = { n, c, p }, id3[3] = { n, 1, q }, bd[3] = { n, c, q };
     glow_value xf, y = { 0 };

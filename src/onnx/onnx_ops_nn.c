@@ -350,9 +350,9 @@ glow_status load_max_pool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, gl
     GLOW_TRY(check_nc_input(cx, np, x, &w.n));
     GLOW_TRY(read_window(cx, np, x, NULL, opset >= 10, &w));
     int64_t order = onnx_attr_int(np, "storage_order", 0);
-    if (order != 0)
-        return onnx_unsupported(cx, np, "storage_order=%lld (only row-major indices)",
-                                (long long)order);
+    if (order != 0 && order != 1)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "storage_order=%lld (0 row-major or 1 "
+                         "column-major)", (long long)order);
     glow_attr attrs[4];
     int na = window_attrs(&w, attrs);
     /* The indices are a result only when the model uses them (no declared types, just the
@@ -364,6 +364,8 @@ glow_status load_max_pool(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, gl
     if (onnx_has_output(np, 1)) {
         glow_value idx;
         GLOW_TRY(node_result(cx, np, y, 1, &idx));
+        if (order == 1)
+            GLOW_TRY(onnx_column_major_indices(cx, np, idx, glow_value_type(x), &idx));
         GLOW_TRY(onnx_set_output(cx, np, 1, idx));
     }
     return GLOW_OK;

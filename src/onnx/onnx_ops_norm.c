@@ -26,7 +26,7 @@ static glow_status set_extra_outputs(onnx_ctx *cx, const Onnx__NodeProto *np, gl
 glow_status load_batch_norm(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     if (opset >= 14 && onnx_attr_int(np, "training_mode", 0) != 0)
-        return onnx_unsupported(cx, np, "training_mode=1 (inference only)");
+        return onnx_batch_norm_training(cx, np);
     if (opset < 7 && onnx_attr_int(np, "is_test", 0) == 0 && onnx_num_outputs(np) > 1)
         return onnx_unsupported(cx, np, "is_test=0 with training outputs (inference only)");
     if (opset < 9 && onnx_attr_int(np, "spatial", 1) == 0)
@@ -447,9 +447,11 @@ glow_status load_einsum(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow
         return onnx_unsupported(cx, np, "Einsum with %d operands (1 or 2)", nin);
     glow_value v[2];
     einsum_term t[2], out;
+    for (int k = 0; k < nin; k++)
+        GLOW_TRY(onnx_input(cx, np, k, &v[k]));
+    GLOW_TRY(onnx_einsum_prepare(cx, np, &eq, v, nin));
     const char *p = eq;
     for (int k = 0; k < nin; k++) {
-        GLOW_TRY(onnx_input(cx, np, k, &v[k]));
         GLOW_TRY(einsum_parse_term(cx, np, &p, &t[k]));
         if (*p == ',' && k + 1 < nin)
             p++;

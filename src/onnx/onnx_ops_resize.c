@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "onnx/onnx_internal.h"
+#include "resize_math.h"
 
 static bool is_one_of(const char *s, const char *const *list)
 {
@@ -37,6 +38,7 @@ typedef struct resize_spec {
     double cubic_a, extrap;
     int64_t exclude;
     const float *roi;     /* 2 * rank values (starts then ends) or NULL */
+    bool antialias;       /* linear and cubic only (onnx_resize_antialias) */
 } resize_spec;
 
 static glow_status build_resize(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x,
@@ -68,6 +70,12 @@ static glow_status build_resize(onnx_ctx *cx, const Onnx__NodeProto *np, glow_va
     if (s->roi)
         attrs[nattr++] = GLOW_AFLOATS(ROI, s->roi, 2 * xt->rank);
     glow_value out;
+    if (s->antialias) {
+        resize_aa aa = { !strcmp(s->mode, "cubic"), s->exclude != 0, s->cubic_a,
+                         gk_coord_mode_code(s->coord) };
+        GLOW_TRY(onnx_resize_antialias(cx, np, x, out_dims, scales, &aa, &out));
+        return onnx_set_output(cx, np, 0, out);
+    }
     GLOW_TRY(onnx_build(cx, np, NK_RESIZE, &x, 1, attrs, nattr, &ot, 1, &out));
     return onnx_set_output(cx, np, 0, out);
 }
@@ -106,8 +114,11 @@ static glow_status resize_attrs(onnx_ctx *cx, const Onnx__NodeProto *np, int ops
     s->cubic_a = onnx_attr_float(np, "cubic_coeff_a", -0.75f);
     s->exclude = onnx_attr_int(np, "exclude_outside", 0) != 0;
     s->extrap = onnx_attr_float(np, "extrapolation_value", 0.0f);
-    if (opset >= 18 && onnx_attr_int(np, "antialias", 0) != 0)
-        return onnx_unsupported(cx, np, "antialias=1 is not supported");
+    /* Antialiasing widens linear and cubic filters; ONNX ignores it for nearest. */
+    s->antialias = opset >= 18 && onnx_attr_int(np, "antialias", 0) != 0 &&
+                   strcmp(s->mode, "nearest");
+    if (s->antialias && !strcmp(s->coord, "tf_crop_and_resize"))
+        return onnx_unsupported(cx, np, "antialias=1 with tf_crop_and_resize");
     return GLOW_OK;
 }
 

@@ -59,6 +59,10 @@ static const char *const passing[] = {
     "test_gridsample_volumetric_nearest_align_corners_0",
     "test_gridsample_volumetric_nearest_align_corners_1",
     "test_gridsample_zeros_padding",
+    "test_gridsample_bicubic",
+    "test_gridsample_bicubic_align_corners_0_additional_1",
+    "test_gridsample_bicubic_align_corners_1_additional_1",
+    "test_gridsample_reflection_padding",
 };
 
 /* Shape-like inputs must be known at compile time: without values they are refused by name. */
@@ -97,15 +101,25 @@ static void dft_last_axis(Onnx__ModelProto *mp)
         t->int64_data[0] = v;
 }
 
+static void grid_bad_padding(Onnx__ModelProto *mp)
+{
+    Onnx__NodeProto *n = mp->graph->node[0];
+    for (size_t i = 0; i < n->n_attribute; i++)
+        if (!strcmp(n->attribute[i]->name, "padding_mode")) {
+            free(n->attribute[i]->s.data);
+            n->attribute[i]->s.data = (uint8_t *)strdup("mirror");
+            n->attribute[i]->s.len = 6;
+        }
+}
+
 static void test_refusals(void)
 {
     expect_load("test_det_2d", 0, det4, GLOW_ERR_UNSUPPORTED, "4x4");
     /* DFT's axis may not name the trailing real/imaginary dim. */
     expect_load("test_dft_axis", 2, dft_last_axis, GLOW_ERR_BAD_ATTR, "axis is out of range");
-    /* GridSample's cubic mode and reflection padding are refused by name. */
-    expect_load("test_gridsample_reflection_padding", 0, NULL, GLOW_ERR_UNSUPPORTED,
-                "padding_mode 'reflection'");
-    expect_load("test_gridsample_bicubic", 0, NULL, GLOW_ERR_UNSUPPORTED, "mode 'cubic'");
+    /* GridSample's modes and padding modes outside ONNX's lists are refused by name. */
+    expect_load("test_gridsample_reflection_padding", 0, grid_bad_padding, GLOW_ERR_BAD_ATTR,
+                "padding_mode 'mirror'");
     expect_load("test_center_crop_pad_crop_axes_hwc", 2, crop_bad_axes, GLOW_ERR_BAD_ATTR,
                 "listed twice");
 }

@@ -353,8 +353,9 @@ static void resize(void)
                     ": f32[1, 1, 4, 6]\n"
                     "  Save(%Upsample#0, %Y)\n"
                     "}\n");
-    expect_fail("test_resize_downsample_scales_linear_antialias", ALL_BUT_0, NULL,
-                GLOW_ERR_UNSUPPORTED, "Resize 'Resize#0' (opset 19): antialias=1 is not supported");
+    /* Antialias: one MatMul per resized axis with a constant interpolation matrix. */
+    expect_load("test_resize_downsample_scales_linear_antialias", ALL_BUT_0, NULL, GLOW_OK,
+                "MatMul(%Resize#0/reshape4, %Resize#0/antialias) : f32[2, 2]");
 }
 
 /* An expanded function body (CenterCropPad): Shape, arithmetic and Concat fold at import, so
