@@ -61,26 +61,10 @@ static glow_tensor f32(int rank, const int64_t *dims, const float *vals)
     return x;
 }
 
-static cf_result run(mk_model *mk, const glow_tensor *ins, char *const *names, int nin,
-                     const glow_tensor *want, int nwant)
-{
-    size_t size;
-    uint8_t *bytes = mk_pack(mk, &size);
-    cf_result r = cf_run_bytes(bytes, size, ins, names, nin, want, nwant);
-    free(bytes);
-    return r;
-}
-
+/* One check per case; cf_ok prints what went wrong. */
 static void expect_ok(const char *what, const cf_result *r, int nout)
 {
-    if (r->load != GLOW_OK)
-        fprintf(stderr, "%s: %s\n", what, r->d.msg);
-    CHECK_EQ(r->load, GLOW_OK);
-    CHECK(r->evaluated);
-    CHECK_EQ(r->compared, nout);
-    if (r->mismatches)
-        fprintf(stderr, "%s: %s\n", what, r->mismatch_msg);
-    CHECK_EQ(r->mismatches, 0);
+    CHECK(cf_ok(what, r, nout));
 }
 
 /* --- GridSample: ONNX's reference, pixel by pixel --- */
@@ -208,7 +192,7 @@ static void test_grid_sample_modes(void)
                 char what[96];
                 snprintf(what, sizeof what, "gridsample %s %s align_corners=%d", modes[mode],
                          pads[pad], align);
-                cf_result r = run(mk, ins, (char *const[]){ "X", "G" }, 2, &out, 1);
+                cf_result r = cf_run_model(mk, ins, (char *const[]){ "X", "G" }, 2, &out, 1);
                 expect_ok(what, &r, 1);
                 glow_tensor_free(&ins[0]);
                 glow_tensor_free(&ins[1]);
@@ -278,7 +262,7 @@ static void test_antialias_upsampling(void)
             mk_output(aa, "Y", MK_F32, 4, D(1, 1, 6, 6));
             char what[96];
             snprintf(what, sizeof what, "antialias %s %s upsampling", modes[m], coords[c]);
-            cf_result r = run(aa, &in, (char *const[]){ "X" }, 1, &want, 1);
+            cf_result r = cf_run_model(aa, &in, (char *const[]){ "X" }, 1, &want, 1);
             expect_ok(what, &r, 1);
             glow_tensor_free(&want);
             mk_free(aa);
@@ -302,7 +286,7 @@ static void test_antialias_weights(void)
     resize_model(mk, "linear", 1, "half_pixel", scales);
     mk_output(mk, "Y", MK_F32, 4, D(1, 1, 3, 2));
     glow_tensor in = f32(4, D(1, 1, 3, 4), x), out = f32(4, D(1, 1, 3, 2), want);
-    cf_result r = run(mk, &in, (char *const[]){ "X" }, 1, &out, 1);
+    cf_result r = cf_run_model(mk, &in, (char *const[]){ "X" }, 1, &out, 1);
     expect_ok("antialias linear weights", &r, 1);
     /* exclude_outside drops the taps past the edge and renormalizes: (3 v0 + 3 v1 + v2) / 7. */
     mk_attr_int(mk, mk->graph.node[0], "exclude_outside", 1);
@@ -311,7 +295,7 @@ static void test_antialias_weights(void)
         ((float *)out.data)[2 * k] = (3 * v[0] + 3 * v[1] + v[2]) / 7;
         ((float *)out.data)[2 * k + 1] = (v[1] + 3 * v[2] + 3 * v[3]) / 7;
     }
-    r = run(mk, &in, (char *const[]){ "X" }, 1, &out, 1);
+    r = cf_run_model(mk, &in, (char *const[]){ "X" }, 1, &out, 1);
     expect_ok("antialias linear exclude_outside", &r, 1);
     glow_tensor_free(&in);
     glow_tensor_free(&out);
@@ -391,7 +375,7 @@ static void test_deform_conv_window(void)
                            f32(4, D(1, OG * KH * KW * 2, OH, OW), off), f32(1, D(M), b),
                            f32(4, D(1, OG * KH * KW, OH, OW), mask) };
     glow_tensor out = f32(4, D(1, M, OH, OW), y);
-    cf_result r = run(mk, ins, (char *const[]){ "X", "Wt", "O", "B", "K" }, 5, &out, 1);
+    cf_result r = cf_run_model(mk, ins, (char *const[]){ "X", "Wt", "O", "B", "K" }, 5, &out, 1);
     expect_ok("deform conv strides, dilations, pads, groups", &r, 1);
     for (int i = 0; i < 5; i++)
         glow_tensor_free(&ins[i]);
@@ -492,12 +476,12 @@ static void test_roi_align_cases(void)
             char what[64];
             snprintf(what, sizeof what, "roialign %s %s", max_mode ? "max" : "avg",
                      half ? "half_pixel" : "output_half_pixel");
-            cf_result res = run(mk, ins, (char *const[]){ "X", "rois", "bi" }, 3, &out, 1);
+            cf_result res = cf_run_model(mk, ins, (char *const[]){ "X", "rois", "bi" }, 3, &out, 1);
             expect_ok(what, &res, 1);
             /* An adaptive sample count (sampling_ratio=0) depends on the boxes: refused. */
             if (max_mode && half) {
                 n->attribute[4]->i = 0;
-                res = run(mk, NULL, NULL, 0, NULL, 0);
+                res = cf_run_model(mk, NULL, NULL, 0, NULL, 0);
                 CHECK_EQ(res.load, GLOW_ERR_UNSUPPORTED);
                 CHECK_CONTAINS(res.d.msg, "give sampling_ratio > 0");
             }
@@ -525,7 +509,7 @@ static void einsum_case(const char *eq, int ra, const int64_t *da, int rb, const
     if (b)
         ins[1] = f32(rb, db, b);
     glow_tensor out = f32(ry, dy, want);
-    cf_result r = run(mk, ins, (char *const[]){ "a", "b" }, b ? 2 : 1, &out, 1);
+    cf_result r = cf_run_model(mk, ins, (char *const[]){ "a", "b" }, b ? 2 : 1, &out, 1);
     expect_ok(eq, &r, 1);
     glow_tensor_free(&ins[0]);
     if (b)

@@ -13,6 +13,7 @@
 #include "onnx/onnx.pb-c.h"
 #include "runtime/runtime.h"
 #include "testlib/files.h"
+#include "testlib/onnx_build.h"
 
 /* ONNX's default tolerance for the node tests (data.json is not consulted). */
 static void cf_compare(cf_result *r, const char *name, const glow_tensor *got,
@@ -202,4 +203,32 @@ bool cf_passes(const char *test, unsigned freeze, int nout, const char *const *t
     if (out)
         *out = r;
     return ok;
+}
+
+cf_result cf_run_model(struct mk_model *mk, const glow_tensor *ins, char *const *in_names,
+                       int nin, const glow_tensor *want, int nwant)
+{
+    size_t size;
+    uint8_t *bytes = mk_pack(mk, &size);
+    cf_result r = cf_run_bytes(bytes, size, ins, in_names, nin, want, nwant);
+    free(bytes);
+    return r;
+}
+
+bool cf_ok(const char *what, const cf_result *r, int nout)
+{
+    if (r->load != GLOW_OK) {
+        fprintf(stderr, "%s: load failed: %s\n", what, r->d.msg);
+        return false;
+    }
+    if (!r->evaluated) {
+        fprintf(stderr, "%s: not evaluated: %s\n", what, r->eval_msg);
+        return false;
+    }
+    if (r->compared != nout || r->mismatches) {
+        fprintf(stderr, "%s: %d of %d outputs compared, %d mismatches: %s\n", what,
+                r->compared, nout, r->mismatches, r->mismatch_msg);
+        return false;
+    }
+    return true;
 }

@@ -36,6 +36,15 @@ cf_result cf_run_bytes(const uint8_t *data, size_t size, const glow_tensor *ins,
                        char *const *in_names, int nin, const glow_tensor *want,
                        int nwant);
 
+/* Packs a model built with tests/testlib/onnx_build.h and runs it as cf_run_bytes does. */
+struct mk_model;
+cf_result cf_run_model(struct mk_model *mk, const glow_tensor *ins, char *const *in_names,
+                       int nin, const glow_tensor *want, int nwant);
+
+/* Whether r loaded, evaluated every node and matched all nout outputs; prints why not,
+ * prefixed by `what`. */
+bool cf_ok(const char *what, const cf_result *r, int nout);
+
 /* A node-suite test with the inputs whose bit is set in `freeze` turned into initializers
  * holding their test_data_set_0 value: the model bytes, the other inputs' values and names
  * (model order), and the expected outputs. */
