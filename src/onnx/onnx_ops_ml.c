@@ -229,7 +229,9 @@ glow_status load_tree_ensemble(onnx_ctx *cx, const Onnx__NodeProto *np, int opse
                                  "nodes (a cycle or an unknown mode)", (long long)r);
             glow_value col, c, nc, branch[2];
             GLOW_TRY(te_feature(&t, feat[i], &col));
-            GLOW_TRY(te_condition(&t, (int)modes[i], col, splits[i], member + set_at[2 * i],
+            /* No membership_values: member is NULL and every set is empty. */
+            const double *set = member ? member + set_at[2 * i] : NULL;
+            GLOW_TRY(te_condition(&t, (int)modes[i], col, splits[i], set,
                                   set_at[2 * i + 1] - set_at[2 * i], track && track[i], &c));
             GLOW_TRY(bin(cx, np, NK_SUB, one, c, &nc));
             branch[0] = c;
