@@ -47,4 +47,18 @@ glow_arena *glow_eval_bind_strings(glow_arena *a);
 /* A NUL-terminated copy of s[0..len) in the bound arena; NULL when none is bound. */
 const char *glow_eval_new_string(const char *s, size_t len);
 
+/* --- eval_dyn.c: Unique's grouping, shared with the importer's folding of a constant --- */
+
+/* x viewed as `len` slices along an axis, each `outer` x `inner` elements. */
+typedef struct glow_slices {
+    const glow_tensor *x;
+    int64_t outer, len, inner;
+} glow_slices;
+
+/* Groups equal slices: first[g], count[g] per group in output order (sorted by value, or by
+ * first occurrence), inv[i] the group of slice i. ord and tmp are scratch; every array holds
+ * at least max(len, 1) entries. Returns the number of groups, -1 when out of memory. */
+int64_t glow_unique_groups(const glow_slices *s, bool sorted, int64_t *ord, int64_t *tmp,
+                           int64_t *first, int64_t *count, int64_t *inv);
+
 #endif

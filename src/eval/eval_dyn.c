@@ -71,11 +71,7 @@ static glow_status ev_nonzero(const glow_node *n, const glow_tensor *ins, glow_t
 
 /* --- Unique --- */
 
-/* x viewed as `len` slices along the axis, each `outer` x `inner` elements. */
-typedef struct slices {
-    const glow_tensor *x;
-    int64_t outer, len, inner;
-} slices;
+typedef glow_slices slices;
 
 static int slice_cmp(const slices *s, int64_t a, int64_t b)
 {
@@ -118,10 +114,8 @@ static void slice_sort(const slices *s, int64_t *v, int64_t *tmp, int64_t n)
     memcpy(v, tmp, (size_t)n * sizeof *v);
 }
 
-/* Groups the slices: first[g], count[g] per group in output order (sorted by value, or by
- * first occurrence), inv[i] the group of slice i; returns the number of groups. */
-static int64_t unique_groups(const slices *s, bool sorted, int64_t *ord, int64_t *tmp,
-                             int64_t *first, int64_t *count, int64_t *inv)
+int64_t glow_unique_groups(const glow_slices *s, bool sorted, int64_t *ord, int64_t *tmp,
+                           int64_t *first, int64_t *count, int64_t *inv)
 {
     int64_t n = s->len, ng = 0;
     for (int64_t i = 0; i < n; i++)
@@ -187,7 +181,7 @@ static glow_status ev_unique(const glow_node *n, const glow_tensor *ins, glow_te
         return no_memory(n, d);
     int64_t *ord = buf, *tmp = buf + m, *first = buf + 2 * m, *count = buf + 3 * m,
             *inv = buf + 4 * m;
-    int64_t ng = unique_groups(&s, glow_node_int(n, GA_SORTED, 1) != 0, ord, tmp, first, count,
+    int64_t ng = glow_unique_groups(&s, glow_node_int(n, GA_SORTED, 1) != 0, ord, tmp, first, count,
                                inv);
     if (ng < 0) {
         free(buf);

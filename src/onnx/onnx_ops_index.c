@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "eval/eval.h"
 #include "onnx/onnx_internal.h"
 
 /* The input's values must be constant for the output shape to be known. */
@@ -232,53 +233,6 @@ glow_status load_nonzero(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glo
 
 /* --- Unique of a constant --- */
 
-/* The input viewed as n slices along the unique axis, each outer x inner elements. */
-typedef struct uniq_view {
-    const glow_tensor *t;
-    int64_t outer, n, inner;
-} uniq_view;
-
-static int uniq_cmp(const uniq_view *u, int64_t a, int64_t b)
-{
-    bool fl = glow_dtype_is_float(u->t->type.dtype);
-    for (int64_t o = 0; o < u->outer; o++) {
-        for (int64_t j = 0; j < u->inner; j++) {
-            size_t ia = (size_t)((o * u->n + a) * u->inner + j);
-            size_t ib = (size_t)((o * u->n + b) * u->inner + j);
-            if (fl) {
-                double x = glow_load_f64(u->t->type.dtype, u->t->data, ia);
-                double y = glow_load_f64(u->t->type.dtype, u->t->data, ib);
-                if (x != y)
-                    return x < y ? -1 : 1;
-            } else {
-                int64_t x = glow_load_i64(u->t->type.dtype, u->t->data, ia);
-                int64_t y = glow_load_i64(u->t->type.dtype, u->t->data, ib);
-                if (x != y)
-                    return x < y ? -1 : 1;
-            }
-        }
-    }
-    return 0;
-}
-
-/* Stable merge sort of slice positions by value (ties keep first occurrence first). */
-static void uniq_sort(const uniq_view *u, int64_t *v, int64_t *tmp, int64_t n)
-{
-    if (n < 2)
-        return;
-    int64_t h = n / 2;
-    uniq_sort(u, v, tmp, h);
-    uniq_sort(u, v + h, tmp, n - h);
-    int64_t i = 0, j = h, k = 0;
-    while (i < h && j < n)
-        tmp[k++] = uniq_cmp(u, v[j], v[i]) < 0 ? v[j++] : v[i++];
-    while (i < h)
-        tmp[k++] = v[i++];
-    while (j < n)
-        tmp[k++] = v[j++];
-    memcpy(v, tmp, (size_t)n * sizeof *v);
-}
-
 glow_status load_unique(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_node_kind kind)
 {
     if (onnx_input_is_computed(cx, np, 0))
@@ -286,11 +240,11 @@ glow_status load_unique(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow
     const glow_tensor *t;
     GLOW_TRY(need_const(cx, np, 0, "X", &t));
     const glow_type *tt = &t->type;
-    uniq_view u = { t, 1, glow_type_numel(tt), 1 };
+    glow_slices u = { t, 1, glow_type_numel(tt), 1 };
     int axis = -1;
     if (onnx_attr(np, "axis")) {
         GLOW_TRY(onnx_axis(cx, np, onnx_attr_int(np, "axis", 0), tt->rank, &axis));
-        u.n = tt->dims[axis];
+        u.len = tt->dims[axis];
         for (int d = 0; d < tt->rank; d++) {
             if (d < axis)
                 u.outer *= tt->dims[d];
@@ -298,46 +252,17 @@ glow_status load_unique(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow
                 u.inner *= tt->dims[d];
         }
     }
-    if (glow_tensor_bytes(t) > ONNX_FOLD_MAX_BYTES || (size_t)u.n > ONNX_FOLD_MAX_BYTES / 32)
+    if (glow_tensor_bytes(t) > ONNX_FOLD_MAX_BYTES || (size_t)u.len > ONNX_FOLD_MAX_BYTES / 32)
         return onnx_unsupported(cx, np, "the constant input is too large to fold");
     bool sorted = onnx_attr_int(np, "sorted", 1) != 0;
     glow_arena *a = &cx->scratch;
-    int64_t m = u.n > 0 ? u.n : 1;
+    int64_t m = u.len > 0 ? u.len : 1;
     int64_t *ord = GLOW_NEW_ARRAY(a, int64_t, m), *tmp = GLOW_NEW_ARRAY(a, int64_t, m);
     int64_t *inv = GLOW_NEW_ARRAY(a, int64_t, m), *first = GLOW_NEW_ARRAY(a, int64_t, m);
-    int64_t *count = GLOW_NEW_ARRAY(a, int64_t, m), *rank_of = GLOW_NEW_ARRAY(a, int64_t, m);
-    for (int64_t i = 0; i < u.n; i++)
-        ord[i] = i;
-    uniq_sort(&u, ord, tmp, u.n);
-    /* Groups of equal slices in sorted order; each group's first member is its first
-     * occurrence because the sort is stable. */
-    int64_t ng = 0;
-    for (int64_t i = 0; i < u.n; i++) {
-        if (i == 0 || uniq_cmp(&u, ord[i - 1], ord[i]) != 0) {
-            first[ng] = ord[i];
-            count[ng++] = 0;
-        }
-        count[ng - 1]++;
-        inv[ord[i]] = ng - 1;
-    }
-    /* Unsorted output lists groups by first occurrence: renumber them in input order. */
-    if (!sorted) {
-        for (int64_t g = 0; g < ng; g++)
-            rank_of[g] = -1;
-        int64_t *f2 = GLOW_NEW_ARRAY(a, int64_t, m), *c2 = GLOW_NEW_ARRAY(a, int64_t, m);
-        int64_t next = 0;
-        for (int64_t i = 0; i < u.n; i++) {
-            int64_t g = inv[i];
-            if (rank_of[g] < 0) {
-                rank_of[g] = next;
-                f2[next] = first[g];
-                c2[next++] = count[g];
-            }
-            inv[i] = rank_of[g];
-        }
-        first = f2;
-        count = c2;
-    }
+    int64_t *count = GLOW_NEW_ARRAY(a, int64_t, m);
+    int64_t ng = glow_unique_groups(&u, sorted, ord, tmp, first, count, inv);
+    if (ng < 0)
+        return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "out of memory folding Unique");
     /* Y: the unique slices in output order. */
     glow_type yt = *tt;
     if (axis < 0) {
@@ -352,11 +277,11 @@ glow_status load_unique(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow
     for (int64_t o = 0; o < u.outer; o++)
         for (int64_t g = 0; g < ng; g++)
             memcpy(y + (size_t)((o * ng + g) * u.inner) * es,
-                   (const uint8_t *)t->data + (size_t)((o * u.n + first[g]) * u.inner) * es,
+                   (const uint8_t *)t->data + (size_t)((o * u.len + first[g]) * u.inner) * es,
                    (size_t)u.inner * es);
     const char *name = onnx_node_name(np);
     GLOW_TRY(onnx_set_output(cx, np, 0, onnx_constant(cx, name, &yt, y)));
-    glow_type gt = glow_type_make(GLOW_I64, 1, &ng), nt = glow_type_make(GLOW_I64, 1, &u.n);
+    glow_type gt = glow_type_make(GLOW_I64, 1, &ng), nt = glow_type_make(GLOW_I64, 1, &u.len);
     const struct { glow_type *t; int64_t *v; const char *sfx; } outs[3] = {
         { &gt, first, "indices" }, { &nt, inv, "inverse_indices" }, { &gt, count, "counts" } };
     for (int i = 0; i < 3; i++)
