@@ -357,17 +357,14 @@ static void load_outputs(onnx_ctx *cx, const Onnx__GraphProto *g)
         glow_node *ph = glow_placeholder_create(cx->m, glow_arena_strdup(cx->arena, name),
                                                 glow_value_type(b->v), false);
         glow_save_create(cx->f, glow_arena_printf(cx->arena, "save_%s", name), b->v, ph);
-        if (b->count.node) {
-            /* The run-time extent goes to a hidden output the runtime reads. */
-            glow_type ct = glow_type_scalar(GLOW_I64);
-            const char *cname = glow_arena_printf(cx->arena, "%s/count", name);
-            glow_node *cph = glow_placeholder_create(cx->m, cname, &ct, false);
-            cph->hidden = true;
-            ph->count = cph;
-            ph->count_axis = b->count_axis;
-            glow_save_create(cx->f, glow_arena_printf(cx->arena, "save_%s", cname), b->count,
-                             cph);
-        }
+        /* The run-time extent goes to a hidden output the runtime reads. */
+        glow_type ct = glow_type_scalar(GLOW_I64);
+        const char *cname = glow_arena_printf(cx->arena, "%s/count", name);
+        glow_node *cph = glow_placeholder_create(cx->m, cname, &ct, false);
+        cph->hidden = true;
+        ph->count = cph;
+        ph->count_axis = b->count_axis;
+        glow_save_create(cx->f, glow_arena_printf(cx->arena, "save_%s", cname), b->count, cph);
     }
 }
 
