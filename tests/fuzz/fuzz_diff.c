@@ -39,8 +39,8 @@ static void usage(void)
            "  --reduce       shrink each failing model by delta debugging over its nodes and\n"
            "                 save it (model.onnx, input_<i>.pb, README) under --save DIR\n"
            "                 (default tests/fuzz/regressions) as seed<S>_<verdict>\n"
-           "  --work DIR     where each seed's files go (default a fresh /tmp folder, removed\n"
-           "                 at the end; failing seeds' folders are kept)\n"
+           "  --work DIR     where each seed's files go (default a fresh folder in $TMPDIR or\n"
+           "                 /tmp, removed at the end; failing seeds' folders are kept)\n"
            "  --timeout SEC  per child process (default 60)\n"
            "  --max-nodes M  models of 10..M nodes (default 60; a seed's model depends on M)\n"
            "  --tolerance-scale X  multiply the tolerance by X (0: outputs must be identical)\n"
@@ -376,7 +376,10 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *source = getenv("GLOWC_SOURCE");
-    char tmp[] = "/tmp/glowc-fuzz.XXXXXX";
+    /* $TMPDIR when set, so a long campaign can keep its folders away from cleanups of /tmp */
+    const char *tmpdir = getenv("TMPDIR");
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s/glowc-fuzz.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
     if (!mkdtemp(tmp)) {
         perror("mkdtemp");
         return 2;
