@@ -297,7 +297,8 @@ static glow_status emit_loop(onnx_ctx *cx, const Onnx__NodeProto *np, body_build
     ops[0] = lp->trips;
     ops[1] = lp->cond;
     memcpy(ops + 2, lp->carried, sizeof *ops * (size_t)n);
-    memcpy(ops + 2 + n, lp->scans, sizeof *ops * (size_t)lp->nscan);
+    if (lp->nscan)   /* a Loop has no scan inputs (NULL) */
+        memcpy(ops + 2 + n, lp->scans, sizeof *ops * (size_t)lp->nscan);
     memcpy(ops + 2 + n + lp->nscan, bb->captures, sizeof *ops * (size_t)bb->ncaptures);
     int64_t id = body_register(cx, bb);
     glow_attr at[7] = { GLOW_AI(BODY, id), GLOW_AI(K, n) };
