@@ -2,8 +2,9 @@
 // the interpreter and the cpu backend: a Loop with scan outputs over 10,000 iterations and a
 // Scan of length 10,000 (axes, directions) each import as one LOOP node and give exact
 // results; a Loop carrying six values with a run-time trip count; an If with five outputs
-// whose untaken branch would fail if it ran; and the one-line refusals (scan outputs of a
-// Loop whose trip count is known only at run time).
+// whose untaken branch would fail if it ran, and put back inline for bundles; a Loop with scan
+// outputs whose body may stop it early (unrolled); and the one-line refusals (scan outputs of
+// a Loop whose trip count, or whose stopping point, is known only at run time).
 #include "check.h"
 #include "onnx/onnx.h"
 #include "runtime/runtime.h"
@@ -27,15 +28,16 @@ typedef struct shape_of {
     int nodes, of_kind;
 } shape_of;
 
-/* Loads mk (its status returned, the message in d) and compiles it for backend into *p;
- * *sh describes the imported graph. */
-static glow_status compile(mk_model *mk, const char *backend, glow_node_kind kind,
-                           glow_program **p, shape_of *sh, glow_diag *d)
+/* Loads mk (its status returned, the message in d) and compiles it for backend into *p
+ * (IFs put back inline, as for bundles, with `inline_if`); *sh describes the imported graph. */
+static glow_status compile_as(mk_model *mk, const char *backend, bool inline_if,
+                              glow_node_kind kind, glow_program **p, shape_of *sh, glow_diag *d)
 {
     size_t size;
     uint8_t *bytes = mk_pack(mk, &size);
     glow_module *m = glow_module_create();
-    glow_compile_options o = { .backend = backend, .stop_after = GLOW_STAGE_COMPILED };
+    glow_compile_options o = { .backend = backend, .stop_after = GLOW_STAGE_COMPILED,
+                               .inline_control_flow = inline_if };
     *p = NULL;
     *sh = (shape_of){ 0 };
     glow_status s = glow_onnx_load_bytes(m, bytes, size, NULL, d);
@@ -49,6 +51,12 @@ static glow_status compile(mk_model *mk, const char *backend, glow_node_kind kin
         sh->of_kind += n->kind == kind;
     }
     return glow_program_create(m, &o, p, d);
+}
+
+static glow_status compile(mk_model *mk, const char *backend, glow_node_kind kind,
+                           glow_program **p, shape_of *sh, glow_diag *d)
+{
+    return compile_as(mk, backend, false, kind, p, sh, d);
 }
 
 static glow_tensor tensor(glow_dtype t, int rank, const int64_t *dims, const void *vals)
@@ -324,6 +332,115 @@ static void test_if_five(const char *backend)
     mk_free(mk), mk_free(then_g), mk_free(else_g);
 }
 
+/* The same five outputs with a valid else branch (2x), put back inline as for bundles: both
+ * branches become graph nodes and Where picks each result. */
+static void test_if_five_inline(void)
+{
+    mk_model *mk = mk_new(13), *then_g = mk_new(13), *else_g = mk_new(13);
+    mk_input(mk, "c", MK_BOOL, 0, NULL);
+    mk_input(mk, "x", MK_F32, 1, D(3));
+    float two = 2;
+    mk_initializer(mk, mk_tensor_raw(mk, "two", MK_F32, 0, NULL, &two, 4));
+    const char *tn[5] = { "t0", "t1", "t2", "t3", "t4" }, *en[5] = { "e0", "e1", "e2", "e3",
+                                                                     "e4" };
+    const char *outs[5] = { "r0", "r1", "r2", "r3", "r4" }, *ops[5] = { "Neg", "Abs", "Relu",
+                                                                       "Neg", "Identity" };
+    for (int i = 0; i < 5; i++) {
+        mk_node(then_g, ops[i], tn[i], 1, S("x"), 1, &tn[i]);
+        mk_output(then_g, tn[i], MK_F32, 1, D(3));
+        mk_node(else_g, "Mul", en[i], 2, S("x", "two"), 1, &en[i]);
+        mk_output(else_g, en[i], MK_F32, 1, D(3));
+    }
+    Onnx__NodeProto *n = mk_node(mk, "If", "wide_inline", 1, S("c"), 5, outs);
+    graph_attr(mk, n, "then_branch", then_g);
+    graph_attr(mk, n, "else_branch", else_g);
+    for (int i = 0; i < 5; i++)
+        mk_output(mk, outs[i], MK_F32, 1, D(3));
+    glow_diag d = { 0 };
+    glow_program *p;
+    shape_of sh;
+    CHECK_EQ(compile_as(mk, "interpreter", true, NK_IF, &p, &sh, &d), GLOW_OK);
+    if (!p) {
+        fprintf(stderr, "five-output If inline: %s\n", d.msg);
+        mk_free(mk), mk_free(then_g), mk_free(else_g);
+        return;
+    }
+    CHECK_EQ(sh.of_kind, 1);
+    float xv[3] = { -1, 0, 2 };
+    for (uint8_t cv = 0; cv < 2; cv++) {
+        glow_tensor ins[2] = { tensor(GLOW_BOOL, 0, NULL, &cv), tensor(GLOW_F32, 1, D(3), xv) };
+        CHECK_EQ(glow_program_run(p, ins, 2, &d), GLOW_OK);
+        for (int i = 0; i < 5; i++) {
+            const float *r = glow_program_output(p, i).data;
+            for (int k = 0; k < 3; k++) {
+                float x = xv[k], want = !cv ? 2 * x : i == 0 || i == 3 ? -x
+                                      : i == 1 ? fabsf(x) : i == 2 ? (x > 0 ? x : 0) : x;
+                CHECK_EQ(r[k], want);
+            }
+        }
+        glow_tensor_free(&ins[0]), glow_tensor_free(&ins[1]);
+    }
+    glow_program_destroy(p);
+    mk_free(mk), mk_free(then_g), mk_free(else_g);
+}
+
+/* Loop(M = 100) with a scan output whose body computes its condition: it may stop before M,
+ * so it is not one LOOP node. With cout = i < 70 the condition folds at each unrolled
+ * iteration: 71 iterations, ys[t] = t. With cout read from the data it cannot be unrolled
+ * either: refused with one line. */
+static void test_loop_scan_stops(void)
+{
+    for (int data_dep = 0; data_dep < 2; data_dep++) {
+        mk_model *mk = mk_new(13), *body = mk_new(13);
+        mk_input(mk, "x", MK_F32, 0, NULL);
+        int64_t m = 100, seventy = 70;
+        uint8_t t = 1;
+        mk_initializer(mk, mk_tensor_raw(mk, "M", MK_I64, 0, NULL, &m, 8));
+        mk_initializer(mk, mk_tensor_raw(mk, "T", MK_BOOL, 0, NULL, &t, 1));
+        mk_initializer(mk, mk_tensor_raw(mk, "seventy", MK_I64, 0, NULL, &seventy, 8));
+        mk_input(body, "i", MK_I64, 0, NULL);
+        mk_input(body, "cin", MK_BOOL, 0, NULL);
+        Onnx__NodeProto *c = mk_node(body, "Cast", "fi", 1, S("i"), 1, S("fi"));
+        mk_attr_int(body, c, "to", MK_F32);
+        if (data_dep)
+            mk_node(body, "Less", "lt", 2, S("fi", "x"), 1, S("cout"));
+        else
+            mk_node(body, "Less", "lt", 2, S("i", "seventy"), 1, S("cout"));
+        mk_output(body, "cout", MK_BOOL, 0, NULL);
+        mk_output(body, "fi", MK_F32, 0, NULL);
+        Onnx__NodeProto *n = mk_node(mk, "Loop", "stops", 2, S("M", "T"), 1, S("ys"));
+        graph_attr(mk, n, "body", body);
+        mk_output(mk, "ys", MK_F32, 1, D(71));
+        glow_diag d = { 0 };
+        glow_program *p;
+        shape_of sh;
+        glow_status s = compile(mk, "interpreter", NK_LOOP, &p, &sh, &d);
+        if (data_dep) {
+            CHECK_EQ(s, GLOW_ERR_UNSUPPORTED);
+            CHECK_CONTAINS(d.msg, "Loop 'stops'");
+            CHECK_CONTAINS(d.msg, "may stop early");
+            CHECK(!strchr(d.msg, '\n'));
+        } else {
+            CHECK_EQ(s, GLOW_OK);
+            CHECK_EQ(sh.of_kind, 0);
+            float xv = 0;
+            glow_tensor x = tensor(GLOW_F32, 0, NULL, &xv);
+            CHECK(p && glow_program_run(p, &x, 1, &d) == GLOW_OK);
+            if (p && out_is(p, 0, "f32[71]")) {
+                const float *ys = glow_program_output(p, 0).data;
+                int bad = 0;
+                for (int k = 0; k < 71; k++)
+                    bad += ys[k] != (float)k;
+                CHECK_EQ(bad, 0);
+            }
+            glow_tensor_free(&x);
+        }
+        if (p)
+            glow_program_destroy(p);
+        mk_free(mk), mk_free(body);
+    }
+}
+
 /* Scan outputs of a Loop whose trip count is fed at run time have no bound: refused with
  * one line naming the node. */
 static void test_refusals(void)
@@ -362,6 +479,8 @@ int main(void)
         test_loop_six_carried(backends[b]);
         test_if_five(backends[b]);
     }
+    test_if_five_inline();
+    test_loop_scan_stops();
     test_refusals();
     return CHECK_DONE();
 }
