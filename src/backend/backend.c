@@ -1,6 +1,7 @@
 // backend.c - The table of backends the compile pipeline can target, and the glue every backend
 // shares: value pointers into the three regions, the evaluator's support check, and running an
 // instruction through the evaluator (the interpreter's step, the cpu backend's fallback).
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
@@ -42,37 +43,40 @@ void *glow_value_ptr(const glow_regions *r, const ir_value *v)
     return base[glow_value_region(v)] + v->addr;
 }
 
-/* Node-mirroring instructions have at most 64 operands and 3 results (Concat, LayerNorm). */
-#define MAX_OPS 64
-#define MAX_RES 3
-
-static bool node_fits(const ir_instr *in)
-{
-    return ir_kind_is_node(in->kind) && in->nout <= MAX_RES && in->nops - in->nout <= MAX_OPS;
-}
+/* Node-mirroring instructions have a few operands and results, Concat up to 64, If and Loop
+ * any number: arrays of these sizes live on the stack, larger ones on the heap. */
+#define SMALL_OPS 64
+#define SMALL_RES 4
 
 bool glow_backend_eval_supports(const ir_instr *in, char *why, size_t whylen)
 {
     if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC || in->kind == IK_COPY)
         return true;
     const char *kind = ir_instr_kind_name(in->kind);
-    if (!node_fits(in)) {
+    if (!ir_kind_is_node(in->kind)) {
         snprintf(why, whylen, "%s", kind);
         return false;
     }
-    const glow_type *ins[MAX_OPS];
-    glow_type outs[MAX_RES];
-    for (uint32_t i = 0; i < in->nout; i++)
+    uint32_t nin = in->nops - in->nout, nres = in->nout;
+    const glow_type *ins_small[SMALL_OPS];
+    glow_type outs_small[SMALL_RES];
+    const glow_type **ins = nin <= SMALL_OPS ? ins_small : glow_xmalloc(sizeof *ins * nin);
+    glow_type *outs = nres <= SMALL_RES ? outs_small : glow_xmalloc(sizeof *outs * nres);
+    for (uint32_t i = 0; i < nres; i++)
         outs[i] = in->ops[i].v->type;
-    for (uint32_t i = in->nout; i < in->nops; i++)
-        ins[i - in->nout] = &in->ops[i].v->type;
-    int nin = (int)(in->nops - in->nout);
-    if (glow_eval_supported_types((glow_node_kind)in->kind, ins, nin, outs, (int)in->nout))
-        return true;
+    for (uint32_t i = 0; i < nin; i++)
+        ins[i] = &in->ops[nres + i].v->type;
+    bool ok = glow_eval_supported_types((glow_node_kind)in->kind, ins, (int)nin, outs,
+                                        (int)nres);
     /* Name the kind and the element kind the evaluator lacks, e.g. "Conv on f16". */
-    glow_dtype t = nin > 0 ? ins[0]->dtype : outs[0].dtype;
-    snprintf(why, whylen, "%s on %s", kind, glow_dtype_name(t));
-    return false;
+    if (!ok)
+        snprintf(why, whylen, "%s on %s", kind,
+                 glow_dtype_name(nin > 0 ? ins[0]->dtype : outs[0].dtype));
+    if (ins != ins_small)
+        free(ins);
+    if (outs != outs_small)
+        free(outs);
+    return ok;
 }
 
 /* A node-mirroring instruction as a stand-in graph node over tensors borrowing region
@@ -80,27 +84,38 @@ bool glow_backend_eval_supports(const ir_instr *in, char *why, size_t whylen)
  * from the tensors. */
 static glow_status run_node(const ir_instr *in, const glow_regions *r, glow_diag *d)
 {
-    glow_tensor ins[MAX_OPS], outs[MAX_RES];
-    glow_type out_types[MAX_RES];
-    uint32_t nin = in->nops - in->nout;
-    for (uint32_t i = 0; i < in->nout; i++) {
+    uint32_t nin = in->nops - in->nout, nres = in->nout;
+    glow_tensor ins_small[SMALL_OPS], outs_small[SMALL_RES];
+    glow_type types_small[SMALL_RES];
+    glow_tensor *ins = nin <= SMALL_OPS ? ins_small : glow_xmalloc(sizeof *ins * nin);
+    glow_tensor *outs = nres <= SMALL_RES ? outs_small : glow_xmalloc(sizeof *outs * nres);
+    glow_type *out_types = nres <= SMALL_RES ? types_small
+                                             : glow_xmalloc(sizeof *out_types * nres);
+    for (uint32_t i = 0; i < nres; i++) {
         out_types[i] = in->ops[i].v->type;
         outs[i] = glow_tensor_borrow(&out_types[i], glow_value_ptr(r, in->ops[i].v));
     }
     for (uint32_t i = 0; i < nin; i++) {
-        const ir_value *v = in->ops[in->nout + i].v;
+        const ir_value *v = in->ops[nres + i].v;
         ins[i] = glow_tensor_borrow(&v->type, glow_value_ptr(r, v));
     }
     glow_node node = {
         .kind = (glow_node_kind)in->kind,
         .name = in->name,
         .outs = out_types,
-        .nout = in->nout,
+        .nout = nres,
         .nin = nin,
         .attrs = in->attrs,
         .nattr = in->nattr,
     };
-    return glow_eval_node_into(&node, ins, outs, d);
+    glow_status s = glow_eval_node_into(&node, ins, outs, d);
+    if (ins != ins_small)
+        free(ins);
+    if (outs != outs_small) {
+        free(outs);
+        free(out_types);
+    }
+    return s;
 }
 
 glow_status glow_backend_eval_run(const ir_instr *in, const glow_regions *r, const char *who,
@@ -120,7 +135,7 @@ glow_status glow_backend_eval_run(const ir_instr *in, const glow_regions *r, con
         return GLOW_OK;
     }
     default:
-        if (!node_fits(in))
+        if (!ir_kind_is_node(in->kind))
             return glow_fail(d, GLOW_ERR_UNSUPPORTED, "%s: no implementation of %s '%s'", who,
                              ir_instr_kind_name(in->kind), in->name);
         return run_node(in, r, d);

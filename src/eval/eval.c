@@ -215,6 +215,8 @@ bool glow_eval_supported_types(glow_node_kind k, const glow_type *const *ins, in
                                const glow_type *outs, int nout)
 {
     ev_entry e = entry_of(k);
+    if (e.policy == EP_CONTROL)   /* any number of operands and results */
+        return nin >= 1 && nout >= 1 && policy_ok(e.policy, nin, ins, nout, outs);
     if (nin >= 1 && nin <= 64 && glow_ev_quant_types(k, ins, nin, outs, nout))
         return true;
     if (!e.fn || (nin < 1 && e.policy != EP_SPLAT) || nin > 64 || nout < 1 || nout > 3)
@@ -222,14 +224,20 @@ bool glow_eval_supported_types(glow_node_kind k, const glow_type *const *ins, in
     return policy_ok(e.policy, nin, ins, nout, outs);
 }
 
+/* Operand type lists: on the stack for the usual few, on the heap for the kinds that take
+ * any number (If, Loop). */
+#define EV_SMALL_IN 64
+
 bool glow_eval_supported(const glow_node *n)
 {
-    if (n->nin > 64)
-        return false;
-    const glow_type *in[64];
+    const glow_type *small[EV_SMALL_IN] = { NULL };
+    const glow_type **in = n->nin <= EV_SMALL_IN ? small : glow_xmalloc(sizeof *in * n->nin);
     for (uint32_t i = 0; i < n->nin; i++)
         in[i] = glow_value_type(n->ins[i]);
-    return glow_eval_supported_types(n->kind, in, (int)n->nin, n->outs, (int)n->nout);
+    bool ok = glow_eval_supported_types(n->kind, in, (int)n->nin, n->outs, (int)n->nout);
+    if (in != small)
+        free(in);
+    return ok;
 }
 
 const char *glow_ev_kind(const glow_node *n) { return glow_node_kind_name(n->kind); }
@@ -286,6 +294,17 @@ static glow_status apply_fused_act(const glow_node *n, glow_tensor *out, glow_di
     return GLOW_OK;
 }
 
+/* Whether the kind takes this many operands and results: any number for control flow. */
+static bool arity_ok(const glow_node *n, ev_entry e)
+{
+    if ((n->nin < 1 && e.policy != EP_SPLAT) || n->nout < 1)
+        return false;
+    return e.policy == EP_CONTROL || (n->nin <= 64 && n->nout <= 3);
+}
+
+static glow_status eval_into(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                             const glow_type **in, glow_diag *d);
+
 glow_status glow_eval_node_into(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                                 glow_diag *d)
 {
@@ -293,12 +312,24 @@ glow_status glow_eval_node_into(const glow_node *n, const glow_tensor *ins, glow
     if (!e.fn && !glow_ev_quant_kind(n->kind))
         return glow_fail(d, GLOW_ERR_UNSUPPORTED, "%s '%s': no evaluator for this kind",
                          glow_ev_kind(n), n->name);
-    if ((n->nin < 1 && e.policy != EP_SPLAT) || n->nin > 64 || n->nout < 1 || n->nout > 3)
+    if (!arity_ok(n, e))
         return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': %u operands and %u results",
                          glow_ev_kind(n), n->name, n->nin, n->nout);
+    const glow_type *small[EV_SMALL_IN] = { NULL };
+    const glow_type **in = n->nin <= EV_SMALL_IN ? small : glow_xmalloc(sizeof *in * n->nin);
+    glow_status s = eval_into(n, ins, outs, in, d);
+    if (in != small)
+        free(in);
+    return s;
+}
+
+/* glow_eval_node_into with room for the operand types in `in`. */
+static glow_status eval_into(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
+                             const glow_type **in, glow_diag *d)
+{
+    ev_entry e = entry_of(n->kind);
     /* The policy is checked on the tensors actually supplied: the routines read their
      * types, not the node's operand types. */
-    const glow_type *in[64] = { NULL };
     for (uint32_t i = 0; i < n->nin; i++) {
         in[i] = &ins[i].type;
         if (ins[i].type.rank > GLOW_MAX_DIMS || glow_type_numel(&ins[i].type) < 0 ||
@@ -306,7 +337,8 @@ glow_status glow_eval_node_into(const glow_node *n, const glow_tensor *ins, glow
             return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': operand %u has no data",
                              glow_ev_kind(n), n->name, i);
     }
-    bool quant = glow_ev_quant_types(n->kind, in, (int)n->nin, n->outs, (int)n->nout);
+    bool quant = e.policy != EP_CONTROL &&
+                 glow_ev_quant_types(n->kind, in, (int)n->nin, n->outs, (int)n->nout);
     if (quant)
         e = (ev_entry){ glow_ev_quant, EP_QUANT };
     else if (!policy_ok(e.policy, (int)n->nin, in, (int)n->nout, n->outs)) {
@@ -339,7 +371,7 @@ glow_status glow_eval_node_into(const glow_node *n, const glow_tensor *ins, glow
 glow_status glow_eval_node(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                            glow_diag *d)
 {
-    if (n->nout < 1 || n->nout > 3)
+    if (n->nout < 1 || (n->nout > 3 && entry_of(n->kind).policy != EP_CONTROL))
         return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': %u results", glow_ev_kind(n), n->name,
                          n->nout);
     for (uint32_t i = 0; i < n->nout; i++)

@@ -6,6 +6,7 @@
 // sizes) live here; each family file checks its operands' dtypes and shapes.
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph/infer_internal.h"
@@ -150,7 +151,7 @@ void set_out(infer_cx *cx, int i, const glow_type *t)
     }
     for (int k = r.rank; k < GLOW_MAX_DIMS; k++)
         r.dims[k] = 0;
-    if (i < INFER_MAX_OUT)
+    if (i < cx->cap)
         cx->out[i] = r;
 }
 
@@ -368,10 +369,58 @@ static glow_status check_result_sizes(infer_cx *cx)
     return GLOW_OK;
 }
 
+void infer_release(infer_cx *cx)
+{
+    if (cx->out != cx->small)
+        free(cx->out);
+    cx->out = cx->small;
+    cx->cap = INFER_MAX_OUT;
+}
+
+/* Attributes, then the kind's own rule, then the result sizes. */
+static glow_status infer_kind(infer_cx *cx, const glow_node *n)
+{
+    GLOW_TRY(check_attrs(cx));
+
+    glow_status s;
+    bool handled = false;
+    unsigned fl = glow_node_kind_flags(n->kind);
+    if ((fl & NF_STORAGE) || n->kind == NK_SAVE || n->kind == NK_CAST) {
+        s = infer_misc(cx);
+        handled = true;
+    } else if (fl & NF_ELEMWISE) {
+        s = infer_elemwise(cx);
+        handled = true;
+    } else {
+        s = infer_nn(cx, &handled);
+        if (!handled)
+            s = infer_shape(cx, &handled);
+        if (!handled)
+            s = infer_reduce(cx, &handled);
+        if (!handled)
+            s = infer_prim(cx, &handled);
+        if (!handled)
+            s = infer_quant(cx, &handled);
+        /* LOOP before infer_dyn, which still holds an older rule for it. */
+        if (!handled)
+            s = infer_loop(cx, &handled);
+        if (!handled)
+            s = infer_dyn(cx, &handled);
+        if (!handled)
+            s = infer_string(cx, &handled);
+    }
+    if (!handled)
+        return ifail(cx, GLOW_ERR_UNSUPPORTED, "no type inference for this kind");
+    GLOW_TRY(s);
+    return check_result_sizes(cx);
+}
+
 glow_status infer_run(infer_cx *cx, const glow_node *n, const glow_type *declared, int nout,
                       glow_diag *d)
 {
     memset(cx, 0, sizeof *cx);
+    cx->out = cx->small;
+    cx->cap = INFER_MAX_OUT;
     cx->n = n;
     cx->d = d;
     cx->declared = declared;
@@ -396,36 +445,14 @@ glow_status infer_run(infer_cx *cx, const glow_node *n, const glow_type *declare
     if (cx->nout > maxout || (maxout > 0 && cx->nout < 1))
         return ifail(cx, GLOW_ERR_BAD_SHAPE, "has %d results, expected 1 to %d", cx->nout,
                      maxout);
-    GLOW_TRY(check_attrs(cx));
-
-    glow_status s;
-    bool handled = false;
-    unsigned fl = glow_node_kind_flags(n->kind);
-    if ((fl & NF_STORAGE) || n->kind == NK_SAVE || n->kind == NK_CAST) {
-        s = infer_misc(cx);
-        handled = true;
-    } else if (fl & NF_ELEMWISE) {
-        s = infer_elemwise(cx);
-        handled = true;
-    } else {
-        s = infer_nn(cx, &handled);
-        if (!handled)
-            s = infer_shape(cx, &handled);
-        if (!handled)
-            s = infer_reduce(cx, &handled);
-        if (!handled)
-            s = infer_prim(cx, &handled);
-        if (!handled)
-            s = infer_quant(cx, &handled);
-        if (!handled)
-            s = infer_dyn(cx, &handled);
-        if (!handled)
-            s = infer_string(cx, &handled);
+    if (cx->nout > INFER_MAX_OUT) {
+        cx->out = glow_xcalloc((size_t)cx->nout, sizeof *cx->out);
+        cx->cap = cx->nout;
     }
-    if (!handled)
-        return ifail(cx, GLOW_ERR_UNSUPPORTED, "no type inference for this kind");
-    GLOW_TRY(s);
-    return check_result_sizes(cx);
+    glow_status s = infer_kind(cx, n);
+    if (s != GLOW_OK)
+        infer_release(cx);
+    return s;
 }
 
 glow_status glow_infer_types(glow_node *n, glow_diag *d)
@@ -433,13 +460,16 @@ glow_status glow_infer_types(glow_node *n, glow_diag *d)
     infer_cx cx;
     GLOW_TRY(infer_run(&cx, n, n->outs, (int)n->nout, d));
     if ((int)n->nout != cx.nout || (!n->outs && cx.nout > 0)) {
-        if (!n->fn)
+        if (!n->fn) {
+            infer_release(&cx);
             return glow_fail(d, GLOW_ERR_INTERNAL, "node '%s' has no function", n->name);
+        }
         n->outs = GLOW_NEW_ARRAY(&n->fn->module->arena, glow_type, cx.nout ? cx.nout : 1);
         n->nout = (uint32_t)cx.nout;
     }
     for (int i = 0; i < cx.nout; i++)
         n->outs[i] = cx.out[i];
+    infer_release(&cx);
     return GLOW_OK;
 }
 
@@ -475,7 +505,7 @@ glow_node *glow_build(glow_function *f, glow_node_kind kind, const char *name,
     }
     int maxout = glow_node_kind_max_out(kind);
     int nout = ndeclared > 0 ? ndeclared : maxout;
-    if (nout > maxout || nout > INFER_MAX_OUT || (maxout > 0 && nout < 1)) {
+    if (nout > maxout || (maxout > 0 && nout < 1)) {
         glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': asked for %d results, expected 1 to %d", kn,
                   nm, nout, maxout);
         return NULL;
@@ -484,10 +514,8 @@ glow_node *glow_build(glow_function *f, glow_node_kind kind, const char *name,
         glow_fail(d, GLOW_ERR_BAD_TYPE, "%s '%s': needs a declared result type", kn, nm);
         return NULL;
     }
-    /* Until inference runs, results are zeroed placeholders. */
-    glow_type holder[INFER_MAX_OUT];
-    memset(holder, 0, sizeof holder);
-    glow_node *n = glow_node_create(f, kind, nm, ins, nin, declared ? declared : holder, nout);
+    /* Until inference runs, results are zeroed placeholders (NULL: the arena's zeros). */
+    glow_node *n = glow_node_create(f, kind, nm, ins, nin, declared, nout);
     if (!n) {
         glow_fail(d, GLOW_ERR_TOO_LARGE, "%s '%s': cannot create the node", kn, nm);
         return NULL;
@@ -522,5 +550,6 @@ glow_node *glow_build(glow_function *f, glow_node_kind kind, const char *name,
     }
     for (int i = 0; i < cx.nout && i < (int)n->nout; i++)
         n->outs[i] = cx.out[i];
+    infer_release(&cx);
     return n;
 }

@@ -4,6 +4,8 @@
 
 #include "graph/graph.h"
 
+/* Results held inside infer_cx; a node with more (IF and LOOP take any number) gets a heap
+ * array, freed by infer_release. */
 #define INFER_MAX_OUT 4
 
 /* One inference run. Inference never writes to the node: results go to `out`, so the
@@ -15,7 +17,9 @@ typedef struct infer_cx {
      * the builder gave none. Kinds like RESHAPE take their result shape from here. */
     const glow_type *declared;
     int ndeclared;
-    glow_type out[INFER_MAX_OUT];
+    glow_type *out; /* `cap` entries: `small`, or the heap when nout is larger */
+    glow_type small[INFER_MAX_OUT];
+    int cap;
     int nout;     /* results to produce: the node's count (at least 1, at most max_out) */
 } infer_cx;
 
@@ -27,9 +31,12 @@ typedef struct tstr {
 tstr ts(const glow_type *t);
 
 /* Runs the full inference for n into cx (operand counts, attributes, dtypes, shapes).
- * `declared` (may be NULL) holds `nout` result types; nout 0 means the kind's max_out. */
+ * `declared` (may be NULL) holds `nout` result types; nout 0 means the kind's max_out.
+ * On success the caller reads cx->out and then calls infer_release; on failure nothing is
+ * held. */
 glow_status infer_run(infer_cx *cx, const glow_node *n, const glow_type *declared, int nout,
                       glow_diag *d);
+void infer_release(infer_cx *cx);
 
 /* Fails with "<Kind> '<name>': <message>". */
 glow_status ifail(infer_cx *cx, glow_status s, const char *fmt, ...)
@@ -83,6 +90,7 @@ glow_status infer_reduce(infer_cx *cx, bool *handled);  /* infer_reduce.c */
 glow_status infer_prim(infer_cx *cx, bool *handled);    /* infer_prim.c */
 glow_status infer_quant(infer_cx *cx, bool *handled);   /* infer_quant.c */
 glow_status infer_dyn(infer_cx *cx, bool *handled);     /* infer_dyn.c */
+glow_status infer_loop(infer_cx *cx, bool *handled);    /* infer_control.c */
 glow_status infer_string(infer_cx *cx, bool *handled);  /* infer_string.c */
 
 #endif

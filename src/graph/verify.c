@@ -180,6 +180,7 @@ static void verify_node(vstate *vs, const glow_function *f, const glow_node *n, 
     if ((int)n->nout != cx.nout) {
         problem(vs, GLOW_ERR_BAD_TYPE, "%s '%s': has %u results, expected %d", kn, nm, n->nout,
                 cx.nout);
+        infer_release(&cx);
         return;
     }
     for (int i = 0; i < cx.nout; i++) {
@@ -187,6 +188,7 @@ static void verify_node(vstate *vs, const glow_function *f, const glow_node *n, 
             problem(vs, GLOW_ERR_BAD_TYPE, "%s '%s': result %d is %s, but its operands give %s",
                     kn, nm, i, ts(&n->outs[i]).s, ts(&cx.out[i]).s);
     }
+    infer_release(&cx);
     if (n->kind == NK_SAVE) {
         const glow_node *ph = n->ins[1].node;
         size_t prev;

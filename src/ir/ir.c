@@ -21,7 +21,9 @@ static const instr_info ir_only_table[] = {
 };
 
 /* Roles of node-mirroring kinds: max_out 'o's then max_in 'i's, built once for all kinds
- * (pthread_once: sessions compile programs on several threads at once). */
+ * (pthread_once: sessions compile programs on several threads at once). Kinds with many
+ * operands or results (Concat, If, Loop) end in "i*": the verifier takes the split between
+ * results and operands from the instruction's nout, so the letters only bound the count. */
 static char node_roles[NK_COUNT][80];
 static pthread_once_t node_roles_once = PTHREAD_ONCE_INIT;
 
@@ -29,11 +31,11 @@ static void build_node_roles(void)
 {
     for (int k = 0; k < NK_COUNT; k++) {
         char *r = node_roles[k];
-        int n = 0;
-        for (int i = 0; i < glow_node_kind_max_out((glow_node_kind)k) && n < 78; i++)
+        int n = 0, nout = glow_node_kind_max_out((glow_node_kind)k);
+        for (int i = 0; i < nout && i < 8; i++)
             r[n++] = 'o';
         int nin = glow_node_kind_max_in((glow_node_kind)k);
-        if (nin > 8) { /* variadic (Concat): "i*" */
+        if (nin > 8 || nout > 8) { /* variadic: "i*" */
             r[n++] = 'i';
             r[n++] = '*';
         } else {

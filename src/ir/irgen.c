@@ -63,9 +63,13 @@ static void gen_node(gen *g, glow_node *n)
         ir_instr_append(f, IK_COPY, unique_name(g, n->name, ".save"), ops, 2, 1, NULL, 0);
         return;
     }
-    ir_operand ops[GLOW_MAX_DIMS + 80];
+    /* Most nodes have a few operands; If, Loop and Concat may have thousands. */
+    ir_operand small[GLOW_MAX_DIMS + 80];
+    uint32_t want = n->nout + n->nin;
+    ir_operand *ops = want <= sizeof small / sizeof small[0] ? small
+                                                             : GLOW_NEW_ARRAY(&f->arena,
+                                                                              ir_operand, want);
     int nops = 0;
-    GLOW_ASSERT(n->nout + n->nin <= sizeof(ops) / sizeof(ops[0]));
     for (uint32_t r = 0; r < n->nout; r++) {
         const char *suffix = n->nout == 1 ? ".res" : glow_arena_printf(&f->arena, ".res%u", r);
         ir_value *a = ir_alloc_create(f, unique_name(g, n->name, suffix), &n->outs[r]);

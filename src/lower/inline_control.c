@@ -13,9 +13,7 @@ static glow_node *copy_node(glow_function *f, glow_node *pos, const glow_node *n
                             const char *prefix, const glow_value *args, int nargs,
                             glow_node *const *inputs, int ninputs)
 {
-    glow_value ins[64];
-    if (n->nin > 64)
-        return NULL;
+    glow_value *ins = GLOW_NEW_ARRAY(&f->module->arena, glow_value, n->nin + 1);
     for (uint32_t i = 0; i < n->nin; i++) {
         glow_node *src = n->ins[i].node;
         if (src->kind == NK_PLACEHOLDER) {
@@ -64,10 +62,13 @@ static glow_status copy_body(glow_function *f, glow_node *pos, int64_t id, const
     if (!bf)
         return glow_fail(d, GLOW_ERR_INTERNAL, "If '%s': its body %lld is gone", pos->name,
                          (long long)id);
-    glow_node *inputs[64];
     int ninputs = 0, k = 0;
     for (glow_node *p = m->placeholders.first; p; p = p->next)
-        if (p->is_input && ninputs < 64)
+        ninputs += p->is_input;
+    glow_node **inputs = GLOW_NEW_ARRAY(&f->module->arena, glow_node *, ninputs + 1);
+    ninputs = 0;
+    for (glow_node *p = m->placeholders.first; p; p = p->next)
+        if (p->is_input)
             inputs[ninputs++] = p;
     for (glow_node *c = m->constants.first; c; c = c->next)
         c->aux = NULL;
@@ -135,9 +136,10 @@ glow_status glow_inline_if(glow_function *f, glow_diag *d)
         if (n->kind != NK_IF)
             continue;
         int k = (int)glow_node_int(n, GA_K, 0), nout = (int)n->nout;
-        if (k < 0 || 1 + k > (int)n->nin || nout > 3)
+        if (k < 0 || 1 + k > (int)n->nin)
             return glow_fail(d, GLOW_ERR_INTERNAL, "If '%s': bad operands", n->name);
-        glow_value a[3], b[3];
+        glow_value *a = GLOW_NEW_ARRAY(&f->module->arena, glow_value, 2 * nout);
+        glow_value *b = a + nout;
         char prefix[512];
         snprintf(prefix, sizeof prefix, "%s/then", n->name);
         GLOW_TRY(copy_body(f, n, glow_node_int(n, GA_THEN_BRANCH, 0), prefix, n->ins + 1, k, a,

@@ -1,6 +1,8 @@
-// import_lazy.c - Lazy control flow (docs/dynamic-shapes.md): an If decided at run time and a
-// Loop whose trip count is unknown or large become one IF or LOOP node whose bodies are modules
-// of their own (glow_subgraph_add), run by the evaluator only when taken, once per iteration.
+// import_lazy.c - Lazy control flow (docs/dynamic-shapes.md): an If decided at run time, a
+// Loop whose trip count is unknown or large, and a long Scan become one IF or LOOP node whose
+// bodies are modules of their own (glow_subgraph_add), run by the evaluator only when taken,
+// once per iteration. Scan inputs and scan outputs (of a Loop or a Scan) are LOOP operands and
+// results that the evaluator slices, one slice per iteration.
 //
 // A body may read any value of the enclosing scopes by name. Those names are found before the
 // body is imported (free_names): outer constants are copied into the body module, and computed
@@ -68,19 +70,61 @@ static void free_names(onnx_ctx *cx, const Onnx__GraphProto *g, name_vec *out)
     glow_strmap_free(&own);
 }
 
-/* A body being built: its module, and the outer values its capture inputs stand for. */
+/* A body module around ONNX graph g: `nin` inputs ahead of the captures, of which the first
+ * `nlead` are not g's (a Scan body's iteration and condition, which it does not read); with
+ * `true_cond`, a constant true output ahead of g's `nout` (a Scan never stops early). */
+typedef struct body_sig {
+    const glow_type *in_types;
+    int nin, nlead;
+    bool true_cond;
+    int nout;
+} body_sig;
+
+/* A body being built: its module, its input placeholders (before the captures), the values
+ * its outputs save, and the outer values its capture inputs stand for. */
 typedef struct body_build {
     glow_module *m;
+    glow_node **inputs;
+    glow_value *outs;
+    glow_type *out_types;   /* the module's outputs (the true condition included) */
     glow_value *captures;
     int ncaptures;
 } body_build;
 
-/* Imports graph g into a new module: inputs (types `in_types`, the body's graph inputs) come
- * first, then one input per captured computed value; each output becomes an output
- * placeholder. out_types gets the output types. On success bb->m is registered and *id set. */
+/* Binds the outer value called nm inside the body: constants are copied, computed values
+ * become capture inputs. */
+static glow_status capture(onnx_ctx *cx, const Onnx__NodeProto *np, const char *scope,
+                           onnx_ctx *sub, const char *name, body_build *bb)
+{
+    const onnx_binding *b = glow_strmap_get(&cx->values, name);
+    if (b->poisoned || !b->v.node)
+        return GLOW_OK;   /* the body's own import reports the use */
+    if (b->count.node)
+        return onnx_unsupported(cx, np, "%s reads '%s', which has a data-dependent shape; "
+                                "glowc supports such values only as graph outputs", scope,
+                                name);
+    const glow_type *t = glow_value_type(b->v);
+    const char *nm = glow_arena_strdup(sub->arena, name);
+    glow_node *v;
+    if (b->v.node->kind == NK_CONSTANT) {
+        v = glow_constant_create(sub->m, nm, t, b->v.node->payload.data);
+    } else {
+        v = glow_placeholder_create(sub->m, nm, t, true);
+        bb->captures[bb->ncaptures++] = b->v;
+    }
+    if (!v)
+        return onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "%s: no memory for '%s'", scope, nm);
+    onnx_binding *nb = GLOW_NEW(sub->arena, onnx_binding);
+    nb->v = glow_val(v, 0);
+    glow_strmap_put(&sub->values, nm, nb);
+    return GLOW_OK;
+}
+
+/* Imports g into a new module shaped by sig (inputs, then one input per captured computed
+ * value; each output saved into an output placeholder). On success bb->m holds the module,
+ * not registered yet: body_register or glow_module_destroy. */
 static glow_status build_body(onnx_ctx *cx, const Onnx__NodeProto *np, const char *scope,
-                              const Onnx__GraphProto *g, const glow_type *in_types, int nin,
-                              glow_type *out_types, int nout, body_build *bb, int64_t *id)
+                              const Onnx__GraphProto *g, const body_sig *sig, body_build *bb)
 {
     name_vec names = { 0 };
     free_names(cx, g, &names);
@@ -93,48 +137,31 @@ static glow_status build_body(onnx_ctx *cx, const Onnx__NodeProto *np, const cha
     sub.dq_consts = NULL;
     sub.scratch = (glow_arena){ 0 };
     glow_status s = GLOW_OK;
-    glow_value *ins = GLOW_NEW_ARRAY(&cx->scratch, glow_value, nin + 1);
-    for (int i = 0; i < nin; i++) {
+    int nout = sig->nout + sig->true_cond;
+    bb->inputs = GLOW_NEW_ARRAY(&cx->scratch, glow_node *, sig->nin + 1);
+    bb->outs = GLOW_NEW_ARRAY(&cx->scratch, glow_value, nout + 1);
+    bb->out_types = GLOW_NEW_ARRAY(&cx->scratch, glow_type, nout + 1);
+    glow_value *ins = GLOW_NEW_ARRAY(&cx->scratch, glow_value, sig->nin + 1);
+    for (int i = 0; i < sig->nin; i++) {
         const char *nm = glow_arena_printf(sub.arena, "%s/in%d", scope, i);
-        ins[i] = glow_val(glow_placeholder_create(sub.m, nm, &in_types[i], true), 0);
+        bb->inputs[i] = glow_placeholder_create(sub.m, nm, &sig->in_types[i], true);
+        ins[i] = glow_val(bb->inputs[i], 0);
     }
     bb->captures = GLOW_NEW_ARRAY(&cx->scratch, glow_value, names.len + 1);
     bb->ncaptures = 0;
-    for (size_t i = 0; i < names.len && s == GLOW_OK; i++) {
-        const onnx_binding *b = glow_strmap_get(&cx->values, names.data[i]);
-        if (b->poisoned || !b->v.node)
-            continue;   /* the body's own import reports the use */
-        if (b->count.node) {
-            s = onnx_unsupported(cx, np, "%s reads '%s', which has a data-dependent shape; "
-                                 "glowc supports such values only as graph outputs", scope,
-                                 names.data[i]);
-            break;
-        }
-        const glow_type *t = glow_value_type(b->v);
-        const char *nm = glow_arena_strdup(sub.arena, names.data[i]);
-        glow_node *v;
-        if (b->v.node->kind == NK_CONSTANT) {
-            v = glow_constant_create(sub.m, nm, t, b->v.node->payload.data);
-        } else {
-            v = glow_placeholder_create(sub.m, nm, t, true);
-            bb->captures[bb->ncaptures++] = b->v;
-        }
-        if (!v) {
-            s = onnx_fail(cx, np, GLOW_ERR_TOO_LARGE, "%s: no memory for '%s'", scope, nm);
-            break;
-        }
-        onnx_binding *nb = GLOW_NEW(sub.arena, onnx_binding);
-        nb->v = glow_val(v, 0);
-        glow_strmap_put(&sub.values, nm, nb);
-    }
-    glow_value *outs = GLOW_NEW_ARRAY(&cx->scratch, glow_value, nout + 1);
+    for (size_t i = 0; i < names.len && s == GLOW_OK; i++)
+        s = capture(cx, np, scope, &sub, names.data[i], bb);
+    if (s == GLOW_OK && sig->true_cond)
+        bb->outs[0] = onnx_scalar(&sub, glow_arena_printf(sub.arena, "%s/true", scope),
+                                  GLOW_BOOL, 1);
     if (s == GLOW_OK)
-        s = onnx_import_graph(&sub, np, scope, g, ins, nin, outs, nout);
+        s = onnx_import_graph(&sub, np, scope, g, ins + sig->nlead, sig->nin - sig->nlead,
+                              bb->outs + sig->true_cond, sig->nout);
     for (int i = 0; s == GLOW_OK && i < nout; i++) {
-        out_types[i] = *glow_value_type(outs[i]);
+        bb->out_types[i] = *glow_value_type(bb->outs[i]);
         const char *nm = glow_arena_printf(sub.arena, "%s/out%d", scope, i);
-        glow_node *ph = glow_placeholder_create(sub.m, nm, &out_types[i], false);
-        glow_save_create(sub.f, glow_arena_printf(sub.arena, "save_%s", nm), outs[i], ph);
+        glow_node *ph = glow_placeholder_create(sub.m, nm, &bb->out_types[i], false);
+        glow_save_create(sub.f, glow_arena_printf(sub.arena, "save_%s", nm), bb->outs[i], ph);
     }
     glow_strmap_free(&sub.values);
     glow_arena_release(&sub.scratch);
@@ -144,89 +171,227 @@ static glow_status build_body(onnx_ctx *cx, const Onnx__NodeProto *np, const cha
         return s;
     }
     bb->m = sub.m;
-    *id = glow_subgraph_add(cx->m, sub.m);
     return GLOW_OK;
+}
+
+/* Hands the module to the registry (owned by the outer module from now on); its id. */
+static int64_t body_register(onnx_ctx *cx, body_build *bb)
+{
+    int64_t id = glow_subgraph_add(cx->m, bb->m);
+    bb->m = NULL;
+    return id;
+}
+
+/* Fails after build_body, dropping the module. */
+static glow_status body_drop(body_build *bb, glow_status s)
+{
+    glow_module_destroy(bb->m);
+    bb->m = NULL;
+    return s;
 }
 
 glow_status onnx_lazy_if(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value cond,
                          const Onnx__GraphProto *then_g, const Onnx__GraphProto *else_g,
                          int nout)
 {
-    if (nout < 1 || nout > 3)
-        return onnx_unsupported(cx, np, "a lazy If has 1 to 3 outputs, not %d", nout);
+    if (nout < 1)
+        return onnx_fail(cx, np, GLOW_ERR_PARSE, "an If without outputs");
     const char *name = onnx_node_name(np);
-    glow_type tt[3], te[3];
+    body_sig sig = { .nout = nout };
     body_build bt, be;
-    int64_t idt, ide;
-    GLOW_TRY(build_body(cx, np, glow_arena_printf(cx->arena, "%s/then", name), then_g, NULL, 0,
-                        tt, nout, &bt, &idt));
-    GLOW_TRY(build_body(cx, np, glow_arena_printf(cx->arena, "%s/else", name), else_g, NULL, 0,
-                        te, nout, &be, &ide));
+    GLOW_TRY(build_body(cx, np, glow_arena_printf(cx->arena, "%s/then", name), then_g, &sig,
+                        &bt));
+    glow_status s = build_body(cx, np, glow_arena_printf(cx->arena, "%s/else", name), else_g,
+                               &sig, &be);
+    if (s != GLOW_OK)
+        return body_drop(&bt, s);
     for (int i = 0; i < nout; i++) {
-        if (!glow_type_equal(&tt[i], &te[i])) {
+        if (!glow_type_equal(&bt.out_types[i], &be.out_types[i])) {
             char sa[128], sb[128];
-            return onnx_unsupported(cx, np, "the condition is only known at run time and "
-                                    "output %d differs between the branches (then %s, else %s); "
-                                    "glowc needs one type for both", i,
-                                    glow_type_str(&tt[i], sa, sizeof sa),
-                                    glow_type_str(&te[i], sb, sizeof sb));
+            s = onnx_unsupported(cx, np, "the condition is only known at run time and "
+                                 "output %d differs between the branches (then %s, else %s); "
+                                 "glowc needs one type for both", i,
+                                 glow_type_str(&bt.out_types[i], sa, sizeof sa),
+                                 glow_type_str(&be.out_types[i], sb, sizeof sb));
+            body_drop(&be, s);
+            return body_drop(&bt, s);
         }
     }
     int nops = 1 + bt.ncaptures + be.ncaptures;
-    if (nops > 64)
-        return onnx_unsupported(cx, np, "the branches read %d outer values (at most 63)",
-                                nops - 1);
     glow_value *ops = GLOW_NEW_ARRAY(&cx->scratch, glow_value, nops);
     ops[0] = cond;
     memcpy(ops + 1, bt.captures, sizeof *ops * (size_t)bt.ncaptures);
     memcpy(ops + 1 + bt.ncaptures, be.captures, sizeof *ops * (size_t)be.ncaptures);
+    int64_t idt = body_register(cx, &bt), ide = body_register(cx, &be);
     glow_attr at[3] = { GLOW_AI(THEN_BRANCH, idt), GLOW_AI(ELSE_BRANCH, ide),
                         GLOW_AI(K, bt.ncaptures) };
     glow_value out;
-    GLOW_TRY(onnx_build(cx, np, NK_IF, ops, nops, at, 3, tt, nout, &out));
+    GLOW_TRY(onnx_build(cx, np, NK_IF, ops, nops, at, 3, bt.out_types, nout, &out));
     for (int i = 0; i < nout; i++)
         GLOW_TRY(onnx_set_output(cx, np, i, glow_val(out.node, (uint32_t)i)));
     return GLOW_OK;
 }
 
-glow_status onnx_lazy_loop(onnx_ctx *cx, const Onnx__NodeProto *np, const Onnx__GraphProto *g,
-                           glow_value trips, glow_value cond, const glow_value *carried, int n)
+/* --- LOOP --- */
+
+/* A LOOP node to build: operands (trip count, condition, carried, scan inputs) ahead of the
+ * body's captures, and its scan attributes. */
+typedef struct loop_parts {
+    glow_value trips, cond;
+    const glow_value *carried, *scans;
+    int n, nscan;               /* carried values, scan inputs */
+    const int64_t *in_axes, *in_dirs;
+    int nsout;                  /* scan outputs */
+    const int64_t *out_axes, *out_dirs;
+    int64_t len;                /* the scans' length */
+} loop_parts;
+
+/* The type of scan output slice t stacked `len` times along axis (of the result). */
+static glow_type stacked(const glow_type *t, int axis, int64_t len)
 {
-    if (n < 1 || n > 3)
-        return onnx_unsupported(cx, np, "a Loop run as a loop carries 1 to 3 values, not %d", n);
-    glow_type in_types[5], out_types[4];
+    glow_type r = *t;
+    for (int i = t->rank; i > axis; i--)
+        r.dims[i] = t->dims[i - 1];
+    r.dims[axis] = len;
+    r.rank++;
+    return r;
+}
+
+/* Checks the body's outputs against the parts and builds the node; the body is dropped on
+ * failure. Outputs bound are np's first n + nsout. */
+static glow_status emit_loop(onnx_ctx *cx, const Onnx__NodeProto *np, body_build *bb,
+                             const loop_parts *lp)
+{
+    int n = lp->n, nres = lp->n + lp->nsout;
+    const glow_type *cond_t = &bb->out_types[0];
+    if (cond_t->dtype != GLOW_BOOL || glow_type_numel(cond_t) != 1)
+        return body_drop(bb, onnx_unsupported(cx, np, "the body's condition output is not "
+                                              "one bool"));
+    glow_type *res = GLOW_NEW_ARRAY(&cx->scratch, glow_type, nres + 1);
+    for (int i = 0; i < n; i++) {
+        const glow_type *in = glow_value_type(lp->carried[i]);
+        res[i] = bb->out_types[1 + i];
+        if (!glow_type_equal(&res[i], in)) {
+            char sa[128], sb[128];
+            return body_drop(bb, onnx_unsupported(cx, np, "carried value %d changes its type "
+                                                  "in the body (%s to %s); glowc needs one "
+                                                  "type for every iteration", i,
+                                                  glow_type_str(in, sa, sizeof sa),
+                                                  glow_type_str(&res[i], sb, sizeof sb)));
+        }
+    }
+    for (int k = 0; k < lp->nsout; k++) {
+        const glow_type *t = &bb->out_types[1 + n + k];
+        if (t->rank + 1 > GLOW_MAX_DIMS)
+            return body_drop(bb, onnx_unsupported(cx, np, "scan output %d stacks rank-%d "
+                                                  "slices (at most %d dims)", k, t->rank,
+                                                  GLOW_MAX_DIMS));
+        if (lp->out_axes[k] < 0 || lp->out_axes[k] > t->rank)
+            return body_drop(bb, onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "scan output %d: axis "
+                                           "%lld for rank-%d slices", k,
+                                           (long long)lp->out_axes[k], t->rank));
+        res[n + k] = stacked(t, (int)lp->out_axes[k], lp->len);
+    }
+    int nops = 2 + n + lp->nscan + bb->ncaptures;
+    glow_value *ops = GLOW_NEW_ARRAY(&cx->scratch, glow_value, nops);
+    ops[0] = lp->trips;
+    ops[1] = lp->cond;
+    memcpy(ops + 2, lp->carried, sizeof *ops * (size_t)n);
+    if (lp->nscan)   /* a Loop has no scan inputs (NULL) */
+        memcpy(ops + 2 + n, lp->scans, sizeof *ops * (size_t)lp->nscan);
+    memcpy(ops + 2 + n + lp->nscan, bb->captures, sizeof *ops * (size_t)bb->ncaptures);
+    int64_t id = body_register(cx, bb);
+    glow_attr at[7] = { GLOW_AI(BODY, id), GLOW_AI(K, n) };
+    int nat = 2;
+    if (lp->nscan) {
+        at[nat++] = GLOW_AI(SCAN_INPUTS, lp->nscan);
+        at[nat++] = GLOW_AINTS(SCAN_IN_AXES, lp->in_axes, lp->nscan);
+        at[nat++] = GLOW_AINTS(SCAN_IN_DIRS, lp->in_dirs, lp->nscan);
+    }
+    if (lp->nsout) {
+        at[nat++] = GLOW_AINTS(SCAN_OUT_AXES, lp->out_axes, lp->nsout);
+        at[nat++] = GLOW_AINTS(SCAN_OUT_DIRS, lp->out_dirs, lp->nsout);
+    }
+    glow_value out;
+    GLOW_TRY(onnx_build(cx, np, NK_LOOP, ops, nops, at, nat, res, nres, &out));
+    for (int i = 0; i < nres && i < (int)np->n_output; i++)
+        if (onnx_has_output(np, i))
+            GLOW_TRY(onnx_set_output(cx, np, i, glow_val(out.node, (uint32_t)i)));
+    return GLOW_OK;
+}
+
+/* Whether value v of a body module is the constant true or its condition input, i.e. the
+ * body never ends the loop itself. */
+static bool never_stops(const body_build *bb, glow_value v)
+{
+    if (v.node == bb->inputs[1])
+        return true;
+    return v.node->kind == NK_CONSTANT && glow_type_numel(glow_value_type(v)) == 1 &&
+           glow_load_i64(glow_value_type(v)->dtype, v.node->payload.data, 0) != 0;
+}
+
+glow_status onnx_lazy_loop(onnx_ctx *cx, const Onnx__NodeProto *np, const Onnx__GraphProto *g,
+                           glow_value trips, glow_value cond, const glow_value *carried, int n,
+                           int nsout, int64_t len, bool *declined)
+{
+    *declined = false;
+    if (n + nsout < 1)
+        return onnx_fail(cx, np, GLOW_ERR_INTERNAL, "a Loop without outputs to run");
+    glow_type *in_types = GLOW_NEW_ARRAY(&cx->scratch, glow_type, n + 2);
     in_types[0] = glow_type_scalar(GLOW_I64);
     in_types[1] = glow_type_scalar(GLOW_BOOL);
     for (int i = 0; i < n; i++)
         in_types[2 + i] = *glow_value_type(carried[i]);
+    body_sig sig = { .in_types = in_types, .nin = 2 + n, .nout = 1 + n + nsout };
     body_build bb;
-    int64_t id;
     GLOW_TRY(build_body(cx, np, glow_arena_printf(cx->arena, "%s/body", onnx_node_name(np)), g,
-                        in_types, 2 + n, out_types, 1 + n, &bb, &id));
-    if (out_types[0].dtype != GLOW_BOOL || glow_type_numel(&out_types[0]) != 1)
-        return onnx_unsupported(cx, np, "the body's condition output is not one bool");
-    for (int i = 0; i < n; i++) {
-        if (!glow_type_equal(&out_types[1 + i], &in_types[2 + i])) {
-            char sa[128], sb[128];
-            return onnx_unsupported(cx, np, "carried value %d changes its type in the body "
-                                    "(%s to %s); glowc needs one type for every iteration", i,
-                                    glow_type_str(&in_types[2 + i], sa, sizeof sa),
-                                    glow_type_str(&out_types[1 + i], sb, sizeof sb));
-        }
+                        &sig, &bb));
+    /* Scan outputs are sized for `len` iterations: the body must not end the loop sooner. */
+    if (nsout && !never_stops(&bb, bb.outs[0])) {
+        *declined = true;
+        return body_drop(&bb, GLOW_OK);
     }
-    int nops = 2 + n + bb.ncaptures;
-    if (nops > 64)
-        return onnx_unsupported(cx, np, "the body reads %d outer values (at most %d)",
-                                bb.ncaptures, 62 - n);
-    glow_value *ops = GLOW_NEW_ARRAY(&cx->scratch, glow_value, nops);
-    ops[0] = trips;
-    ops[1] = cond;
-    memcpy(ops + 2, carried, sizeof *ops * (size_t)n);
-    memcpy(ops + 2 + n, bb.captures, sizeof *ops * (size_t)bb.ncaptures);
-    glow_attr at[2] = { GLOW_AI(BODY, id), GLOW_AI(K, n) };
-    glow_value out;
-    GLOW_TRY(onnx_build(cx, np, NK_LOOP, ops, nops, at, 2, in_types + 2, n, &out));
-    for (int i = 0; i < n; i++)
-        GLOW_TRY(onnx_set_output(cx, np, i, glow_val(out.node, (uint32_t)i)));
-    return GLOW_OK;
+    int64_t *zeros = GLOW_NEW_ARRAY(&cx->scratch, int64_t, nsout + 1);
+    loop_parts lp = { .trips = trips, .cond = cond, .carried = carried, .n = n,
+                      .nsout = nsout, .out_axes = zeros, .out_dirs = zeros, .len = len };
+    return emit_loop(cx, np, &bb, &lp);
+}
+
+glow_status onnx_lazy_scan(onnx_ctx *cx, const Onnx__NodeProto *np, const Onnx__GraphProto *g,
+                           const onnx_scan_spec *sp, const glow_value *states,
+                           const glow_value *scans, int64_t len)
+{
+    int N = sp->N, M = sp->M, K = sp->K;
+    glow_type *in_types = GLOW_NEW_ARRAY(&cx->scratch, glow_type, 2 + N + M);
+    in_types[0] = glow_type_scalar(GLOW_I64);
+    in_types[1] = glow_type_scalar(GLOW_BOOL);
+    for (int i = 0; i < N; i++)
+        in_types[2 + i] = *glow_value_type(states[i]);
+    for (int j = 0; j < M; j++) {
+        const glow_type *t = glow_value_type(scans[j]);
+        glow_type e = *t;
+        int a = (int)sp->in_axes[j];
+        for (int i = a; i + 1 < t->rank; i++)
+            e.dims[i] = t->dims[i + 1];
+        e.dims[--e.rank] = 0;
+        in_types[2 + N + j] = e;
+    }
+    body_sig sig = { .in_types = in_types, .nin = 2 + N + M, .nlead = 2, .true_cond = true,
+                     .nout = N + K };
+    body_build bb;
+    GLOW_TRY(build_body(cx, np, glow_arena_printf(cx->arena, "%s/body", onnx_node_name(np)), g,
+                        &sig, &bb));
+    /* Output axes may count from the end of the stacked rank. */
+    int64_t *out_axes = GLOW_NEW_ARRAY(&cx->scratch, int64_t, K + 1);
+    for (int k = 0; k < K; k++) {
+        int r = bb.out_types[1 + N + k].rank + 1;
+        out_axes[k] = sp->out_axes[k] < 0 ? sp->out_axes[k] + r : sp->out_axes[k];
+    }
+    glow_value trips = onnx_sub_scalar(cx, np, "length", GLOW_I64, (double)len);
+    glow_value always = onnx_sub_scalar(cx, np, "true", GLOW_BOOL, 1);
+    loop_parts lp = { .trips = trips, .cond = always, .carried = states, .n = N,
+                      .scans = scans, .nscan = M, .in_axes = sp->in_axes,
+                      .in_dirs = sp->in_rev, .nsout = K, .out_axes = out_axes,
+                      .out_dirs = sp->out_rev, .len = len };
+    return emit_loop(cx, np, &bb, &lp);
 }

@@ -247,15 +247,31 @@ glow_status load_compress_dyn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset
 
 /* --- import_lazy.c: lazy control flow (docs/dynamic-shapes.md) --- */
 
-/* An If whose condition is known only at run time as one IF node: only the taken branch
- * runs. Both branches must give the same types. */
+/* A Scan's parts: N states, M scan inputs, K scan outputs, the axis of each scan input
+ * (normalized) and output (may be negative: counted on the stacked rank) and their
+ * directions (1: from the end). */
+typedef struct onnx_scan_spec {
+    int N, M, K;
+    const int64_t *in_axes, *in_rev;
+    const int64_t *out_axes, *out_rev;
+} onnx_scan_spec;
+
+/* An If whose condition is known only at run time as one IF node (any number of outputs):
+ * only the taken branch runs. Both branches must give the same types. */
 glow_status onnx_lazy_if(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value cond,
                          const Onnx__GraphProto *then_g, const Onnx__GraphProto *else_g,
                          int nout);
-/* A Loop without scan outputs as one LOOP node running body g: trips (i64 []) and cond (bool
- * []) computed or constant, n carried values. */
+/* A Loop as one LOOP node running body g: trips (i64 []) and cond (bool []) computed or
+ * constant, n carried values, nsout scan outputs of `len` slices (the trip count, known).
+ * With scan outputs the body must provably run all `len` iterations (its condition output is
+ * true or its condition input); otherwise *declined is set and nothing is built. */
 glow_status onnx_lazy_loop(onnx_ctx *cx, const Onnx__NodeProto *np, const Onnx__GraphProto *g,
-                           glow_value trips, glow_value cond, const glow_value *carried, int n);
+                           glow_value trips, glow_value cond, const glow_value *carried, int n,
+                           int nsout, int64_t len, bool *declined);
+/* A Scan (opset 9 on) of `len` iterations as one LOOP node with scan inputs and outputs. */
+glow_status onnx_lazy_scan(onnx_ctx *cx, const Onnx__NodeProto *np, const Onnx__GraphProto *g,
+                           const onnx_scan_spec *sp, const glow_value *states,
+                           const glow_value *scans, int64_t len);
 
 /* --- onnx_ops_const.c: computed constants --- */
 

@@ -3,13 +3,14 @@
 //
 // An If whose condition is constant after import folding keeps only the chosen branch, inline.
 // One decided at run time becomes a lazy IF node whose branches are bodies of their own
-// (import_lazy.c; only the taken one runs); with more than three outputs (more than a node
-// has) it imports both branches and selects each output with WHERE. Loop and Scan are unrolled
-// when their counts are known and small: the body is imported once per iteration with its
-// inputs bound to the values of the previous one, so later stages see plain dataflow. A Loop
-// without scan outputs whose count or condition is known only at run time, or whose count is
-// large, becomes a LOOP node instead. What is left (scan outputs of a loop whose count is
-// unknown) is reported as unsupported naming the node.
+// (import_lazy.c; only the taken one runs); only branches giving sequences or optionals (which
+// exist at import alone) are both imported and selected with WHERE. Loop and Scan are unrolled
+// when their counts are known and small (at most LAZY_TRIPS): the body is imported once per
+// iteration with its inputs bound to the values of the previous one, so later stages see plain
+// dataflow. Longer ones become one LOOP node: a Loop whose count or condition is known only at
+// run time, or whose count is large (with scan outputs: a known count the body cannot cut
+// short), and a Scan-9 whose length is large. What is left (scan outputs of a Loop whose count
+// is unknown: their length has no bound) is reported as unsupported naming the node.
 #include <stdlib.h>
 #include <string.h>
 
@@ -345,9 +346,9 @@ glow_status load_if(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_nod
         GLOW_TRY(onnx_cast(cx, np, cond, GLOW_BOOL, &cond));
     int64_t no_dims[1] = { 0 };
     GLOW_TRY(onnx_reshape(cx, np, cond, 0, no_dims, &cond));
-    /* Up to three tensor outputs (what a node can have): only the taken branch runs.
-     * Sequences and optionals exist only at import, so they are selected below. */
-    if (nout >= 1 && nout <= 3 && !gives_containers(then_g) && !gives_containers(else_g))
+    /* Tensor outputs: only the taken branch runs. Sequences and optionals exist only at
+     * import, so they are selected below. */
+    if (nout >= 1 && !gives_containers(then_g) && !gives_containers(else_g))
         return onnx_lazy_if(cx, np, cond, then_g, else_g, nout);
     GLOW_TRY(onnx_import_graph(cx, np, glow_arena_printf(cx->arena, "%s/then", name), then_g,
                                NULL, 0, a, nout));
@@ -381,12 +382,15 @@ glow_status load_if(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_nod
 
 /* --- Loop --- */
 
-/* Larger trip counts run as a loop (when the Loop allows it) instead of being unrolled. */
+/* Larger trip counts (and Scan lengths) run as a loop instead of being unrolled. Up to this,
+ * unrolling gives the optimizer and the cpu kernels straight-line code, and the graph stays
+ * small (64 copies of a body); beyond, import time and code size would grow with the count. */
 #define LAZY_TRIPS 64
 
 /* onnx_lazy_loop with M and cond made scalars (absent: no limit, true). */
 static glow_status lazy_loop(onnx_ctx *cx, const Onnx__NodeProto *np, const Onnx__GraphProto *g,
-                             glow_value m, glow_value c, const glow_value *carried, int n)
+                             glow_value m, glow_value c, const glow_value *carried, int n,
+                             int nsout, int64_t len, bool *declined)
 {
     int64_t no_dims[1] = { 0 };
     if (!m.node)
@@ -399,7 +403,7 @@ static glow_status lazy_loop(onnx_ctx *cx, const Onnx__NodeProto *np, const Onnx
         GLOW_TRY(onnx_cast(cx, np, c, GLOW_BOOL, &c));
     GLOW_TRY(onnx_reshape(cx, np, m, 0, no_dims, &m));
     GLOW_TRY(onnx_reshape(cx, np, c, 0, no_dims, &c));
-    return onnx_lazy_loop(cx, np, g, m, c, carried, n);
+    return onnx_lazy_loop(cx, np, g, m, c, carried, n, nsout, len, declined);
 }
 
 /* One iteration's body outputs: the condition, N carried values, K scan elements. */
@@ -437,18 +441,27 @@ glow_status load_loop(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
     for (int i = 0; i < N; i++)
         carries_seq |= onnx_seq_of(ins[2 + i]) != NULL;
     /* A loop without scan outputs runs as a loop when unrolling is impossible (a count or
-     * condition known only at run time) or too big; scan outputs need unrolling. */
-    bool can_run = K == 0 && N >= 1 && N <= 3 && !carries_seq;
+     * condition known only at run time) or too big. One with scan outputs does when its count
+     * is known and large and the body cannot end it sooner (the scan outputs then have that
+     * length); otherwise it is unrolled. Carried sequences exist only at import. */
+    bool can_run = K == 0 && N >= 1 && !carries_seq;
+    bool declined = false;
     if (can_run && (!trips_known || !cond_known || trips < 0 || trips > LAZY_TRIPS))
-        return lazy_loop(cx, np, body, mv, cv, ins + 2, N);
+        return lazy_loop(cx, np, body, mv, cv, ins + 2, N, 0, -1, &declined);
+    if (K > 0 && !carries_seq && trips_known && cond_known && cond && trips > LAZY_TRIPS) {
+        GLOW_TRY(lazy_loop(cx, np, body, mv, cv, ins + 2, N, K, trips, &declined));
+        if (!declined)
+            return GLOW_OK;
+    }
+    /* Left: scan outputs or carried sequences (which exist only at import), so unrolling. */
+    const char *why = carries_seq ? "a Loop carrying sequences is unrolled"
+                                  : "the length of its scan outputs would have no bound";
     if (!trips_known)
         return onnx_unsupported(cx, np, "the trip count M must be known at import (after "
-                                "constant folding) for a Loop with scan outputs or more than 3 "
-                                "carried values");
+                                "constant folding): %s", why);
     if (!cond_known)
         return onnx_unsupported(cx, np, "the initial condition must be known at import (after "
-                                "constant folding) for a Loop with scan outputs or more than 3 "
-                                "carried values");
+                                "constant folding): %s", why);
     glow_value *init = GLOW_NEW_ARRAY(&cx->scratch, glow_value, N + 1);
     memcpy(init, ins + 2, sizeof *init * (size_t)N);
     GLOW_VEC(glow_value) elems = { 0 };
@@ -468,12 +481,14 @@ glow_status load_loop(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
         if (!const_scalar(outs[0], &cond) && can_run) {
             /* What was unrolled so far is dead now; the optimizer removes it. */
             GLOW_VEC_FREE(elems);
-            return lazy_loop(cx, np, body, mv, cv, init, N);
+            return lazy_loop(cx, np, body, mv, cv, init, N, 0, -1, &declined);
         }
         if (!const_scalar(outs[0], &cond)) {
             s = onnx_unsupported(cx, np, "the body's condition output is computed at run time "
-                                 "(iteration %lld); glowc unrolls only loops whose iteration "
-                                 "count is known at import", (long long)it);
+                                 "(iteration %lld), so the Loop may stop early: %s",
+                                 (long long)it, carries_seq ? "a Loop carrying sequences is "
+                                 "unrolled, which needs its iteration count at import"
+                                 : "its scan outputs would have no static length");
             break;
         }
         for (int i = 0; i < N; i++)
@@ -504,28 +519,32 @@ glow_status load_loop(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
 
 /* --- Scan --- */
 
-typedef struct scan_spec {
-    int N, M, K;                       /* states, scan inputs, scan outputs */
-    const int64_t *in_axes, *in_rev;   /* per scan input (already normalized) */
-    const int64_t *out_axes, *out_rev; /* per scan output (axes may be negative) */
-} scan_spec;
-
-/* Runs the body over the scan inputs; states[0..N) are updated in place. */
-static glow_status scan_run(onnx_ctx *cx, const Onnx__NodeProto *np, const Onnx__GraphProto *body,
-                            const char *prefix, const scan_spec *sp, glow_value *states,
-                            const glow_value *scans, glow_value *scan_outs)
+/* The common length of the scan inputs along their axes. */
+static glow_status scan_length(onnx_ctx *cx, const Onnx__NodeProto *np,
+                               const onnx_scan_spec *sp, const glow_value *scans, int64_t *len)
 {
-    int N = sp->N, M = sp->M, K = sp->K;
     int64_t T = -1;
-    for (int j = 0; j < M; j++) {
-        int64_t len = glow_value_type(scans[j])->dims[sp->in_axes[j]];
-        if (T >= 0 && len != T)
+    for (int j = 0; j < sp->M; j++) {
+        int64_t l = glow_value_type(scans[j])->dims[sp->in_axes[j]];
+        if (T >= 0 && l != T)
             return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "scan input %d has %lld elements, "
-                             "scan input 0 has %lld", j, (long long)len, (long long)T);
-        T = len;
+                             "scan input 0 has %lld", j, (long long)l, (long long)T);
+        T = l;
     }
     if (T < 0)
         return onnx_fail(cx, np, GLOW_ERR_PARSE, "no scan inputs");
+    *len = T;
+    return GLOW_OK;
+}
+
+/* Runs the body over the scan inputs; states[0..N) are updated in place. */
+static glow_status scan_run(onnx_ctx *cx, const Onnx__NodeProto *np, const Onnx__GraphProto *body,
+                            const char *prefix, const onnx_scan_spec *sp, glow_value *states,
+                            const glow_value *scans, glow_value *scan_outs)
+{
+    int N = sp->N, M = sp->M, K = sp->K;
+    int64_t T;
+    GLOW_TRY(scan_length(cx, np, sp, scans, &T));
     if (T == 0 && K > 0)
         return onnx_unsupported(cx, np, "zero iterations with scan outputs");
     glow_value *ins = GLOW_NEW_ARRAY(&cx->scratch, glow_value, N + M);
@@ -581,7 +600,7 @@ glow_status load_scan(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
     if (m < 1 || m > nin || nin > 1024)
         return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "num_scan_inputs = %lld with %d inputs",
                          (long long)m, nin);
-    scan_spec sp = { .M = (int)m, .N = nin - (int)m };
+    onnx_scan_spec sp = { .M = (int)m, .N = nin - (int)m };
     sp.K = (int)body->n_output - sp.N;
     if (sp.K < 0 || (int)np->n_output > sp.N + sp.K)
         return onnx_fail(cx, np, GLOW_ERR_PARSE, "body has %zu outputs for %d states",
@@ -606,6 +625,10 @@ glow_status load_scan(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
             in_axes[j] = a;
         }
         sp.in_axes = in_axes, sp.in_rev = in_rev, sp.out_axes = out_axes, sp.out_rev = out_rev;
+        int64_t T;
+        GLOW_TRY(scan_length(cx, np, &sp, scans, &T));
+        if (T > LAZY_TRIPS)   /* long: one LOOP node slicing the inputs and outputs */
+            return onnx_lazy_scan(cx, np, body, &sp, states, scans, T);
         GLOW_TRY(scan_run(cx, np, body, name, &sp, states, scans, scan_outs));
     } else {
         /* Scan-8: axis 0 of every input is a batch; each batch item is scanned along its

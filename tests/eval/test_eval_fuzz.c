@@ -87,6 +87,8 @@ static void one(glow_module *m, glow_function *f, glow_node_kind k)
         tins[i] = c->payload;
     }
     int nout = glow_node_kind_max_out(k);
+    if (nout > 3)   /* If and Loop take any number: three are enough here */
+        nout = 3;
     glow_type outs[3] = { t0, t0, glow_type_make(GLOW_I64, rank, t0.dims) };
     glow_node *n = glow_node_create(f, k, "fuzz", ins, nin, outs, nout < 1 ? 1 : nout);
     /* Required attributes (sometimes left out), plus an occasional stray one. */

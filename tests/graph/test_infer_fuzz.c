@@ -70,8 +70,8 @@ static void fuzz_kind(glow_node_kind k, int iters, int *accepted)
             snprintf(name, sizeof name, "p%d_%d", it, i);
             ins[i] = glow_val(glow_placeholder_create(m, name, &t, rnd(4) != 0), 0);
         }
-        int nout = glow_node_kind_max_out(k) ? 1 + (int)rnd((uint32_t)glow_node_kind_max_out(k))
-                                             : 0;
+        int maxout = glow_node_kind_max_out(k) < 4 ? glow_node_kind_max_out(k) : 4;
+        int nout = maxout ? 1 + (int)rnd((uint32_t)maxout) : 0;   /* If, Loop: any; 4 here */
         glow_type outs[4] = { rnd(2) ? first : rand_type(), rand_type(), rand_type(),
                               rand_type() };
         char name[32];

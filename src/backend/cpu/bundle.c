@@ -271,8 +271,9 @@ static glow_status check_static(const ir_function *f, glow_diag *d)
             return glow_fail(d, GLOW_ERR_UNSUPPORTED, "bundle: %s '%.60s' %s; bundles hold "
                              "static shapes and straight-line code only (run it with the cpu "
                              "or interpreter backend)", ir_instr_kind_name(in->kind), in->name,
-                             k == IK_LOOP ? "runs its body a number of times known only at "
-                             "run time" : "has a data-dependent result shape");
+                             k == IK_LOOP ? "runs its body in a loop (a trip count known "
+                             "only at run time, or too long to unroll)"
+                                          : "has a data-dependent result shape");
     }
     return GLOW_OK;
 }
