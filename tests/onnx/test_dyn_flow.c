@@ -1,0 +1,199 @@
+// test_dyn_flow.c - Bounded values (docs/dynamic-shapes.md) consumed by the ops that keep
+// their compact layout: the indices a NonZero selects squeezed, used to Gather static rows,
+// scaled, squared into indices whose padding would be out of range (so the importer's mask
+// shows), and concatenated; checked at import (the outputs carry the count on the right
+// axis) and run on the interpreter and the cpu backend with three extents, the last empty.
+// Consumers that would read the padding as data (a reduction over the dynamic axis, a
+// Transpose moving it off the leading position) are refused with one line naming both nodes.
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "onnx/onnx.h"
+#include "runtime/runtime.h"
+#include "testlib/onnx_build.h"
+
+#define S(...) ((const char *[]){ __VA_ARGS__ })
+#define D(...) ((int64_t[]){ __VA_ARGS__ })
+
+/* x [6] -> idx = Squeeze(NonZero(x > 0)) [K] ->
+ *   rows = Gather(table [6, 2], idx)                  table[r] = (10 r, 10 r + 1)
+ *   sc   = Mul(Gather(x, idx), 2)
+ *   sq   = Gather(data [20], idx * idx - 21)          data[k] = 10 k; negative wraps
+ *   cat  = Concat(rows, Unsqueeze(sc, 1), axis 1)     [K, 3]
+ * idx * idx - 21 is -21 in the padding, out of range for 20 rows: Gather must not read it. */
+static mk_model *flow_model(void)
+{
+    mk_model *mk = mk_new(13);
+    mk_input(mk, "x", MK_F32, 1, D(6));
+    float zero = 0, two = 2, table[12], data[20];
+    for (int r = 0; r < 6; r++)
+        table[2 * r] = 10.0f * (float)r, table[2 * r + 1] = 10.0f * (float)r + 1;
+    for (int k = 0; k < 20; k++)
+        data[k] = 10.0f * (float)k;
+    int64_t ax0 = 0, ax1 = 1, c21 = 21;
+    mk_initializer(mk, mk_tensor_raw(mk, "zero", MK_F32, 0, NULL, &zero, 4));
+    mk_initializer(mk, mk_tensor_raw(mk, "two", MK_F32, 0, NULL, &two, 4));
+    mk_initializer(mk, mk_tensor_raw(mk, "table", MK_F32, 2, D(6, 2), table, sizeof table));
+    mk_initializer(mk, mk_tensor_raw(mk, "data", MK_F32, 1, D(20), data, sizeof data));
+    mk_initializer(mk, mk_tensor_raw(mk, "ax0", MK_I64, 1, D(1), &ax0, 8));
+    mk_initializer(mk, mk_tensor_raw(mk, "ax1", MK_I64, 1, D(1), &ax1, 8));
+    mk_initializer(mk, mk_tensor_raw(mk, "c21", MK_I64, 0, NULL, &c21, 8));
+    mk_node(mk, "Greater", "pos", 2, S("x", "zero"), 1, S("p"));
+    mk_node(mk, "NonZero", "nz", 1, S("p"), 1, S("where"));
+    mk_node(mk, "Squeeze", "squeeze", 2, S("where", "ax0"), 1, S("idx"));
+    mk_node(mk, "Gather", "rows_of", 2, S("table", "idx"), 1, S("rows"));
+    mk_node(mk, "Gather", "x_of", 2, S("x", "idx"), 1, S("xs"));
+    mk_node(mk, "Mul", "scale", 2, S("xs", "two"), 1, S("sc"));
+    mk_node(mk, "Mul", "square", 2, S("idx", "idx"), 1, S("ii"));
+    mk_node(mk, "Sub", "shift", 2, S("ii", "c21"), 1, S("j"));
+    mk_node(mk, "Gather", "data_of", 2, S("data", "j"), 1, S("sq"));
+    mk_node(mk, "Unsqueeze", "col", 2, S("sc", "ax1"), 1, S("sc1"));
+    Onnx__NodeProto *c = mk_node(mk, "Concat", "cat_of", 2, S("rows", "sc1"), 1, S("cat"));
+    mk_attr_int(mk, c, "axis", 1);
+    mk_output(mk, "rows", MK_F32, 2, D(6, 2));
+    mk_output(mk, "sc", MK_F32, 1, D(6));
+    mk_output(mk, "sq", MK_F32, 1, D(6));
+    mk_output(mk, "cat", MK_F32, 2, D(6, 3));
+    return mk;
+}
+
+static glow_module *load(mk_model *mk, glow_diag *d)
+{
+    size_t size;
+    uint8_t *bytes = mk_pack(mk, &size);
+    glow_module *m = glow_module_create();
+    if (glow_onnx_load_bytes(m, bytes, size, NULL, d) != GLOW_OK) {
+        glow_module_destroy(m);
+        m = NULL;
+    }
+    free(bytes);
+    return m;
+}
+
+static glow_node *placeholder(glow_module *m, const char *name)
+{
+    for (glow_node *n = m->placeholders.first; n; n = n->next)
+        if (strcmp(n->name, name) == 0)
+            return n;
+    return NULL;
+}
+
+/* Import: every output is bounded, its count the NonZero's, on axis 0. */
+static void test_import(void)
+{
+    mk_model *mk = flow_model();
+    glow_diag d = { 0 };
+    glow_module *m = load(mk, &d);
+    CHECK(m != NULL);
+    if (!m) {
+        fprintf(stderr, "%s\n", d.msg);
+        mk_free(mk);
+        return;
+    }
+    const char *outs[] = { "rows", "sc", "sq", "cat" };
+    for (int i = 0; i < 4; i++) {
+        glow_node *ph = placeholder(m, outs[i]);
+        CHECK(ph != NULL);
+        if (!ph)
+            continue;
+        CHECK(ph->count != NULL && ph->count->hidden);
+        CHECK_EQ(ph->count_axis, 0);
+        CHECK_EQ(ph->outs[0].dims[0], 6);
+    }
+    glow_module_destroy(m);
+    mk_free(mk);
+}
+
+static glow_tensor tensor_f32(int n, const float *vals)
+{
+    glow_type ty = glow_type_make(GLOW_F32, 1, D(n));
+    glow_tensor x;
+    glow_diag d = { 0 };
+    glow_tensor_alloc(&x, &ty, &d);
+    memcpy(x.data, vals, glow_tensor_bytes(&x));
+    return x;
+}
+
+static void test_run(const char *backend)
+{
+    mk_model *mk = flow_model();
+    glow_diag d = { 0 };
+    glow_module *m = load(mk, &d);
+    glow_program *p = NULL;
+    glow_compile_options o = { .backend = backend, .stop_after = GLOW_STAGE_COMPILED };
+    if (m && glow_program_create(m, &o, &p, &d) != GLOW_OK)
+        p = NULL;
+    CHECK(p != NULL);
+    if (!p) {
+        fprintf(stderr, "%s: %s\n", backend, d.msg);
+        mk_free(mk);
+        return;
+    }
+    /* selected: {1, 3, 4}, then {4}, then none */
+    const float xs[3][6] = { { -1, 2, 0, 4, 5, -6 }, { -1, -2, -3, -4, 3, -1 },
+                             { -1, -2, -3, -4, -5, -6 } };
+    const int sel[3][3] = { { 1, 3, 4 }, { 4 }, { 0 } };
+    const int nsel[3] = { 3, 1, 0 };
+    for (int run = 0; run < 3; run++) {
+        glow_tensor x = tensor_f32(6, xs[run]);
+        CHECK_EQ(glow_program_run(p, &x, 1, &d), GLOW_OK);
+        glow_tensor rows = glow_program_output(p, 0), sc = glow_program_output(p, 1);
+        glow_tensor sq = glow_program_output(p, 2), cat = glow_program_output(p, 3);
+        int k = nsel[run];
+        CHECK_EQ(rows.type.rank, 2);
+        CHECK_EQ(rows.type.dims[0], k);
+        CHECK_EQ(sc.type.dims[0], k);
+        CHECK_EQ(sq.type.dims[0], k);
+        CHECK_EQ(cat.type.dims[0], k);
+        CHECK_EQ(cat.type.dims[1], 3);
+        const float *rv = rows.data, *sv = sc.data, *qv = sq.data, *cv = cat.data;
+        for (int i = 0; i < k && rows.type.dims[0] == k && cat.type.dims[0] == k; i++) {
+            int r = sel[run][i];
+            CHECK_EQ(rv[2 * i], 10.0f * (float)r);
+            CHECK_EQ(rv[2 * i + 1], 10.0f * (float)r + 1);
+            CHECK_EQ(sv[i], 2 * xs[run][r]);
+            CHECK_EQ(qv[i], 10.0f * (float)(r * r - 1));
+            CHECK_EQ(cv[3 * i], 10.0f * (float)r);
+            CHECK_EQ(cv[3 * i + 1], 10.0f * (float)r + 1);
+            CHECK_EQ(cv[3 * i + 2], 2 * xs[run][r]);
+        }
+        glow_tensor_free(&x);
+    }
+    glow_program_destroy(p);
+    mk_free(mk);
+}
+
+/* NonZero(x) [2, K] for a [1, 6] x, then `op` on it (with the constant ax1 as its second
+ * input when nin is 2): refused, naming the consumer, its input, the producer and why. */
+static void refused(const char *op, int nin, const char *why)
+{
+    mk_model *mk = mk_new(13);
+    mk_input(mk, "x", MK_F32, 2, D(1, 6));
+    int64_t ax1 = 1;
+    mk_initializer(mk, mk_tensor_raw(mk, "ax1", MK_I64, 1, D(1), &ax1, 8));
+    mk_node(mk, "NonZero", "nz", 1, S("x"), 1, S("where"));   /* i64 [2, K] */
+    mk_node(mk, op, "use", nin, S("where", "ax1"), 1, S("y"));
+    mk_output(mk, "y", MK_I64, -1, NULL);
+    glow_diag d = { 0 };
+    glow_module *m = load(mk, &d);
+    CHECK(m == NULL);
+    glow_module_destroy(m);
+    CHECK_EQ(d.status, GLOW_ERR_UNSUPPORTED);
+    char head[128];
+    snprintf(head, sizeof head, "%s 'use'", op);
+    CHECK_CONTAINS(d.msg, head);
+    CHECK_CONTAINS(d.msg, "input 0 'where' has a data-dependent shape (a result of NonZero 'nz')");
+    CHECK_CONTAINS(d.msg, why);
+    mk_free(mk);
+}
+
+int main(void)
+{
+    test_import();
+    test_run("interpreter");
+    test_run("cpu");
+    refused("ReduceSum", 2, "only to graph outputs and to the ops that keep its rows apart");
+    refused("Transpose", 1, "its dynamic axis is not leading");
+    return CHECK_DONE();
+}
