@@ -57,7 +57,7 @@ static const struct {
     { "Greater", 3, BND_ELEM, false }, { "LessOrEqual", 3, BND_ELEM, false },
     { "GreaterOrEqual", 3, BND_ELEM, false }, { "And", 3, BND_ELEM, false },
     { "Or", 3, BND_ELEM, false }, { "Xor", 3, BND_ELEM, false },
-    { "BitShift", 3, BND_ELEM, false }, { "BitwiseAnd", 3, BND_ELEM, false },
+    { "BitShift", 1, BND_ELEM, false }, { "BitwiseAnd", 3, BND_ELEM, false },
     { "BitwiseOr", 3, BND_ELEM, false }, { "BitwiseXor", 3, BND_ELEM, false },
     { "Where", 7, BND_ELEM, false }, { "Min", ALL, BND_ELEM, false },
     { "Max", ALL, BND_ELEM, false }, { "Sum", ALL, BND_ELEM, false },
@@ -140,6 +140,10 @@ glow_status onnx_bounded_input(onnx_ctx *cx, const Onnx__NodeProto *np, int i,
     if (f < 0 || i >= 32 || !(flows[f].inputs >> i & 1u))
         return refuse(cx, np, i, b, "glowc passes such values only to graph outputs and to the "
                       "ops that keep its rows apart (docs/dynamic-shapes.md)");
+    /* An integer division by the padding's zeros would trap, or fail the run. */
+    bool divides = strcmp(np->op_type, "Div") == 0 || strcmp(np->op_type, "Mod") == 0;
+    if (divides && i == 1 && !glow_dtype_is_float(glow_value_type(b->v)->dtype))
+        return refuse(cx, np, i, b, "an integer divisor's padding would divide by zero");
     if (cx->bnd_np != np) {
         cx->bnd_np = np;
         cx->bnd_inputs = 0;
