@@ -27,6 +27,7 @@ typedef enum {
     BND_SLICE,    /* Slice leaving the dynamic axis whole */
     BND_RESHAPE,  /* Reshape, Flatten, Squeeze, Unsqueeze: the same buffer, new dims */
     BND_TRANSPOSE,
+    BND_GATHER_ND, /* GatherND by bounded indices whose dynamic axis is not the tuple axis */
 } bnd_rule;
 
 #define ALL 0xffffffffu
@@ -62,7 +63,8 @@ static const struct {
     { "Where", 7, BND_ELEM, false }, { "Min", ALL, BND_ELEM, false },
     { "Max", ALL, BND_ELEM, false }, { "Sum", ALL, BND_ELEM, false },
     { "Mean", ALL, BND_ELEM, false },
-    { "Gather", 3, BND_GATHER, true }, { "Concat", ALL, BND_CONCAT, true },
+    { "Gather", 3, BND_GATHER, true }, { "GatherND", 2, BND_GATHER_ND, false },
+    { "Concat", ALL, BND_CONCAT, true },
     { "Slice", 1, BND_SLICE, true }, { "Reshape", 1, BND_RESHAPE, true },
     { "Flatten", 1, BND_RESHAPE, true }, { "Squeeze", 1, BND_RESHAPE, true },
     { "Unsqueeze", 1, BND_RESHAPE, true }, { "Transpose", 1, BND_TRANSPOSE, true },
@@ -133,6 +135,43 @@ static glow_status zero_padding(onnx_ctx *cx, const Onnx__NodeProto *np, const o
     return onnx_build_elemwise(cx, np, NK_WHERE, ops, 3, NULL, 0, out);
 }
 
+/* b's value with its actual elements moved from the compact prefix to their places in the
+ * bound ("padded" layout), for an op that will make the dynamic axis leading (a Transpose or
+ * Gather of NonZero's [rank, K] result): then its result's prefix is compact again. The element
+ * at bound position (pre, j, post) sits at count * pre * inner + j * inner + post in the compact
+ * buffer (inner: elements per row, pre: the flat index over the dims before the axis), always
+ * inside the buffer as count <= bound; padding positions read some element (dirty). */
+static glow_status relayout(onnx_ctx *cx, const Onnx__NodeProto *np, int i,
+                            const onnx_binding *b, glow_value *out)
+{
+    const glow_type *t = glow_value_type(b->v);
+    int a = b->count_axis;
+    int64_t n = glow_type_numel(t), rows = t->dims[a], inner = dims_prod(t, a + 1, t->rank);
+    if (n > (int64_t)(ONNX_FOLD_MAX_BYTES / sizeof(int64_t)))
+        return refuse(cx, np, i, b, "moving its elements would need an index larger than glowc "
+                      "builds");
+    int64_t *pre = GLOW_NEW_ARRAY(&cx->scratch, int64_t, (size_t)(n ? n : 1));
+    int64_t *at = GLOW_NEW_ARRAY(&cx->scratch, int64_t, (size_t)(n ? n : 1));
+    for (int64_t p = 0; p < n; p++) {
+        int64_t row_block = rows * inner;   /* elements per step of the dims before the axis */
+        pre[p] = p / row_block * inner;
+        at[p] = p % row_block;
+    }
+    glow_type it = glow_type_make(GLOW_I64, t->rank, t->dims);
+    glow_value ops[2] = { onnx_constant(cx, onnx_sub_name(cx, np, "relayout_pre"), &it, pre),
+                          b->count };
+    glow_value scaled, pos, flat;
+    GLOW_TRY(onnx_build_elemwise(cx, np, NK_MUL, ops, 2, NULL, 0, &scaled));
+    ops[0] = scaled;
+    ops[1] = onnx_constant(cx, onnx_sub_name(cx, np, "relayout_at"), &it, at);
+    GLOW_TRY(onnx_build_elemwise(cx, np, NK_ADD, ops, 2, NULL, 0, &pos));
+    GLOW_TRY(onnx_reshape(cx, np, b->v, 1, &n, &flat));
+    ops[0] = flat;
+    ops[1] = pos;
+    glow_attr ax = GLOW_AI(AXIS, 0);
+    return onnx_build(cx, np, NK_GATHER, ops, 2, &ax, 1, NULL, 0, out);
+}
+
 glow_status onnx_bounded_input(onnx_ctx *cx, const Onnx__NodeProto *np, int i,
                                const onnx_binding *b, glow_value *v)
 {
@@ -146,12 +185,19 @@ glow_status onnx_bounded_input(onnx_ctx *cx, const Onnx__NodeProto *np, int i,
         return refuse(cx, np, i, b, "an integer divisor's padding would divide by zero");
     if (cx->bnd_np != np) {
         cx->bnd_np = np;
-        cx->bnd_inputs = 0;
+        cx->bnd_inputs = cx->bnd_relaid = 0;
     }
     cx->bnd_inputs |= 1u << i;
     *v = b->v;
-    if (flows[f].rule == BND_GATHER && i == 1 && b->pad_dirty)
+    bnd_rule rule = flows[f].rule;
+    if ((rule == BND_GATHER || rule == BND_GATHER_ND) && i == 1 && b->pad_dirty)
         return zero_padding(cx, np, b, v);
+    bool moves = rule == BND_SLICE || rule == BND_TRANSPOSE || (rule == BND_GATHER && i == 0);
+    if (moves && !leading(glow_value_type(b->v), b->count_axis)) {
+        cx->bnd_relaid |= 1u << i;
+        GLOW_TRY(relayout(cx, np, i, b, v));
+        cx->bnd_moved = *v;
+    }
     return GLOW_OK;
 }
 
@@ -224,9 +270,24 @@ static const char *check_gather(onnx_ctx *cx, const Onnx__NodeProto *np, const g
     if (a == ax)
         return "Gather selects along the dynamic axis";
     *axis = a < ax ? a : a + it->rank - 1;
-    if (!leading(dt, a) || !leading(o, *axis))
+    if (!(leading(dt, a) || (cx->bnd_relaid & 1u)) || !leading(o, *axis))
         return "its dynamic axis is not leading";
     return NULL;
+}
+
+/* GatherND (batch_dims 0) by indices [..., K, ..., r]: the result is indices.shape[:-1] +
+ * data.shape[r:], so the axis stays where it is, compact as long as it is not the tuple axis. */
+static const char *check_gather_nd(onnx_ctx *cx, const Onnx__NodeProto *np, const glow_type *o,
+                                   const onnx_binding *b, int *axis)
+{
+    const glow_type *it = glow_value_type(b->v);
+    if (onnx_attr_int(np, "batch_dims", 0) != 0)
+        return "GatherND with batch_dims pairs the indices with the data along the axis";
+    if (b->count_axis == it->rank - 1)
+        return "the dynamic axis holds the index tuples";
+    *axis = b->count_axis;
+    return o->rank > *axis && o->dims[*axis] == it->dims[*axis] ? NULL
+                                                                 : "the result lost the axis";
 }
 
 static const char *check_concat(onnx_ctx *cx, const Onnx__NodeProto *np, const glow_type *o,
@@ -235,6 +296,8 @@ static const char *check_concat(onnx_ctx *cx, const Onnx__NodeProto *np, const g
     int ax = (int)onnx_attr_int(np, "axis", 0);
     if (ax < 0)
         ax += o->rank;
+    if (ax == b->count_axis)
+        return "Concat joins along the dynamic axis";
     for (int k = 0; k < onnx_num_inputs(np); k++) {
         if (!(cx->bnd_inputs >> k & 1u))
             return "another operand has a static shape (its extent along the dynamic axis "
@@ -243,27 +306,27 @@ static const char *check_concat(onnx_ctx *cx, const Onnx__NodeProto *np, const g
         if (bk->count_axis != b->count_axis || !leading(glow_value_type(bk->v), bk->count_axis))
             return "the operands' dynamic axes are not the same leading axis";
     }
-    if (ax == b->count_axis)
-        return "Concat joins along the dynamic axis";
     *axis = b->count_axis;
     return NULL;
 }
 
 static const char *check_layout(const Onnx__NodeProto *np, bnd_rule rule, const glow_type *o,
-                                glow_value v, const onnx_binding *b, int *axis)
+                                glow_value v, const onnx_binding *b, bool relaid,
+                                glow_value moved, int *axis)
 {
     const glow_type *t = glow_value_type(b->v);
     int a = b->count_axis;
-    if (!leading(t, a))
+    if (!leading(t, a) && !relaid)
         return "its dynamic axis is not leading";
     if (rule == BND_SLICE) {
-        if (v.node != b->v.node || v.res != b->v.res) {
+        glow_value src = relaid ? moved : b->v;
+        if (v.node != src.node || v.res != src.res) {
             const glow_node *n = v.node;
             int ns = 0, ne = 0, np_ = 0;
             const int64_t *st = n->kind == NK_SLICE ? glow_node_ints(n, GA_STARTS, &ns) : NULL;
             const int64_t *en = st ? glow_node_ints(n, GA_ENDS, &ne) : NULL;
             const int64_t *sp = st ? glow_node_ints(n, GA_STEPS, &np_) : NULL;
-            if (!st || n->ins[0].node != b->v.node || n->ins[0].res != b->v.res || ns <= a ||
+            if (!st || n->ins[0].node != src.node || n->ins[0].res != src.res || ns <= a ||
                 ne <= a || np_ <= a)
                 return "glowc could not tell what it does to the dynamic axis";
             if (st[a] != 0 || en[a] != t->dims[a] || sp[a] != 1)
@@ -330,15 +393,20 @@ glow_status onnx_bounded_output(onnx_ctx *cx, const Onnx__NodeProto *np, int i, 
     case BND_CONCAT:
         why = check_concat(cx, np, o, b, &axis);
         break;
+    case BND_GATHER_ND:
+        why = check_gather_nd(cx, np, o, b, &axis);
+        break;
     default:
-        why = check_layout(np, flows[f].rule, o, v, b, &axis);
+        why = check_layout(np, flows[f].rule, o, v, b, cx->bnd_relaid & 1u, cx->bnd_moved,
+                           &axis);
         break;
     }
     if (!why && (axis < 0 || axis >= o->rank))
         why = "glowc could not place its dynamic axis in the result";
     if (why)
         return refuse(cx, np, first, b, why);
-    bool dirty = !flows[f].keeps_zero || (flows[f].rule == BND_GATHER && (cx->bnd_inputs & 2u));
+    bool dirty = !flows[f].keeps_zero || cx->bnd_relaid ||
+                 (flows[f].rule == BND_GATHER && (cx->bnd_inputs & 2u));
     for (int k = 0; k < 32; k++) {
         const onnx_binding *bk = cx->bnd_inputs >> k & 1u
                                      ? glow_strmap_get(&cx->values, np->input[k]) : NULL;

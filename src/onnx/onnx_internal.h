@@ -44,6 +44,8 @@ typedef struct onnx_ctx {
      * bnd_np, whose onnx_set_output binds the result with their count. */
     const Onnx__NodeProto *bnd_np;
     unsigned bnd_inputs;
+    unsigned bnd_relaid;          /* those moved out of the compact prefix first (bnd_moved) */
+    glow_value bnd_moved;
 } onnx_ctx;
 
 /* Constants computed at import (folding, ConstantOfShape, Range) larger than this stay

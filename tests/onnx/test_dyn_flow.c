@@ -1,10 +1,11 @@
 // test_dyn_flow.c - Bounded values (docs/dynamic-shapes.md) consumed by the ops that keep
 // their compact layout: the indices a NonZero selects squeezed, used to Gather static rows,
 // scaled, squared into indices whose padding would be out of range (so the importer's mask
-// shows), and concatenated; checked at import (the outputs carry the count on the right
-// axis) and run on the interpreter and the cpu backend with three extents, the last empty.
-// Consumers that would read the padding as data (a reduction over the dynamic axis, a
-// Transpose moving it off the leading position) are refused with one line naming both nodes.
+// shows), and concatenated; and x[x > 0] as torch exports it (NonZero, Transpose, GatherND).
+// Checked at import (the outputs carry the count on the right axis) and run on the interpreter
+// and the cpu backend with three extents, the last empty. Consumers that would read the
+// padding as data (a reduction, a Concat along the dynamic axis, a Flatten merging it) are
+// refused with one line naming both nodes.
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,16 +165,85 @@ static void test_run(const char *backend)
     mk_free(mk);
 }
 
-/* NonZero(x) [2, K] for a [1, 6] x, then `op` on it (with the constant ax1 as its second
- * input when nin is 2): refused, naming the consumer, its input, the producer and why. */
-static void refused(const char *op, int nin, const char *why)
+/* x[x > 0] as torch exports it: NonZero [2, K] (its axis not leading) -> Transpose -> GatherND;
+ * also NonZero's column row by Gather (torch's nz[1]) and by Slice. Both move the elements out
+ * of the compact prefix first (import_bnd.c relayout). */
+static void test_boolean_index(const char *backend)
+{
+    mk_model *mk = mk_new(13);
+    mk_input(mk, "x", MK_F32, 2, D(2, 3));
+    float zero = 0;
+    int64_t one = 1, s1 = 1, e2 = 2, ax0 = 0;
+    mk_initializer(mk, mk_tensor_raw(mk, "zero", MK_F32, 0, NULL, &zero, 4));
+    mk_initializer(mk, mk_tensor_raw(mk, "one", MK_I64, 0, NULL, &one, 8));
+    mk_initializer(mk, mk_tensor_raw(mk, "s1", MK_I64, 1, D(1), &s1, 8));
+    mk_initializer(mk, mk_tensor_raw(mk, "e2", MK_I64, 1, D(1), &e2, 8));
+    mk_initializer(mk, mk_tensor_raw(mk, "ax0", MK_I64, 1, D(1), &ax0, 8));
+    mk_node(mk, "Greater", "pos", 2, S("x", "zero"), 1, S("p"));
+    mk_node(mk, "NonZero", "nz", 1, S("p"), 1, S("where"));
+    mk_node(mk, "Transpose", "tr", 1, S("where"), 1, S("coords"));
+    mk_node(mk, "GatherND", "pick", 2, S("x", "coords"), 1, S("picked"));
+    mk_node(mk, "Gather", "col_of", 2, S("where", "one"), 1, S("cols"));
+    mk_node(mk, "Slice", "col_sl", 4, S("where", "s1", "e2", "ax0"), 1, S("cols2"));
+    mk_output(mk, "picked", MK_F32, 1, D(6));
+    mk_output(mk, "cols", MK_I64, 1, D(6));
+    mk_output(mk, "cols2", MK_I64, 2, D(1, 6));
+    glow_diag d = { 0 };
+    glow_module *m = load(mk, &d);
+    glow_program *p = NULL;
+    glow_compile_options o = { .backend = backend, .stop_after = GLOW_STAGE_COMPILED };
+    if (m && glow_program_create(m, &o, &p, &d) != GLOW_OK)
+        p = NULL;
+    CHECK(p != NULL);
+    if (!p) {
+        fprintf(stderr, "%s: %s\n", backend, d.msg);
+        mk_free(mk);
+        return;
+    }
+    const float xs[3][6] = { { 1, -2, 0, 4, 5, -6 }, { -1, -2, 3, -4, -5, -6 },
+                             { -1, -2, -3, -4, -5, -6 } };
+    const float want[3][3] = { { 1, 4, 5 }, { 3 }, { 0 } };
+    const int64_t wcol[3][3] = { { 0, 0, 1 }, { 2 }, { 0 } };
+    const int nwant[3] = { 3, 1, 0 };
+    for (int run = 0; run < 3; run++) {
+        glow_type ty = glow_type_make(GLOW_F32, 2, D(2, 3));
+        glow_tensor x;
+        glow_tensor_alloc(&x, &ty, &d);
+        memcpy(x.data, xs[run], sizeof xs[run]);
+        CHECK_EQ(glow_program_run(p, &x, 1, &d), GLOW_OK);
+        glow_tensor pk = glow_program_output(p, 0), cl = glow_program_output(p, 1);
+        glow_tensor c2 = glow_program_output(p, 2);
+        int k = nwant[run];
+        CHECK_EQ(pk.type.dims[0], k);
+        CHECK_EQ(cl.type.dims[0], k);
+        CHECK_EQ(c2.type.rank, 2);
+        CHECK_EQ(c2.type.dims[1], k);
+        const float *pv = pk.data;
+        const int64_t *cv = cl.data, *c2v = c2.data;
+        for (int i = 0; i < k && pk.type.dims[0] == k && cl.type.dims[0] == k &&
+                        c2.type.dims[1] == k; i++) {
+            CHECK_EQ(pv[i], want[run][i]);
+            CHECK_EQ(cv[i], wcol[run][i]);
+            CHECK_EQ(c2v[i], wcol[run][i]);
+        }
+        glow_tensor_free(&x);
+    }
+    glow_program_destroy(p);
+    mk_free(mk);
+}
+
+/* NonZero(x) [2, K] for a [1, 6] x, then `op` on it (with `in2` as its second input when
+ * given, and `axis` when >= 0): refused, naming the consumer, its input, the producer and why. */
+static void refused(const char *op, const char *in2, int axis, const char *why)
 {
     mk_model *mk = mk_new(13);
     mk_input(mk, "x", MK_F32, 2, D(1, 6));
     int64_t ax1 = 1;
     mk_initializer(mk, mk_tensor_raw(mk, "ax1", MK_I64, 1, D(1), &ax1, 8));
     mk_node(mk, "NonZero", "nz", 1, S("x"), 1, S("where"));   /* i64 [2, K] */
-    mk_node(mk, op, "use", nin, S("where", "ax1"), 1, S("y"));
+    Onnx__NodeProto *n = mk_node(mk, op, "use", in2 ? 2 : 1, S("where", in2), 1, S("y"));
+    if (axis >= 0)
+        mk_attr_int(mk, n, "axis", axis);
     mk_output(mk, "y", MK_I64, -1, NULL);
     glow_diag d = { 0 };
     glow_module *m = load(mk, &d);
@@ -193,7 +263,10 @@ int main(void)
     test_import();
     test_run("interpreter");
     test_run("cpu");
-    refused("ReduceSum", 2, "only to graph outputs and to the ops that keep its rows apart");
-    refused("Transpose", 1, "its dynamic axis is not leading");
+    test_boolean_index("interpreter");
+    test_boolean_index("cpu");
+    refused("ReduceSum", "ax1", -1, "only to graph outputs and to the ops that keep its rows apart");
+    refused("Concat", "where", 1, "Concat joins along the dynamic axis");
+    refused("Flatten", NULL, 0, "its dynamic axis is not leading");
     return CHECK_DONE();
 }
