@@ -145,25 +145,33 @@ static glow_status relayout(onnx_ctx *cx, const Onnx__NodeProto *np, int i,
                             const onnx_binding *b, glow_value *out)
 {
     const glow_type *t = glow_value_type(b->v);
-    int a = b->count_axis;
-    int64_t n = glow_type_numel(t), rows = t->dims[a], inner = dims_prod(t, a + 1, t->rank);
-    if (n > (int64_t)(ONNX_FOLD_MAX_BYTES / sizeof(int64_t)))
+    int a = b->count_axis, r = t->rank;
+    int64_t n = glow_type_numel(t), npre = dims_prod(t, 0, a), nat = dims_prod(t, a, r);
+    int64_t inner = dims_prod(t, a + 1, r);
+    /* `pre` varies over the dims before the axis only, `at` over the others: two small
+     * constants that broadcast to the bound's shape. */
+    if (npre > (int64_t)(ONNX_FOLD_MAX_BYTES / sizeof(int64_t)) ||
+        nat > (int64_t)(ONNX_FOLD_MAX_BYTES / sizeof(int64_t)))
         return refuse(cx, np, i, b, "moving its elements would need an index larger than glowc "
                       "builds");
-    int64_t *pre = GLOW_NEW_ARRAY(&cx->scratch, int64_t, (size_t)(n ? n : 1));
-    int64_t *at = GLOW_NEW_ARRAY(&cx->scratch, int64_t, (size_t)(n ? n : 1));
-    for (int64_t p = 0; p < n; p++) {
-        int64_t row_block = rows * inner;   /* elements per step of the dims before the axis */
-        pre[p] = p / row_block * inner;
-        at[p] = p % row_block;
+    int64_t *pre = GLOW_NEW_ARRAY(&cx->scratch, int64_t, (size_t)(npre ? npre : 1));
+    int64_t *at = GLOW_NEW_ARRAY(&cx->scratch, int64_t, (size_t)(nat ? nat : 1));
+    for (int64_t p = 0; p < npre; p++)
+        pre[p] = p * inner;
+    for (int64_t p = 0; p < nat; p++)
+        at[p] = p;
+    int64_t pdims[GLOW_MAX_DIMS], adims[GLOW_MAX_DIMS];
+    for (int k = 0; k < r; k++) {
+        pdims[k] = k < a ? t->dims[k] : 1;
+        adims[k] = k < a ? 1 : t->dims[k];
     }
-    glow_type it = glow_type_make(GLOW_I64, t->rank, t->dims);
-    glow_value ops[2] = { onnx_constant(cx, onnx_sub_name(cx, np, "relayout_pre"), &it, pre),
+    glow_type pt = glow_type_make(GLOW_I64, r, pdims), at_t = glow_type_make(GLOW_I64, r, adims);
+    glow_value ops[2] = { onnx_constant(cx, onnx_sub_name(cx, np, "relayout_pre"), &pt, pre),
                           b->count };
     glow_value scaled, pos, flat;
     GLOW_TRY(onnx_build_elemwise(cx, np, NK_MUL, ops, 2, NULL, 0, &scaled));
     ops[0] = scaled;
-    ops[1] = onnx_constant(cx, onnx_sub_name(cx, np, "relayout_at"), &it, at);
+    ops[1] = onnx_constant(cx, onnx_sub_name(cx, np, "relayout_at"), &at_t, at);
     GLOW_TRY(onnx_build_elemwise(cx, np, NK_ADD, ops, 2, NULL, 0, &pos));
     GLOW_TRY(onnx_reshape(cx, np, b->v, 1, &n, &flat));
     ops[0] = flat;
@@ -220,6 +228,8 @@ static const char *check_elem(onnx_ctx *cx, const Onnx__NodeProto *np, const glo
         if (!onnx_has_input(np, k))
             continue;
         const glow_type *t = input_type(cx, np, k);
+        if (!t)
+            return "glowc could not tell the type of another operand";
         if (!(cx->bnd_inputs >> k & 1u)) {
             positionwise = positionwise && glow_type_numel(t) == 1;
             continue;
@@ -243,7 +253,7 @@ static const char *check_elem(onnx_ctx *cx, const Onnx__NodeProto *np, const glo
         if (!onnx_has_input(np, k) || (cx->bnd_inputs >> k & 1u))
             continue;
         const glow_type *t = input_type(cx, np, k);
-        int ak = at - (ro - t->rank);
+        int ak = at - (ro - t->rank);   /* t is not NULL: the loop above returned otherwise */
         if (ak >= 0 && t->dims[ak] != 1)
             return "another operand has a static extent along the dynamic axis";
     }
@@ -254,6 +264,8 @@ static const char *check_gather(onnx_ctx *cx, const Onnx__NodeProto *np, const g
                                 const onnx_binding *b, int *axis)
 {
     const glow_type *dt = input_type(cx, np, 0), *it = input_type(cx, np, 1);
+    if (!dt || !it)
+        return "glowc could not tell the type of another operand";
     int ax = (int)onnx_attr_int(np, "axis", 0);
     if (ax < 0)
         ax += dt->rank;
