@@ -404,7 +404,10 @@ static void async_done(void *user, uint64_t id, glow_host_outcome o, const glow_
     for (int k = 0; k < n; k++) {
         api_io io;
         fill_io(a->net, true, k, &io);
-        t[k] = api_tensor_new(NULL, io.dtype, io.rank, io.shape, io.bytes);
+        /* A data-dependent output comes back under its actual extent (outs[k]'s type), as
+         * from glowc_session_run_tensors. */
+        size_t bytes = glow_tensor_bytes(&outs[k]);
+        t[k] = api_tensor_new(NULL, io.dtype, outs[k].type.rank, outs[k].type.dims, bytes);
         char *name = t[k] ? malloc(strlen(io.name) + 1) : NULL;
         if (!name) {
             glowc_tensor_destroy(t[k]);
@@ -418,7 +421,7 @@ static void async_done(void *user, uint64_t id, glow_host_outcome o, const glow_
         strcpy(name, io.name);
         t[k]->own_name = name;   /* the tensor may outlive the network */
         t[k]->name = name;
-        memcpy(t[k]->data, outs[k].data, io.bytes);
+        memcpy(t[k]->data, outs[k].data, bytes);
     }
     a->cb(a->user, id, st, n ? t : NULL, n);
     for (int k = 0; k < n; k++)

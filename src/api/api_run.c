@@ -156,6 +156,18 @@ static glowc_status run_inputs(glowc_session *s, const glowc_value **in, glow_ex
     return GLOWC_OK;
 }
 
+/* A caller's buffer has the output's declared size, the bound for a data-dependent output
+ * (docs/dynamic-shapes.md): the actual elements come first, compactly, and the rest is zeroed,
+ * so it never shows an earlier run's elements or a padding that went through arithmetic. */
+static void api_copy_output(void *dst, size_t size, const glow_tensor *t)
+{
+    size_t bytes = glow_tensor_bytes(t);
+    if (bytes > size)
+        bytes = size;
+    memcpy(dst, t->data, bytes);
+    memset((uint8_t *)dst + bytes, 0, size - bytes);
+}
+
 GLOWC_API glowc_status glowc_session_run(glowc_session *s, const glowc_value *inputs,
                                          int ninputs, glowc_value *outputs, int noutputs)
 {
@@ -177,7 +189,7 @@ GLOWC_API glowc_status glowc_session_run(glowc_session *s, const glowc_value *in
             if (!r.out[k])
                 continue;
             glow_tensor t = glow_exec_output(e, k);
-            memcpy(r.out[k]->data, t.data, s->outputs[k].bytes);
+            api_copy_output(r.out[k]->data, s->outputs[k].bytes, &t);
         }
         glow_program_release(s->p, e);
     }

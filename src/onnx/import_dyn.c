@@ -5,8 +5,9 @@
 // Each becomes one node typed with an upper bound on its results plus an i64 count result.
 // The ONNX value is bound to the bounded result together with its count (onnx_binding.count);
 // a graph output of such a value gets a hidden count placeholder that the runtime reads to
-// hand out the actual extent. Any other consumer is refused by onnx_input with a message, so a
-// bounded value never flows into a node that would read its padding as data.
+// hand out the actual extent. Consumers that keep the compact layout carry the count on
+// (import_bnd.c); any other is refused by onnx_input with a message, so a bounded value never
+// flows into a node that would read its padding as data.
 #include <math.h>
 #include <string.h>
 

@@ -13,6 +13,9 @@ typedef struct onnx_binding {
      * scalar) is the run-time extent of axis count_axis. count.node is NULL otherwise. */
     glow_value count;
     int count_axis;
+    /* The padding past the count may hold nonzero values (it went through arithmetic), so a
+     * Gather by it masks it first (import_bnd.c). Results of the data-dependent ops zero it. */
+    bool pad_dirty;
 } onnx_binding;
 
 typedef struct onnx_ctx {
@@ -37,6 +40,12 @@ typedef struct onnx_ctx {
     struct onnx_dq_const *dq_consts;
     /* Added by onnx_load.c for onnx_declared_type: the graph being imported. */
     const Onnx__GraphProto *graph;
+    /* Added by import_bnd.c: the bounded inputs (bit k: input k) onnx_input gave the loader of
+     * bnd_np, whose onnx_set_output binds the result with their count. */
+    const Onnx__NodeProto *bnd_np;
+    unsigned bnd_inputs;
+    unsigned bnd_relaid;          /* those moved out of the compact prefix first (bnd_moved) */
+    glow_value bnd_moved;
 } onnx_ctx;
 
 /* Constants computed at import (folding, ConstantOfShape, Range) larger than this stay
@@ -244,6 +253,17 @@ glow_status load_unique_dyn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
                             glow_node_kind kind);
 glow_status load_compress_dyn(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
                               glow_node_kind kind);
+
+/* --- import_bnd.c: bounded values consumed by other ops (docs/dynamic-shapes.md) --- */
+
+/* Input i of np is the bounded value b: fails with the one-line refusal unless np's op keeps
+ * the compact layout when it reads b at input i; sets *v (b's value, or for Gather indices
+ * with a dirty padding, a masked copy) and notes the input for onnx_bounded_output. */
+glow_status onnx_bounded_input(onnx_ctx *cx, const Onnx__NodeProto *np, int i,
+                               const onnx_binding *b, glow_value *v);
+/* Binds output i to v with the count of the bounded inputs noted for np, after checking
+ * with the real types that v holds its actual elements compactly; refuses otherwise. */
+glow_status onnx_bounded_output(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glow_value v);
 
 /* --- import_lazy.c: lazy control flow (docs/dynamic-shapes.md) --- */
 

@@ -176,10 +176,7 @@ glow_status onnx_input_any(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glow_
         return onnx_fail(cx, np, GLOW_ERR_UNSUPPORTED, "input %d '%s' comes from a node that "
                          "failed to import", i, np->input[i]);
     if (b->count.node)
-        return onnx_unsupported(cx, np, "input %d '%s' has a data-dependent shape (a result of "
-                                "%s '%s'); glowc supports such values only as graph outputs",
-                                i, np->input[i], glow_node_kind_name(b->v.node->kind),
-                                b->v.node->name);
+        return onnx_bounded_input(cx, np, i, b, v);   /* refused unless the op keeps rows apart */
     *v = b->v;
     glow_node *c = is_shape_input(np, i) ? specialize(cx, *v) : NULL;
     if (c)
@@ -392,6 +389,8 @@ glow_status onnx_set_output(onnx_ctx *cx, const Onnx__NodeProto *np, int i, glow
 {
     if (!onnx_has_output(np, i))
         return GLOW_OK;
+    if (cx->bnd_np == np && cx->bnd_inputs)
+        return onnx_bounded_output(cx, np, i, v);
     onnx_binding *b = GLOW_NEW(cx->arena, onnx_binding);
     b->v = v;
     glow_strmap_put(&cx->values, np->output[i], b);

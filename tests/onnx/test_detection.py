@@ -1,10 +1,15 @@
 # test_detection.py - A detection-style model end to end (issue 21, docs/dynamic-shapes.md): a
 # small conv backbone with box and score heads, exported by torch (Debian's python3-torch),
-# followed by an ONNX NonMaxSuppression node added with python3-onnx. glowc compiles and runs it
-# on the interpreter and the cpu backend. Its boxes and scores are compared with torch's. Its
-# selected indices (a data-dependent shape) are compared with a NumPy NMS of torch's boxes and
-# scores, which is itself checked against torchvision.ops.nms when torchvision is there. A bundle
-# must refuse the model with its one-line reason. Exits 77 (skipped) without torch or onnx.
+# followed by ONNX nodes added with python3-onnx, as exporters of detection models write them:
+# NonMaxSuppression, its box column taken with a Gather (torch's `selected[:, 2]`) and its class
+# column with a Slice and a Squeeze, then the kept boxes gathered by box index and the kept
+# scores by the flat index class * boxes + box (arithmetic on a data-dependent value). glowc
+# compiles and runs it on the interpreter and the cpu backend. Its boxes and scores are compared
+# with torch's. Its selected indices (a data-dependent shape) are compared with a NumPy NMS of
+# torch's boxes and scores, which is itself checked against torchvision.ops.nms when torchvision
+# is there; the kept boxes, scores and classes with NumPy indexing of torch's results by them. A
+# bundle must refuse the model with its one-line reason. Exits 77 (skipped) without torch or
+# onnx.
 import os
 import subprocess
 import sys
@@ -21,6 +26,7 @@ except ImportError as e:
 
 GLOWC = os.environ.get("GLOWC_BIN", "build/release/glowc")
 MAX_PER_CLASS, IOU, SCORE = 20, 0.4, 0.5
+NOUT = 6   # boxes, scores, selected, kept_boxes, kept_scores, kept_classes
 failures = []
 
 
@@ -121,11 +127,34 @@ def export(path, x):
         numpy_helper.from_array(np.array([MAX_PER_CLASS], np.int64), "max_per_class"),
         numpy_helper.from_array(np.array([IOU], np.float32), "iou_threshold"),
         numpy_helper.from_array(np.array([SCORE], np.float32), "score_threshold")])
-    g.node.append(helper.make_node(
-        "NonMaxSuppression", ["boxes", "scores", "max_per_class", "iou_threshold",
-                              "score_threshold"], ["selected"], name="nms", center_point_box=0))
-    g.output.append(helper.make_tensor_value_info("selected", TensorProto.INT64,
-                                                  ["num_selected", 3]))
+    g.initializer.extend([
+        numpy_helper.from_array(np.array(2, np.int64), "two"),
+        numpy_helper.from_array(np.array([1], np.int64), "one_1"),
+        numpy_helper.from_array(np.array([2], np.int64), "two_1"),
+        numpy_helper.from_array(np.array([0], np.int64), "axis0"),
+        numpy_helper.from_array(np.array([-1], np.int64), "flat"),
+        numpy_helper.from_array(np.array(boxes.shape[1], np.int64), "nboxes")])
+    g.node.extend([
+        helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_per_class",
+                                               "iou_threshold", "score_threshold"],
+                         ["selected"], name="nms", center_point_box=0),
+        helper.make_node("Gather", ["selected", "two"], ["box_index"], name="box_col", axis=1),
+        helper.make_node("Slice", ["selected", "one_1", "two_1", "one_1"], ["cls_col"],
+                         name="cls_slice"),
+        helper.make_node("Squeeze", ["cls_col", "one_1"], ["kept_classes"], name="cls_squeeze"),
+        helper.make_node("Squeeze", ["boxes", "axis0"], ["boxes_2d"], name="boxes_2d"),
+        helper.make_node("Gather", ["boxes_2d", "box_index"], ["kept_boxes"], name="keep_boxes",
+                         axis=0),
+        helper.make_node("Reshape", ["scores", "flat"], ["scores_flat"], name="scores_flat"),
+        helper.make_node("Mul", ["kept_classes", "nboxes"], ["cls_base"], name="cls_base"),
+        helper.make_node("Add", ["cls_base", "box_index"], ["score_index"], name="score_index"),
+        helper.make_node("Gather", ["scores_flat", "score_index"], ["kept_scores"],
+                         name="keep_scores", axis=0)])
+    g.output.extend([
+        helper.make_tensor_value_info("selected", TensorProto.INT64, ["num_selected", 3]),
+        helper.make_tensor_value_info("kept_boxes", TensorProto.FLOAT, ["num_selected", 4]),
+        helper.make_tensor_value_info("kept_scores", TensorProto.FLOAT, ["num_selected"]),
+        helper.make_tensor_value_info("kept_classes", TensorProto.INT64, ["num_selected"])])
     onnx.checker.check_model(m)
     onnx.save(m, path)
     return boxes.numpy(), scores.numpy()
@@ -136,7 +165,7 @@ def run_glowc(model, inp, backend, outdir):
                        capture_output=True, text=True)
     check(r.returncode == 0, f"glowc run --backend {backend}: exit {r.returncode}: {r.stderr}")
     outs = []
-    for i in range(3):
+    for i in range(NOUT):
         p = os.path.join(outdir, f"output_{i}.pb")
         if os.path.exists(p):
             t = onnx.TensorProto()
@@ -166,8 +195,8 @@ def main():
         for backend in ("interpreter", "cpu"):
             outdir = os.path.join(tmp, "out_" + backend)
             outs = run_glowc(model, inp, backend, outdir)
-            if len(outs) != 3:
-                check(False, f"{backend}: {len(outs)} outputs, expected 3")
+            if len(outs) != NOUT:
+                check(False, f"{backend}: {len(outs)} outputs, expected {NOUT}")
                 continue
             check(np.allclose(outs[0], boxes, rtol=1e-4, atol=1e-5), f"{backend}: boxes differ")
             check(np.allclose(outs[1], scores, rtol=1e-4, atol=1e-5), f"{backend}: scores differ")
@@ -176,6 +205,17 @@ def main():
                   f"int64{list(want.shape)}")
             check(np.array_equal(outs[2], want), f"{backend}: selected {outs[2].tolist()}, "
                   f"expected {want.tolist()}")
+            # The kept values, from torch's boxes and scores by the reference's selection.
+            kb = boxes[want[:, 0], want[:, 2]]
+            ks = scores[want[:, 0], want[:, 1], want[:, 2]]
+            for got, ref, what in ((outs[3], kb, "kept boxes"), (outs[4], ks, "kept scores")):
+                check(got.dtype == np.float32 and got.shape == ref.shape,
+                      f"{backend}: {what} are {got.dtype}{list(got.shape)}, expected "
+                      f"float32{list(ref.shape)}")
+                check(got.shape == ref.shape and np.allclose(got, ref, rtol=1e-4, atol=1e-5),
+                      f"{backend}: {what} differ: {got.tolist()} vs {ref.tolist()}")
+            check(np.array_equal(outs[5], want[:, 1]), f"{backend}: kept classes "
+                  f"{outs[5].tolist()}, expected {want[:, 1].tolist()}")
         r = subprocess.run([GLOWC, "compile", model, "--emit-bundle", os.path.join(tmp, "b")],
                            capture_output=True, text=True)
         check(r.returncode != 0 and "data-dependent result shape" in r.stderr,
@@ -183,7 +223,8 @@ def main():
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1
-    print("detection: boxes, scores and NonMaxSuppression match on interpreter and cpu")
+    print("detection: boxes, scores, NonMaxSuppression and the kept boxes, scores and classes "
+          "match on interpreter and cpu")
     return 0
 
 
