@@ -401,7 +401,6 @@ static glow_status infer_kind(infer_cx *cx, const glow_node *n)
             s = infer_prim(cx, &handled);
         if (!handled)
             s = infer_quant(cx, &handled);
-        /* LOOP before infer_dyn, which still holds an older rule for it. */
         if (!handled)
             s = infer_loop(cx, &handled);
         if (!handled)

@@ -1,7 +1,7 @@
 // infer_dyn.c - Type inference for the nodes with data-dependent result shapes (NonZero,
 // Unique, Compress, NonMaxSuppression, FirstK): each result gets its upper bound, and the last
 // result is the i64 scalar count the node finds at run time (docs/dynamic-shapes.md). Also the
-// lazy control-flow nodes IF and LOOP, whose result types come from their bodies.
+// lazy control-flow node IF, whose result types come from its branches.
 #include <inttypes.h>
 
 #include "graph/infer_internal.h"
@@ -114,28 +114,21 @@ static glow_status infer_first_k(infer_cx *cx)
     return GLOW_OK;
 }
 
-/* IF and LOOP: the results are the body's outputs, declared by the importer. */
-static glow_status infer_control(infer_cx *cx)
+/* IF: the results are its branches' outputs, declared by the importer (LOOP's rule is in
+ * infer_control.c). */
+static glow_status infer_if(infer_cx *cx)
 {
-    bool loop = cx->n->kind == NK_LOOP;
     int64_t k = attr_i(cx, GA_K, 0);
     if (!cx->declared || cx->ndeclared < cx->nout)
         return ifail(cx, GLOW_ERR_BAD_SHAPE, "its result types must be declared (its body's)");
-    if (k < 0 || k > (int64_t)cx->n->nin - (loop ? 2 : 1) || (loop && k != cx->nout))
+    if (k < 0 || k > (int64_t)cx->n->nin - 1)
         return ifail(cx, GLOW_ERR_BAD_ATTR, "k = %" PRId64 " does not fit %u operands and %d "
                      "results", k, cx->n->nin, cx->nout);
-    const glow_type *c = in_type(cx, loop ? 1 : 0);
+    const glow_type *c = in_type(cx, 0);
     if (c->dtype != GLOW_BOOL || glow_type_numel(c) != 1)
         return ifail(cx, GLOW_ERR_BAD_TYPE, "the condition %s must be one bool", ts(c).s);
-    if (loop && (!glow_dtype_is_int(in_type(cx, 0)->dtype) || glow_type_numel(in_type(cx, 0)) != 1))
-        return ifail(cx, GLOW_ERR_BAD_TYPE, "the trip count %s must be one integer",
-                     ts(in_type(cx, 0)).s);
-    for (int i = 0; i < cx->nout; i++) {
-        if (loop && !glow_type_equal(in_type(cx, 2 + i), &cx->declared[i]))
-            return ifail(cx, GLOW_ERR_BAD_TYPE, "carried value %d is %s, its result %s", i,
-                         ts(in_type(cx, 2 + i)).s, ts(&cx->declared[i]).s);
+    for (int i = 0; i < cx->nout; i++)
         set_out(cx, i, &cx->declared[i]);
-    }
     return GLOW_OK;
 }
 
@@ -149,8 +142,7 @@ glow_status infer_dyn(infer_cx *cx, bool *handled)
     case NK_NON_MAX_SUPPRESSION: return infer_nms(cx);
     case NK_FIRST_K: return infer_first_k(cx);
     case NK_IF:
-    case NK_LOOP:
-        return infer_control(cx);
+        return infer_if(cx);
     default:
         *handled = false;
         return GLOW_OK;
