@@ -268,6 +268,38 @@ static void test_loop_six_carried(const char *backend)
     mk_free(mk), mk_free(body);
 }
 
+/* A Loop whose operands are all constants and whose condition stays true compiles: the
+ * optimizer's constant folding must not run it (it would never end). */
+static void test_loop_constant_forever(void)
+{
+    mk_model *mk = mk_new(13), *body = mk_new(13);
+    bool yes = true;
+    float v0 = 1;
+    mk_initializer(mk, mk_tensor_raw(mk, "go", MK_BOOL, 0, NULL, &yes, 1));
+    mk_initializer(mk, mk_tensor_raw(mk, "v0", MK_F32, 0, NULL, &v0, 4));
+    mk_input(body, "i", MK_I64, 0, NULL);
+    mk_input(body, "cin", MK_BOOL, 0, NULL);
+    mk_input(body, "a", MK_F32, 0, NULL);
+    mk_node(body, "Identity", "c", 1, S("cin"), 1, S("cout"));
+    mk_node(body, "Add", "add", 2, (const char *[]){ "a", "a" }, 1, S("b"));
+    mk_output(body, "cout", MK_BOOL, 0, NULL);
+    mk_output(body, "b", MK_F32, 0, NULL);
+    Onnx__NodeProto *n = mk_node(mk, "Loop", "forever", 3, (const char *[]){ "", "go", "v0" },
+                                 1, S("r"));
+    graph_attr(mk, n, "body", body);
+    mk_output(mk, "r", MK_F32, 0, NULL);
+    glow_diag d = { 0 };
+    glow_program *p;
+    shape_of sh;
+    CHECK_EQ(compile(mk, "interpreter", NK_LOOP, &p, &sh, &d), GLOW_OK);
+    CHECK_EQ(sh.of_kind, 1);
+    if (p)
+        glow_program_destroy(p);
+    else
+        fprintf(stderr, "constant while-true Loop: %s\n", d.msg);
+    mk_free(mk), mk_free(body);
+}
+
 /* An If with five outputs decided at run time is one IF node that runs only the taken
  * branch: the else branch gathers index 5 of a 3-element input, which fails if it runs. */
 static void test_if_five(const char *backend)
@@ -481,6 +513,7 @@ int main(void)
     }
     test_if_five_inline();
     test_loop_scan_stops();
+    test_loop_constant_forever();
     test_refusals();
     return CHECK_DONE();
 }
