@@ -73,9 +73,6 @@ bool cli_quant_match(const char *cmd, const char *arg, int *i, int argc, char **
 /* Sets the compile options' backend, threads and optimizer fields (oo must outlive copt). */
 void cli_model_options(const cli_model_opts *o, struct glow_opt_options *oo,
                        struct glow_compile_options *copt);
-/* --stats: "<backend> backend: F of N instructions fall back to the evaluator: Kind dtype
- * (count), ..." for a backend with an evaluator fallback. */
-void cli_model_report_fallbacks(const struct glow_program *p, FILE *out);
 
 /* --- cli_api.c: the model options through the public API --- */
 
@@ -84,6 +81,9 @@ void cli_model_report_fallbacks(const struct glow_program *p, FILE *out);
 glowc_options *cli_api_options(const cli_model_opts *o);
 /* The CLI's exit code for a public API status. */
 int cli_api_exit_code(glowc_status s);
+/* Reports a failed load or compile of the model at path (glowc_last_error(), with the path
+ * when the message lacks it) and returns the exit code, as cli_model_error does. */
+int cli_api_model_error(const char *path, glowc_status s);
 /* Loads and compiles the model at path as a session with o's options (glowc_last_error()
  * says why when it fails). */
 glowc_status cli_api_session(const cli_model_opts *o, const char *path, glowc_session **out);

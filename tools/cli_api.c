@@ -9,6 +9,7 @@
 // by the user's --assign, and --stats/--time-passes print the optimizer's per-pass figures.
 // None of those belongs in an embedding API.
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -29,6 +30,10 @@ glowc_options *cli_api_options(const cli_model_opts *o)
         st = glowc_options_set_cache_dir(opt, o->cache_dir);
     if (st == GLOWC_OK)
         st = glowc_options_set_max_memory(opt, o->max_memory);
+    if (st == GLOWC_OK)
+        st = glowc_options_set_report(opt, (o->stats ? GLOWC_REPORT_PASSES | GLOWC_REPORT_BACKEND
+                                                     : 0) |
+                                               (o->time_passes ? GLOWC_REPORT_PASS_TIMES : 0));
     if (st == GLOWC_OK && q->profile) {
         static const char *const schemas[] = {
             [GLOW_QSCHEMA_ASYMMETRIC] = "asymmetric", [GLOW_QSCHEMA_SYMMETRIC] = "symmetric",
@@ -67,6 +72,26 @@ int cli_api_exit_code(glowc_status s)
     case GLOWC_ERR_UNSUPPORTED:
     case GLOWC_ERR_BAD_INPUT: return CLI_EXIT_BAD_MODEL;
     default: return CLI_EXIT_RUN_FAILED;
+    }
+}
+
+int cli_api_model_error(const char *path, glowc_status s)
+{
+    const char *msg = glowc_last_error();
+    /* The user must be able to tell which file failed even when the message is about a node
+     * deep inside it. */
+    if (strstr(msg, path))
+        cli_error("%s", msg);
+    else
+        cli_error("%s: %s", path, msg);
+    switch (s) {
+    case GLOWC_ERR_INVALID_ARGUMENT: return CLI_EXIT_USAGE;
+    case GLOWC_ERR_RUNTIME:
+    case GLOWC_ERR_INTERNAL: return CLI_EXIT_RUN_FAILED;
+    default:
+        /* I/O, parse, unsupported, bad types or shapes, a plan over the memory limit: the
+         * model (as cli_model_error says for the pipeline's statuses). */
+        return CLI_EXIT_BAD_MODEL;
     }
 }
 

@@ -1,7 +1,7 @@
 // cli_model.c - The options that decide how a model is compiled, parsed and described once for
-// `glowc run`, `bench` and `compile`: --backend, --threads, --define, --max-memory,
-// --no-optimize, --stats, --time-passes, and the quantization options. Also the --stats line
-// on what the backend runs natively and what falls back.
+// `glowc run`, `bench`, `profile` and `compile`: --backend, --threads, --define, --max-memory,
+// --no-optimize, --stats, --time-passes, and the quantization options (cli_api.c turns them
+// into the public API's options; cli_model_options into the pipeline's, for run's own paths).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,45 +161,4 @@ void cli_model_options(const cli_model_opts *o, glow_opt_options *oo,
         copt->quant_hook = glow_quant_hook;
         copt->quant_ctx = (void *)&o->quant;
     }
-}
-
-/* "Slice f32" style: the instruction's kind and the element type of its first input. */
-static void kind_key(const ir_instr *in, char *buf, size_t size)
-{
-    const ir_value *v = in->ops[in->nops > in->nout ? in->nout : 0].v;
-    snprintf(buf, size, "%s %s", ir_instr_kind_name(in->kind), glow_dtype_name(v->type.dtype));
-}
-
-void cli_model_report_fallbacks(const glow_program *p, FILE *out)
-{
-    if (!p || !p->ir || !p->backend || !p->backend->fallbacks)
-        return;
-    const ir_instr *const *fb = NULL;
-    int n = glow_program_fallbacks(p, &fb), total = 0;
-    for (const ir_instr *in = p->ir->first; in; in = in->next)
-        total += in->kind != IK_ALLOC && in->kind != IK_DEALLOC && in->kind != IK_CPU_ZERO;
-    fprintf(out, "%s backend: %d of %d instructions fall back to the evaluator%s",
-            p->backend->name, n, total, n ? ":" : "");
-    /* Each kind once, with its count, in order of first appearance. */
-    bool *done = calloc((size_t)n + 1, sizeof *done);
-    for (int i = 0; done && i < n; i++) {
-        if (done[i])
-            continue;
-        char key[96], other[96];
-        kind_key(fb[i], key, sizeof key);
-        int count = 0;
-        for (int j = i; j < n; j++) {
-            kind_key(fb[j], other, sizeof other);
-            if (!done[j] && !strcmp(key, other)) {
-                done[j] = true;
-                count++;
-            }
-        }
-        fprintf(out, "%s %s (%d)", i ? "," : "", key, count);
-    }
-    fputc('\n', out);
-    free(done);
-    if (glow_program_code_cached(p))
-        fprintf(out, "%s backend: machine code from the compiled-code cache\n",
-                p->backend->name);
 }

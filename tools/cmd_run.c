@@ -495,7 +495,7 @@ static void report_partitions(const glow_executor *e)
                 used > dev->capacity ? glow_bytes_str(dev->capacity, cap, sizeof cap) : "");
         if (p->backend->fallbacks) {
             fputs("  ", stderr);
-            cli_model_report_fallbacks(p, stderr);
+            glow_program_report_backend(p, stderr);
         }
     }
 }
@@ -596,7 +596,7 @@ static int compile_and_run(const run_args *a, const glow_onnx_summary *sum, flat
         if (glow_program_create(m, &copt, &p, &d) != GLOW_OK)
             rc = cli_model_error(a->path, &d);
         else if (a->model.stats)
-            cli_model_report_fallbacks(p, stderr);
+            glow_program_report_backend(p, stderr);
     }
     if (p && rc == CLI_EXIT_OK) {
         run_outputs o = base;
