@@ -81,6 +81,8 @@ void api_compile_init(api_compile *c, const glowc_options *o);
 glowc_status api_load(const glowc_options *o, const char *path, const void *bytes, size_t size,
                       const glow_tensor *spec, int nspec, bool values, glow_module **out,
                       double *ms);
+/* api_fail_diag for a failed load or compile: a name not found is the model's fault. */
+glowc_status api_fail_compile(glow_diag *d);
 /* The caller's values as tensors borrowing their data (types from the public dtypes and
  * shapes); fails naming a value glowc has no type for. */
 glowc_status api_tensors_of(const glowc_value *v, int n, glow_tensor *out);

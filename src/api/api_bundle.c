@@ -78,7 +78,7 @@ GLOWC_API glowc_status glowc_bundle_create(const glowc_options *o, const char *p
         c->copt.threads = 0;
         b->threads = o->threads;
         if (glow_program_create(m, &c->copt, &b->p, d) != GLOW_OK) /* takes m */
-            st = api_fail_diag(d);
+            st = api_fail_compile(d);
     }
     free(c);
     free(d);

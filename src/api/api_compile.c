@@ -78,11 +78,7 @@ glowc_status api_load(const glowc_options *o, const char *path, const void *byte
             memcpy(d->msg, path, plen - 2);
             memcpy(d->msg + plen - 2, ": ", 2);
         }
-        /* The loader's "not found" is a name the model uses and never defines: the
-         * model's fault, not the caller's argument. */
-        if (d->status == GLOW_ERR_NOT_FOUND)
-            d->status = GLOW_ERR_PARSE;
-        st = api_fail_diag(d);
+        st = api_fail_compile(d);
         goto done;
     }
     *out = m;
@@ -112,4 +108,14 @@ glowc_status api_tensors_of(const glowc_value *v, int n, glow_tensor *out)
                             v[i].size_bytes);
     }
     return GLOWC_OK;
+}
+
+glowc_status api_fail_compile(glow_diag *d)
+{
+    /* "Not found" while loading or compiling is a name the model uses and never defines, or
+     * a value the quantization profile lacks (made for another model): the model's fault, as
+     * the CLI has always said, not an argument's (the host's unknown network names). */
+    if (d->status == GLOW_ERR_NOT_FOUND)
+        d->status = GLOW_ERR_BAD_ATTR;
+    return api_fail_diag(d);
 }

@@ -116,7 +116,7 @@ GLOWC_API glowc_status glowc_profiler_compile(glowc_profiler *p, const glowc_val
     }
     if (glow_program_create(m, &c.copt, &p->p, d) != GLOW_OK ||   /* takes m */
         glow_profiler_bind(p->pr, p->p, d) != GLOW_OK) {
-        st = api_fail_diag(d);
+        st = api_fail_compile(d);
         glow_program_destroy(p->p);
         p->p = NULL;
     } else if (p->o->report & GLOWC_REPORT_BACKEND) {
@@ -151,6 +151,15 @@ GLOWC_API glowc_status glowc_profiler_run(glowc_profiler *p, const glowc_value *
     glow_diag *d = calloc(1, sizeof *d);
     glowc_status st = t && d ? order_inputs(p, inputs, ninputs, t)
                              : api_fail(GLOWC_ERR_NO_MEMORY, "out of memory");
+    /* Every sample of the first's types: the program was compiled for them. */
+    for (int i = 0; st == GLOWC_OK && i < ninputs; i++) {
+        const glow_node *ph = p->p->inputs[i];
+        char a[128], b[128];
+        if (!glow_type_equal(&t[i].type, &ph->outs[0]))
+            st = api_fail(GLOWC_ERR_BAD_INPUT, "input %d '%s' is %s, the model's is %s (the "
+                          "first sample's)", i, ph->name, glow_type_str(&t[i].type, a, sizeof a),
+                          glow_type_str(&ph->outs[0], b, sizeof b));
+    }
     if (st == GLOWC_OK && glow_program_run(p->p, t, ninputs, d) != GLOW_OK) {
         if (!d->len)
             glow_fail(d, d->status, "%s", glow_status_name(d->status));

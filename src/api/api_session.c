@@ -115,7 +115,7 @@ static glowc_status create(const glowc_options *o, const char *path, const void 
         double t0 = api_now_ms();
         glow_program *p = NULL;
         if (glow_program_create(m, &c->copt, &p, d) != GLOW_OK) { /* takes m */
-            st = api_fail_diag(d);
+            st = api_fail_compile(d);
         } else {
             if (o->report & GLOWC_REPORT_BACKEND)
                 glow_program_report_backend(p, stderr);
