@@ -18,7 +18,7 @@ glowc_options *cli_api_options(const cli_model_opts *o)
     glowc_options *opt = glowc_options_create();
     if (!opt)
         return NULL;
-    const glow_quant_options *q = &o->quant;
+    const cli_quant_opts *q = &o->quant;
     glowc_status st = glowc_options_set_backend(opt, o->backend);
     if (st == GLOWC_OK)
         st = glowc_options_set_threads(opt, o->threads);
@@ -35,24 +35,17 @@ glowc_options *cli_api_options(const cli_model_opts *o)
                                                      : 0) |
                                                (o->time_passes ? GLOWC_REPORT_PASS_TIMES : 0));
     if (st == GLOWC_OK && q->profile) {
-        static const char *const schemas[] = {
-            [GLOW_QSCHEMA_ASYMMETRIC] = "asymmetric", [GLOW_QSCHEMA_SYMMETRIC] = "symmetric",
-            [GLOW_QSCHEMA_SYMMETRIC_UINT8] = "symmetric-uint8",
-            [GLOW_QSCHEMA_SYMMETRIC_POWER2] = "symmetric-power2",
-        };
         st = glowc_options_set_quantize(opt, q->profile);
-        if (st == GLOWC_OK)
-            st = glowc_options_set_quant_schema(opt, schemas[q->schema]);
-        if (st == GLOWC_OK)
-            st = glowc_options_set_quant_calibration(opt, q->calibration == GLOW_QCALIB_KL
-                                                              ? "kl" : "minmax");
+        if (st == GLOWC_OK && q->schema)
+            st = glowc_options_set_quant_schema(opt, q->schema);
+        if (st == GLOWC_OK && q->calibration)
+            st = glowc_options_set_quant_calibration(opt, q->calibration);
         if (st == GLOWC_OK)
             st = glowc_options_set_quant_per_channel(opt, q->per_channel);
         if (st == GLOWC_OK && q->keep_float)
             st = glowc_options_set_quant_keep_float(opt, q->keep_float);
-        if (st == GLOWC_OK)
-            st = glowc_options_set_quant_precision(opt, q->precision == GLOW_I16Q ? "int16"
-                                                                                 : "int8");
+        if (st == GLOWC_OK && q->precision)
+            st = glowc_options_set_quant_precision(opt, q->precision);
     }
     if (st != GLOWC_OK) {
         /* cli_model_match checked every value, so only memory can be missing here. */

@@ -38,7 +38,7 @@ void cmd_profile_help(void)
            "\n"
            "options:\n"
            "  -o, --output FILE  where to write the profile (required; written atomically)\n",
-           GLOW_PROFILE_BINS);
+           GLOWC_PROFILE_BINS);
     cli_model_help("threads for the backend (default: the backend's choice); the profile "
                    "does\n                     not depend on it");
     printf("  -h, --help         show this help\n"

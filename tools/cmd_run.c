@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "opt/opt.h"
+#include "quant/quant.h"
 #include "run.h"
 
 void cmd_run_help(void)
@@ -159,8 +160,9 @@ static int run_partitioned(const run_args *a, glow_module *m, int ninputs, glow_
     glow_executor *e = NULL;
     int rc = CLI_EXIT_OK;
     glow_opt_options oo;
+    glow_quant_options q;
     glow_compile_options copt = { .stop_after = GLOW_STAGE_COMPILED };
-    cli_model_options(&a->model, &oo, &copt);
+    cli_model_options(&a->model, &oo, &q, &copt);
     /* The profile names nodes of the whole graph: quantize it whole, then cut it. */
     if (copt.quant_hook && glow_module_quantize(&m, &copt, &d) != GLOW_OK) {
         glow_devices_free(devs, ndevs);
@@ -218,8 +220,9 @@ static int compile_and_run(const run_args *a, const glow_onnx_summary *sum, flat
         rc = run_partitioned(a, m, ninputs, tensors, base);
     } else {
         glow_opt_options oo;
+        glow_quant_options q;
         glow_compile_options copt = { .stop_after = GLOW_STAGE_COMPILED };
-        cli_model_options(&a->model, &oo, &copt);
+        cli_model_options(&a->model, &oo, &q, &copt);
         if (glow_program_create(m, &copt, &p, &d) != GLOW_OK)
             rc = cli_model_error(a->path, &d);
         else if (a->model.stats)

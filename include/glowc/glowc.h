@@ -459,6 +459,9 @@ GLOWC_API glowc_status glowc_session_get_info(const glowc_session *s, glowc_sess
 
 typedef struct glowc_profiler glowc_profiler;
 
+/* The histogram bins of each recorded value. */
+#define GLOWC_PROFILE_BINS 2048
+
 /* Nothing is compiled yet: the first sample's types fix the model's symbolic dims. */
 GLOWC_API glowc_status glowc_profiler_create(const glowc_options *o, const char *path,
                                              glowc_profiler **out);

@@ -21,6 +21,8 @@ struct glowc_profiler {
     int pass;                   /* 0 before glowc_profiler_begin_pass */
 };
 
+_Static_assert(GLOWC_PROFILE_BINS == GLOW_PROFILE_BINS, "the public bin count is the profiler's");
+
 #define NEED(p, fn)                                                                     \
     do {                                                                                \
         if (!(p))                                                                       \
@@ -38,7 +40,7 @@ GLOWC_API glowc_status glowc_profiler_create(const glowc_options *o, const char 
     if (p) {
         p->o = api_options_clone(o);
         p->path = strdup(path);
-        p->pr = glow_profiler_create(path, GLOW_PROFILE_BINS);
+        p->pr = glow_profiler_create(path, GLOWC_PROFILE_BINS);
     }
     if (!p || !p->o || !p->path || !p->pr) {
         glowc_profiler_destroy(p);
