@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "onnx/onnx.h"
 
 struct glowc_profiler {
     glowc_options *o;           /* a copy */
@@ -62,33 +63,38 @@ GLOWC_API void glowc_profiler_destroy(glowc_profiler *p)
     free(p);
 }
 
-/* The caller's values as tensors, in model order when named (the program's inputs). */
-static glowc_status order_inputs(const glowc_profiler *p, const glowc_value *in, int n,
-                                 glow_tensor *t)
+/* The caller's values as tensors in model order: a named value to the input of that name
+ * (names[0..want): the model's inputs), the others by position. */
+static glowc_status order_inputs(const char *const *names, int want, const glowc_value *in,
+                                 int n, glow_tensor *t)
 {
-    int want = p->p ? p->p->ninputs : n;
     if (n < 0 || (n && !in))
         return api_fail(GLOWC_ERR_INVALID_ARGUMENT, "%d inputs given at %p", n,
                         (const void *)in);
     if (n != want)
         return api_fail(GLOWC_ERR_BAD_INPUT, "the model has %d input%s, %d given", want,
                         want == 1 ? "" : "s", n);
-    GLOWC_TRY_API(api_tensors_of(in, n, t));
-    for (int i = 0; p->p && i < n; i++) {
-        if (!in[i].name)
-            continue;
-        int k = 0;
-        while (k < n && strcmp(p->p->inputs[k]->name, in[i].name))
-            k++;
+    glow_tensor *given = calloc((size_t)n + 1, sizeof *given);
+    bool *bound = calloc((size_t)n + 1, sizeof *bound);
+    glowc_status st = given && bound ? api_tensors_of(in, n, given)
+                                     : api_fail(GLOWC_ERR_NO_MEMORY, "out of memory");
+    for (int i = 0; st == GLOWC_OK && i < n; i++) {
+        int k = i;
+        if (in[i].name)
+            for (k = 0; k < n && strcmp(names[k], in[i].name); k++)
+                ;
         if (k == n)
-            return api_fail(GLOWC_ERR_BAD_INPUT, "the model has no input '%s'", in[i].name);
-        if (k != i) {
-            glow_tensor tmp = t[k];
-            t[k] = t[i];
-            t[i] = tmp;
+            st = api_fail(GLOWC_ERR_BAD_INPUT, "the model has no input '%s'", in[i].name);
+        else if (bound[k])
+            st = api_fail(GLOWC_ERR_BAD_INPUT, "input %d is given twice", k);
+        else {
+            bound[k] = true;
+            t[k] = given[i];
         }
     }
-    return GLOWC_OK;
+    free(given);
+    free(bound);
+    return st;
 }
 
 GLOWC_API glowc_status glowc_profiler_compile(glowc_profiler *p, const glowc_value *inputs,
@@ -100,11 +106,34 @@ GLOWC_API glowc_status glowc_profiler_compile(glowc_profiler *p, const glowc_val
     glow_tensor *t = calloc((size_t)ninputs + 1, sizeof *t);
     if (!t)
         return api_fail(GLOWC_ERR_NO_MEMORY, "out of memory");
-    glowc_status st = order_inputs(p, inputs, ninputs, t);
+    /* Before compiling, the input names come from the model's summary (a light parse), and
+     * only when a value is named. */
+    bool named = false;
+    for (int i = 0; inputs && i < ninputs; i++)
+        named = named || inputs[i].name;
+    glow_arena arena = { 0 };
+    glow_onnx_summary sum = { 0 };
+    const char **names = calloc((size_t)ninputs + 1, sizeof *names);
+    glow_diag *sd = named ? calloc(1, sizeof *sd) : NULL;
+    glowc_status st = !t || !names || (named && !sd)
+                          ? api_fail(GLOWC_ERR_NO_MEMORY, "out of memory") : GLOWC_OK;
+    int want = ninputs;
+    if (st == GLOWC_OK && named) {
+        if (glow_onnx_summarize(p->path, &arena, &sum, sd) != GLOW_OK)
+            st = api_fail_compile(sd);
+        want = sum.ninputs;
+        for (int i = 0; st == GLOWC_OK && i < ninputs && i < want; i++)
+            names[i] = sum.inputs[i].name;
+    }
+    if (st == GLOWC_OK)
+        st = order_inputs(names, want, inputs, ninputs, t);
+    free(sd);
+    free(names);
     glow_module *m = NULL;
     if (st == GLOWC_OK)
         st = api_load(p->o, p->path, NULL, 0, t, ninputs, false, &m, NULL);
     free(t);
+    glow_arena_release(&arena);
     if (st != GLOWC_OK)
         return st;
     api_compile c;
@@ -151,8 +180,12 @@ GLOWC_API glowc_status glowc_profiler_run(glowc_profiler *p, const glowc_value *
         GLOWC_TRY_API(glowc_profiler_compile(p, inputs, ninputs));
     glow_tensor *t = calloc((size_t)ninputs + 1, sizeof *t);
     glow_diag *d = calloc(1, sizeof *d);
-    glowc_status st = t && d ? order_inputs(p, inputs, ninputs, t)
-                             : api_fail(GLOWC_ERR_NO_MEMORY, "out of memory");
+    const char **names = calloc((size_t)p->p->ninputs + 1, sizeof *names);
+    for (int i = 0; names && i < p->p->ninputs; i++)
+        names[i] = p->p->inputs[i]->name;
+    glowc_status st = t && d && names ? order_inputs(names, p->p->ninputs, inputs, ninputs, t)
+                                      : api_fail(GLOWC_ERR_NO_MEMORY, "out of memory");
+    free(names);
     /* Every sample of the first's types: the program was compiled for them. */
     for (int i = 0; st == GLOWC_OK && i < ninputs; i++) {
         const glow_node *ph = p->p->inputs[i];

@@ -173,7 +173,13 @@ static void test_profiler(void)
     wrong.shape = flat;
     CHECK(glowc_profiler_run(p, &wrong, 1) != GLOWC_OK);   /* compiled for nothing */
     CHECK_EQ(glowc_profiler_value_count(p), 0);
-    CHECK_EQ(glowc_profiler_run(p, &in, 1), GLOWC_OK);
+    /* Named values bind by name before the model is compiled too. */
+    glowc_value named = in;
+    named.name = "image";
+    CHECK_EQ(glowc_profiler_run(p, &named, 1), GLOWC_ERR_BAD_INPUT);
+    CHECK_CONTAINS(glowc_last_error(), "no input 'image'");
+    named.name = "input";
+    CHECK_EQ(glowc_profiler_run(p, &named, 1), GLOWC_OK);
     CHECK_EQ(glowc_profiler_value_count(p), 18);
     CHECK_EQ(glowc_profiler_run(p, &wrong, 1), GLOWC_ERR_BAD_INPUT);  /* not the first's */
     CHECK_EQ(glowc_profiler_finish(p), GLOWC_ERR_INVALID_ARGUMENT);
