@@ -7,7 +7,6 @@
 
 #include "glowc/glowc.h"
 #include "onnx/onnx.h"
-#include "quant/quant.h"
 
 /* The CLI's version is the library's (glowc_version(), the public header's
  * GLOWC_VERSION_*): the CLI is a client of libglowc and has none of its own. */
@@ -41,15 +40,21 @@ bool cli_valid_define(const char *def);
 struct glow_program;
 struct glow_compile_options;
 struct glow_opt_options;
+struct glow_quant_options;
+/* --quantize PROFILE [--schema S] [--calibration C] [--per-channel] [--keep-float K,...]
+ * [--precision P], as given (checked when parsed): NULL for an option not given. */
+typedef struct cli_quant_opts {
+    const char *profile;      /* NULL: the model stays float */
+    const char *schema, *calibration, *keep_float, *precision;
+    bool per_channel;
+} cli_quant_opts;
 typedef struct cli_model_opts {
     const char *backend;      /* --backend B */
     int threads;              /* --threads N; 0: the backend's choice */
     const char **defines;     /* --define SYM=VAL, repeatable */
     int ndefines;
     bool no_optimize, stats, time_passes;
-    /* --quantize PROFILE [--schema S] [--calibration C] [--per-channel] [--keep-float K,...]
-     * [--precision P]: quant.profile is NULL when the model stays float. */
-    glow_quant_options quant;
+    cli_quant_opts quant;
     bool no_quant;            /* the command takes no quantization options (profile) */
     const char *cache_dir;    /* --cache DIR: the compiled-code cache; NULL: none */
     bool no_cache;            /* the command takes no --cache (compile, quantize) */
@@ -69,13 +74,13 @@ void cli_quant_help(void);
 /* True when arg is one of the quantization options (consuming its value); *rc as for
  * cli_model_match. */
 bool cli_quant_match(const char *cmd, const char *arg, int *i, int argc, char **argv,
-                     glow_quant_options *q, int *rc);
-/* Sets the compile options' backend, threads and optimizer fields (oo must outlive copt). */
+                     cli_quant_opts *q, int *rc);
+/* The quantizer's options for q (stats_out: its --stats line's stream, or NULL). */
+void cli_quant_resolve(const cli_quant_opts *q, FILE *stats_out, struct glow_quant_options *out);
+/* Sets the compile options' backend, threads, optimizer and quantization fields, for the
+ * commands that use the pipeline itself (oo and q must outlive copt). */
 void cli_model_options(const cli_model_opts *o, struct glow_opt_options *oo,
-                       struct glow_compile_options *copt);
-/* --stats: "<backend> backend: F of N instructions fall back to the evaluator: Kind dtype
- * (count), ..." for a backend with an evaluator fallback. */
-void cli_model_report_fallbacks(const struct glow_program *p, FILE *out);
+                       struct glow_quant_options *q, struct glow_compile_options *copt);
 
 /* --- cli_api.c: the model options through the public API --- */
 
@@ -84,6 +89,9 @@ void cli_model_report_fallbacks(const struct glow_program *p, FILE *out);
 glowc_options *cli_api_options(const cli_model_opts *o);
 /* The CLI's exit code for a public API status. */
 int cli_api_exit_code(glowc_status s);
+/* Reports a failed load or compile of the model at path (glowc_last_error(), with the path
+ * when the message lacks it) and returns the exit code, as cli_model_error does. */
+int cli_api_model_error(const char *path, glowc_status s);
 /* Loads and compiles the model at path as a session with o's options (glowc_last_error()
  * says why when it fails). */
 glowc_status cli_api_session(const cli_model_opts *o, const char *path, glowc_session **out);

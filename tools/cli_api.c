@@ -9,6 +9,7 @@
 // by the user's --assign, and --stats/--time-passes print the optimizer's per-pass figures.
 // None of those belongs in an embedding API.
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -17,7 +18,7 @@ glowc_options *cli_api_options(const cli_model_opts *o)
     glowc_options *opt = glowc_options_create();
     if (!opt)
         return NULL;
-    const glow_quant_options *q = &o->quant;
+    const cli_quant_opts *q = &o->quant;
     glowc_status st = glowc_options_set_backend(opt, o->backend);
     if (st == GLOWC_OK)
         st = glowc_options_set_threads(opt, o->threads);
@@ -29,25 +30,22 @@ glowc_options *cli_api_options(const cli_model_opts *o)
         st = glowc_options_set_cache_dir(opt, o->cache_dir);
     if (st == GLOWC_OK)
         st = glowc_options_set_max_memory(opt, o->max_memory);
+    if (st == GLOWC_OK)
+        st = glowc_options_set_report(opt, (o->stats ? GLOWC_REPORT_PASSES | GLOWC_REPORT_BACKEND
+                                                     : 0) |
+                                               (o->time_passes ? GLOWC_REPORT_PASS_TIMES : 0));
     if (st == GLOWC_OK && q->profile) {
-        static const char *const schemas[] = {
-            [GLOW_QSCHEMA_ASYMMETRIC] = "asymmetric", [GLOW_QSCHEMA_SYMMETRIC] = "symmetric",
-            [GLOW_QSCHEMA_SYMMETRIC_UINT8] = "symmetric-uint8",
-            [GLOW_QSCHEMA_SYMMETRIC_POWER2] = "symmetric-power2",
-        };
         st = glowc_options_set_quantize(opt, q->profile);
-        if (st == GLOWC_OK)
-            st = glowc_options_set_quant_schema(opt, schemas[q->schema]);
-        if (st == GLOWC_OK)
-            st = glowc_options_set_quant_calibration(opt, q->calibration == GLOW_QCALIB_KL
-                                                              ? "kl" : "minmax");
+        if (st == GLOWC_OK && q->schema)
+            st = glowc_options_set_quant_schema(opt, q->schema);
+        if (st == GLOWC_OK && q->calibration)
+            st = glowc_options_set_quant_calibration(opt, q->calibration);
         if (st == GLOWC_OK)
             st = glowc_options_set_quant_per_channel(opt, q->per_channel);
         if (st == GLOWC_OK && q->keep_float)
             st = glowc_options_set_quant_keep_float(opt, q->keep_float);
-        if (st == GLOWC_OK)
-            st = glowc_options_set_quant_precision(opt, q->precision == GLOW_I16Q ? "int16"
-                                                                                 : "int8");
+        if (st == GLOWC_OK && q->precision)
+            st = glowc_options_set_quant_precision(opt, q->precision);
     }
     if (st != GLOWC_OK) {
         /* cli_model_match checked every value, so only memory can be missing here. */
@@ -67,6 +65,26 @@ int cli_api_exit_code(glowc_status s)
     case GLOWC_ERR_UNSUPPORTED:
     case GLOWC_ERR_BAD_INPUT: return CLI_EXIT_BAD_MODEL;
     default: return CLI_EXIT_RUN_FAILED;
+    }
+}
+
+int cli_api_model_error(const char *path, glowc_status s)
+{
+    const char *msg = glowc_last_error();
+    /* The user must be able to tell which file failed even when the message is about a node
+     * deep inside it. */
+    if (strstr(msg, path))
+        cli_error("%s", msg);
+    else
+        cli_error("%s: %s", path, msg);
+    switch (s) {
+    case GLOWC_ERR_INVALID_ARGUMENT: return CLI_EXIT_USAGE;
+    case GLOWC_ERR_RUNTIME:
+    case GLOWC_ERR_INTERNAL: return CLI_EXIT_RUN_FAILED;
+    default:
+        /* I/O, parse, unsupported, bad types or shapes, a plan over the memory limit: the
+         * model (as cli_model_error says for the pipeline's statuses). */
+        return CLI_EXIT_BAD_MODEL;
     }
 }
 

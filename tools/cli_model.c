@@ -1,13 +1,14 @@
 // cli_model.c - The options that decide how a model is compiled, parsed and described once for
-// `glowc run`, `bench` and `compile`: --backend, --threads, --define, --max-memory,
-// --no-optimize, --stats, --time-passes, and the quantization options. Also the --stats line
-// on what the backend runs natively and what falls back.
+// `glowc run`, `bench`, `profile` and `compile`: --backend, --threads, --define, --max-memory,
+// --no-optimize, --stats, --time-passes, and the quantization options (cli_api.c turns them
+// into the public API's options; cli_model_options into the pipeline's, for run's own paths).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "opt/opt.h"
+#include "quant/quant.h"
 #include "runtime/runtime.h"
 
 bool cli_model_init(cli_model_opts *o, int argc, const char *backend)
@@ -25,24 +26,28 @@ void cli_model_free(cli_model_opts *o)
 }
 
 bool cli_quant_match(const char *cmd, const char *arg, int *i, int argc, char **argv,
-                            glow_quant_options *q, int *rc)
+                     cli_quant_opts *q, int *rc)
 {
     const char *val = NULL;
     char bad[64];
+    glow_quant_schema schema;
+    glow_quant_calibration calibration;
     if (cli_match_value(arg, "--quantize", i, argc, argv, &val)) {
         if (!val || !val[0])
             *rc = cli_usage_error(cmd, "%s: --quantize needs a profile file (glowc profile "
                                   "writes one)", cmd);
         q->profile = val;
     } else if (cli_match_value(arg, "--schema", i, argc, argv, &val)) {
-        if (!val || !glow_quant_schema_from_name(val, &q->schema))
+        if (!val || !glow_quant_schema_from_name(val, &schema))
             *rc = cli_usage_error(cmd, "%s: --schema wants asymmetric, symmetric, "
                                   "symmetric-uint8 or symmetric-power2, got '%s'", cmd,
                                   val ? val : "");
+        q->schema = val;
     } else if (cli_match_value(arg, "--calibration", i, argc, argv, &val)) {
-        if (!val || !glow_quant_calibration_from_name(val, &q->calibration))
+        if (!val || !glow_quant_calibration_from_name(val, &calibration))
             *rc = cli_usage_error(cmd, "%s: --calibration wants minmax or kl, got '%s'", cmd,
                                   val ? val : "");
+        q->calibration = val;
     } else if (!strcmp(arg, "--per-channel")) {
         q->per_channel = true;
     } else if (cli_match_value(arg, "--keep-float", i, argc, argv, &val)) {
@@ -52,13 +57,10 @@ bool cli_quant_match(const char *cmd, const char *arg, int *i, int argc, char **
                                   val ? bad : "");
         q->keep_float = val;
     } else if (cli_match_value(arg, "--precision", i, argc, argv, &val)) {
-        if (val && !strcmp(val, "int8"))
-            q->precision = GLOW_I8Q;
-        else if (val && !strcmp(val, "int16"))
-            q->precision = GLOW_I16Q;
-        else
+        if (!val || (strcmp(val, "int8") && strcmp(val, "int16")))
             *rc = cli_usage_error(cmd, "%s: --precision wants int8 or int16, got '%s'", cmd,
                                   val ? val : "");
+        q->precision = val;
     } else {
         return false;
     }
@@ -105,7 +107,6 @@ bool cli_model_match(const char *cmd, const char *arg, int *i, int argc, char **
         o->no_optimize = true;
     } else if (!strcmp(arg, "--stats")) {
         o->stats = true;
-        o->quant.stats_out = stderr;
     } else if (!strcmp(arg, "--time-passes")) {
         o->time_passes = true;
     } else {
@@ -145,7 +146,20 @@ void cli_quant_help(void)
            "    --precision P    int8 (default) or int16\n");
 }
 
-void cli_model_options(const cli_model_opts *o, glow_opt_options *oo,
+void cli_quant_resolve(const cli_quant_opts *q, FILE *stats_out, glow_quant_options *out)
+{
+    *out = (glow_quant_options){ .profile = q->profile, .per_channel = q->per_channel,
+                                 .keep_float = q->keep_float, .stats_out = stats_out,
+                                 .precision = q->precision && !strcmp(q->precision, "int16")
+                                                  ? GLOW_I16Q : GLOW_I8Q };
+    /* Checked when parsed: a name that is not one stays the default. */
+    if (q->schema)
+        glow_quant_schema_from_name(q->schema, &out->schema);
+    if (q->calibration)
+        glow_quant_calibration_from_name(q->calibration, &out->calibration);
+}
+
+void cli_model_options(const cli_model_opts *o, glow_opt_options *oo, glow_quant_options *q,
                        glow_compile_options *copt)
 {
     *oo = (glow_opt_options){ .stats = o->stats, .time_passes = o->time_passes,
@@ -157,49 +171,9 @@ void cli_model_options(const cli_model_opts *o, glow_opt_options *oo,
     copt->optimize = oo;
     /* A plan bigger than the machine would only fail later, in mmap or the OOM killer. */
     copt->max_memory = o->max_memory ? o->max_memory : glow_machine_memory();
+    cli_quant_resolve(&o->quant, o->stats ? stderr : NULL, q);
     if (o->quant.profile) {
         copt->quant_hook = glow_quant_hook;
-        copt->quant_ctx = (void *)&o->quant;
+        copt->quant_ctx = q;
     }
-}
-
-/* "Slice f32" style: the instruction's kind and the element type of its first input. */
-static void kind_key(const ir_instr *in, char *buf, size_t size)
-{
-    const ir_value *v = in->ops[in->nops > in->nout ? in->nout : 0].v;
-    snprintf(buf, size, "%s %s", ir_instr_kind_name(in->kind), glow_dtype_name(v->type.dtype));
-}
-
-void cli_model_report_fallbacks(const glow_program *p, FILE *out)
-{
-    if (!p || !p->ir || !p->backend || !p->backend->fallbacks)
-        return;
-    const ir_instr *const *fb = NULL;
-    int n = glow_program_fallbacks(p, &fb), total = 0;
-    for (const ir_instr *in = p->ir->first; in; in = in->next)
-        total += in->kind != IK_ALLOC && in->kind != IK_DEALLOC && in->kind != IK_CPU_ZERO;
-    fprintf(out, "%s backend: %d of %d instructions fall back to the evaluator%s",
-            p->backend->name, n, total, n ? ":" : "");
-    /* Each kind once, with its count, in order of first appearance. */
-    bool *done = calloc((size_t)n + 1, sizeof *done);
-    for (int i = 0; done && i < n; i++) {
-        if (done[i])
-            continue;
-        char key[96], other[96];
-        kind_key(fb[i], key, sizeof key);
-        int count = 0;
-        for (int j = i; j < n; j++) {
-            kind_key(fb[j], other, sizeof other);
-            if (!done[j] && !strcmp(key, other)) {
-                done[j] = true;
-                count++;
-            }
-        }
-        fprintf(out, "%s %s (%d)", i ? "," : "", key, count);
-    }
-    fputc('\n', out);
-    free(done);
-    if (glow_program_code_cached(p))
-        fprintf(out, "%s backend: machine code from the compiled-code cache\n",
-                p->backend->name);
 }

@@ -1,5 +1,8 @@
 // cmd_bench.c - `glowc bench MODEL`: compile time, latency over repeated runs, throughput,
-// planned memory and peak RSS of a model on one backend, as text or JSON.
+// planned memory and peak RSS of a model on one backend, as text or JSON. A client of the
+// public API: the model is a session (specialized to the --input files when given), timed
+// through glowc_session_run, its figures from glowc_session_get_info; --devices is a host
+// (cmd_bench_host.c).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +11,6 @@
 #include <time.h>
 
 #include "cli.h"
-#include "opt/opt.h"
-#include "runtime/runtime.h"
 
 void cmd_bench_help(void)
 {
@@ -175,57 +176,77 @@ static int bench_host(const bench_args *a)
     return cli_bench_host(&o);
 }
 
+/* The public element type's internal one, and a tensor type of the given dims. */
+static glow_type type_of(glowc_dtype dt, int rank, const int64_t *shape)
+{
+    glow_type t = { .rank = rank };
+    /* The public element types are numbered as ONNX's. */
+    glow_dtype_from_onnx((int)dt, &t.dtype);
+    for (int d = 0; d < rank; d++)
+        t.dims[d] = shape[d];
+    return t;
+}
+
 /* Fixed pseudo-random fill so runs without --input are repeatable and not all zeros (zeros
  * would let a backend skip work or hide NaN paths). */
-static void fill_pseudo_random(glow_tensor *t, uint64_t seed)
+static void fill_pseudo_random(const glowc_tensor_info *info, void *data, uint64_t seed)
 {
-    int64_t n = glow_type_numel(&t->type);
+    glow_type t = type_of(info->dtype, info->rank, info->shape);
+    /* The low-bit types take a byte an element here, which the pipeline's packed stores do
+     * not write: those stay zero. */
+    if (glow_type_bytes(&t) != info->size_bytes)
+        return;
+    int64_t n = glow_type_numel(&t);
     uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-    bool is_float = glow_dtype_is_float(t->type.dtype);
+    bool is_float = glow_dtype_is_float(t.dtype);
     for (int64_t i = 0; i < n; i++) {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
         double u = (double)(x >> 11) / 9007199254740992.0; /* [0, 1) */
-        glow_store_f64(t->type.dtype, t->data, (size_t)i, is_float ? 2 * u - 1 : 0);
+        glow_store_f64(t.dtype, data, (size_t)i, is_float ? 2 * u - 1 : 0);
     }
 }
 
 /* Reads the --input files; returns -1 on success or the exit code. */
-static int read_inputs(const bench_args *a, glow_tensor *tensors)
+static int read_inputs(const bench_args *a, glowc_tensor **files)
 {
     for (int i = 0; i < a->ninputs; i++) {
-        glow_diag d = { 0 };
-        if (glow_tensor_read_file(a->inputs[i], &tensors[i], NULL, &d) != GLOW_OK) {
-            cli_error("bench: input %d: %s", i, d.msg);
+        if (glowc_tensor_read_file(a->inputs[i], &files[i]) != GLOWC_OK) {
+            cli_error("bench: input %d: %s", i, glowc_last_error());
             return CLI_EXIT_BAD_MODEL;
         }
     }
     return -1;
 }
 
-static int compare_reference(const bench_args *a, const glow_program *p, bench_result *r)
+static int compare_reference(const bench_args *a, const glowc_session *s, const void *out0,
+                             bench_result *r)
 {
-    glow_tensor ref = { 0 };
-    glow_diag d = { 0 };
-    if (glow_tensor_read_file(a->reference, &ref, NULL, &d) != GLOW_OK) {
-        cli_error("bench: reference: %s", d.msg);
+    glowc_tensor *ref = NULL;
+    if (glowc_tensor_read_file(a->reference, &ref) != GLOWC_OK) {
+        cli_error("bench: reference: %s", glowc_last_error());
         return CLI_EXIT_BAD_MODEL;
     }
+    glow_type rt = type_of(glowc_tensor_dtype(ref), glowc_tensor_rank(ref),
+                           glowc_tensor_shape(ref)), ot = rt;
+    glowc_tensor_info info;
+    bool has_out = glowc_session_output_info(s, 0, &info) == GLOWC_OK;
+    if (has_out)
+        ot = type_of(info.dtype, info.rank, info.shape);
     int rc = -1;
-    glow_tensor out = p->noutputs > 0 ? glow_program_output(p, 0) : ref;
-    if (p->noutputs < 1 || glow_type_numel(&out.type) != glow_type_numel(&ref.type)) {
+    if (!has_out || glow_type_numel(&ot) != glow_type_numel(&rt)) {
         char a1[128], b1[128];
         cli_error("bench: reference '%s' is %s, output 0 is %s", a->reference,
-                  glow_type_str(&ref.type, a1, sizeof a1),
-                  p->noutputs > 0 ? glow_type_str(&out.type, b1, sizeof b1) : "missing");
+                  glow_type_str(&rt, a1, sizeof a1),
+                  has_out ? glow_type_str(&ot, b1, sizeof b1) : "missing");
         rc = CLI_EXIT_BAD_MODEL;
     } else {
-        int64_t n = glow_type_numel(&ref.type);
+        int64_t n = glow_type_numel(&rt);
         double max_abs = 0, max_ref = 0;
         for (int64_t i = 0; i < n; i++) {
-            double x = glow_load_f64(out.type.dtype, out.data, (size_t)i);
-            double y = glow_load_f64(ref.type.dtype, ref.data, (size_t)i);
+            double x = glow_load_f64(ot.dtype, out0, (size_t)i);
+            double y = glow_load_f64(rt.dtype, glowc_tensor_data(ref), (size_t)i);
             double e = fabs(x - y);
             if (e != e || e > max_abs)
                 max_abs = e == e ? e : INFINITY;
@@ -238,7 +259,7 @@ static int compare_reference(const bench_args *a, const glow_program *p, bench_r
         r->max_abs = max_abs;
         r->max_rel = max_ref > 0 ? max_abs / max_ref : max_abs;
     }
-    glow_tensor_free(&ref);
+    glowc_tensor_destroy(ref);
     return rc;
 }
 
@@ -248,76 +269,56 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* Loads, compiles, runs warm-up and timed iterations. */
-static int bench_model(const bench_args *a, glow_tensor *tensors, bench_result *r)
+/* Buffers for every input (the files, or pseudo-random values) and output of s; -1 or the
+ * exit code. */
+static int make_values(const bench_args *a, const glowc_session *s, glowc_tensor **files,
+                       glowc_value *in, glowc_value *out, void **owned)
 {
-    const glow_type **types = calloc((size_t)a->ninputs + 1, sizeof *types);
-    const glow_tensor **values = calloc((size_t)a->ninputs + 1, sizeof *values);
-    for (int i = 0; i < a->ninputs; i++) {
-        types[i] = &tensors[i].type;
-        values[i] = &tensors[i];
-    }
-    glow_onnx_options opt = { .defines = a->model.defines, .ndefines = a->model.ndefines,
-                              .input_types = types, .ninput_types = a->ninputs,
-                              .input_values = values, .ninput_values = a->ninputs };
-    glow_diag d = { 0 };
-    glow_module *m = glow_module_create();
-    glow_program *p = NULL;
-    glow_tensor *fed = NULL;
-    int rc = -1;
-    double t0 = now_ms();
-    if (glow_onnx_load(m, a->path, &opt, &d) != GLOW_OK) {
-        glow_module_destroy(m);
-        rc = cli_model_error(a->path, &d);
-    }
-    double t1 = now_ms();
-    glow_opt_options oo;
-    glow_compile_options copt = { .stop_after = GLOW_STAGE_COMPILED };
-    cli_model_options(&a->model, &oo, &copt);
-    if (rc < 0 && glow_program_create(m, &copt, &p, &d) != GLOW_OK)
-        rc = cli_model_error(a->path, &d);
-    if (rc < 0) {
-        const ir_instr *const *fb;
-        r->fallbacks = glow_program_fallbacks(p, &fb);
-        r->code_cached = glow_program_code_cached(p);
-        if (a->model.stats)
-            cli_model_report_fallbacks(p, stderr);
-    }
-    r->load_ms = t1 - t0;
-    r->compile_ms = now_ms() - t1;
-    if (rc < 0 && a->ninputs && a->ninputs != p->ninputs) {
-        cli_error("bench: %s has %d input%s, %d given", a->path, p->ninputs,
-                  p->ninputs == 1 ? "" : "s", a->ninputs);
-        rc = CLI_EXIT_BAD_MODEL;
-    }
-    if (rc < 0 && !a->ninputs) {
-        fed = calloc((size_t)p->ninputs + 1, sizeof *fed);
-        if (!fed)
-            rc = CLI_EXIT_RUN_FAILED;
-        for (int i = 0; fed && i < p->ninputs && rc < 0; i++) {
-            if (glow_tensor_alloc(&fed[i], &p->inputs[i]->outs[0], &d) != GLOW_OK)
-                rc = cli_model_error(a->path, &d);
-            else
-                fill_pseudo_random(&fed[i], (uint64_t)i + 1);
+    int ni = glowc_session_input_count(s), no = glowc_session_output_count(s);
+    for (int i = 0; i < ni + no; i++) {
+        glowc_tensor_info info;
+        if (i < ni && a->ninputs) {
+            in[i] = glowc_tensor_value(files[i]);
+            continue;
+        }
+        if (i < ni ? glowc_session_input_info(s, i, &info)
+                   : glowc_session_output_info(s, i - ni, &info)) {
+            cli_error("bench: %s: %s", a->path, glowc_last_error());
+            return CLI_EXIT_RUN_FAILED;
+        }
+        /* 64-byte aligned, as a program's own buffers, so copies run at full speed. */
+        size_t bytes = (info.size_bytes + 63) / 64 * 64;
+        if (!(owned[i] = aligned_alloc(64, bytes ? bytes : 64))) {
+            cli_error("bench: cannot allocate %zu bytes for %s '%s'", info.size_bytes,
+                      i < ni ? "input" : "output", info.name);
+            return CLI_EXIT_RUN_FAILED;
+        }
+        memset(owned[i], 0, bytes ? bytes : 64);
+        if (i < ni) {
+            fill_pseudo_random(&info, owned[i], (uint64_t)i + 1);
+            in[i] = (glowc_value){ NULL, info.dtype, info.rank, info.shape, owned[i],
+                                   info.size_bytes };
+        } else {
+            out[i - ni] = (glowc_value){ NULL, GLOWC_DTYPE_UNDEFINED, 0, NULL, owned[i],
+                                         info.size_bytes };
         }
     }
-    const glow_tensor *ins = fed ? fed : tensors;
-    if (rc < 0 && p->ninputs > 0 && p->inputs[0]->outs[0].rank > 0)
-        r->batch = p->inputs[0]->outs[0].dims[0];
-    r->lat_ms = calloc((size_t)a->iterations + 1, sizeof *r->lat_ms);
-    if (rc < 0 && !r->lat_ms) {
-        cli_error("bench: cannot allocate %d latency samples", a->iterations);
-        rc = CLI_EXIT_RUN_FAILED;
-    }
+    return -1;
+}
+
+/* Warm-up and timed runs of glowc_session_run. */
+static int time_runs(const bench_args *a, glowc_session *s, const glowc_value *in,
+                     glowc_value *out, bench_result *r)
+{
+    int ni = glowc_session_input_count(s), no = glowc_session_output_count(s);
     double spent = 0;
-    for (int k = 0; rc < 0 && k < a->warmup + a->iterations; k++) {
-        double s = now_ms();
-        if (glow_program_run(p, ins, p->ninputs, &d) != GLOW_OK) {
-            cli_error("bench: %s: %s", a->path, d.len ? d.msg : glow_status_name(d.status));
-            rc = CLI_EXIT_RUN_FAILED;
-            break;
+    for (int k = 0; k < a->warmup + a->iterations; k++) {
+        double t0 = now_ms();
+        if (glowc_session_run(s, in, ni, out, no) != GLOWC_OK) {
+            cli_error("bench: %s: %s", a->path, glowc_last_error());
+            return CLI_EXIT_RUN_FAILED;
         }
-        double ms = now_ms() - s;
+        double ms = now_ms() - t0;
         if (k >= a->warmup)
             r->lat_ms[r->nruns++] = ms;
         spent += ms;
@@ -331,26 +332,74 @@ static int bench_model(const bench_args *a, glow_tensor *tensors, bench_result *
             break;
         }
     }
-    if (rc < 0 && a->reference)
-        rc = compare_reference(a, p, r);
-    if (rc < 0) {
-        r->constant = p->ir ? p->ir->constant_bytes : 0;
-        r->mutable_ = p->ir ? p->ir->mutable_bytes : 0;
-        r->activation = p->ir ? p->ir->activation_bytes : 0;
+    return -1;
+}
+
+/* Loads and compiles a session (specialized to the --input files when given), runs
+ * warm-up and timed iterations. */
+static int bench_model(const bench_args *a, glowc_tensor **files, bench_result *r)
+{
+    glowc_options *opt = cli_api_options(&a->model);
+    glowc_value *given = calloc((size_t)a->ninputs + 1, sizeof *given);
+    if (!opt || !given) {
+        glowc_options_destroy(opt);
+        free(given);
+        cli_error("bench: out of memory");
+        return CLI_EXIT_RUN_FAILED;
     }
+    for (int i = 0; i < a->ninputs; i++)
+        given[i] = glowc_tensor_value(files[i]);
+    glowc_session *s = NULL;
+    glowc_status st = a->ninputs
+                          ? glowc_session_create_for_inputs(opt, a->path, given, a->ninputs, &s)
+                          : glowc_session_create(opt, a->path, &s);
+    glowc_options_destroy(opt);
+    free(given);
+    if (st != GLOWC_OK)
+        return cli_api_model_error(a->path, st);
+    glowc_session_info si;
+    glowc_session_get_info(s, &si);
+    r->load_ms = si.load_ms;
+    r->compile_ms = si.compile_ms;
+    r->fallbacks = si.fallbacks;
+    r->code_cached = si.code_cached;
+    int ni = glowc_session_input_count(s), no = glowc_session_output_count(s), rc = -1;
+    if (a->ninputs && a->ninputs != ni) {
+        cli_error("bench: %s has %d input%s, %d given", a->path, ni, ni == 1 ? "" : "s",
+                  a->ninputs);
+        rc = CLI_EXIT_BAD_MODEL;
+    }
+    glowc_value *in = calloc((size_t)ni + 1, sizeof *in);
+    glowc_value *out = calloc((size_t)no + 1, sizeof *out);
+    void **owned = calloc((size_t)(ni + no) + 1, sizeof *owned);
+    r->lat_ms = calloc((size_t)a->iterations + 1, sizeof *r->lat_ms);
     r->sorted = calloc((size_t)a->iterations + 1, sizeof *r->sorted);
-    if (r->sorted && r->nruns)
-        memcpy(r->sorted, r->lat_ms, (size_t)r->nruns * sizeof *r->sorted);
-    if (r->sorted)
-        qsort(r->sorted, (size_t)r->nruns, sizeof *r->sorted, cmp_double);
-    else if (rc < 0)
+    if (rc < 0 && (!in || !out || !owned || !r->lat_ms || !r->sorted)) {
+        cli_error("bench: cannot allocate %d latency samples", a->iterations);
         rc = CLI_EXIT_RUN_FAILED;
-    for (int i = 0; fed && i < p->ninputs; i++)
-        glow_tensor_free(&fed[i]);
-    free(fed);
-    glow_program_destroy(p);
-    free(types);
-    free(values);
+    }
+    if (rc < 0)
+        rc = make_values(a, s, files, in, out, owned);
+    glowc_tensor_info in0;
+    if (rc < 0 && ni > 0 && glowc_session_input_info(s, 0, &in0) == GLOWC_OK && in0.rank > 0)
+        r->batch = in0.shape[0];
+    if (rc < 0)
+        rc = time_runs(a, s, in, out, r);
+    if (rc < 0 && a->reference)
+        rc = compare_reference(a, s, no > 0 ? out[0].data : NULL, r);
+    if (rc < 0) {
+        r->constant = si.constant_bytes;
+        r->mutable_ = si.mutable_bytes;
+        r->activation = si.activation_bytes;
+        memcpy(r->sorted, r->lat_ms, (size_t)r->nruns * sizeof *r->sorted);
+        qsort(r->sorted, (size_t)r->nruns, sizeof *r->sorted, cmp_double);
+    }
+    for (int i = 0; owned && i < ni + no; i++)
+        free(owned[i]);
+    free(owned);
+    free(in);
+    free(out);
+    glowc_session_destroy(s);
     return rc;
 }
 
@@ -475,11 +524,11 @@ int cmd_bench(int argc, char **argv)
         cli_model_free(&a.model);
         return rc;
     }
-    glow_tensor *tensors = rc < 0 ? calloc((size_t)a.ninputs + 1, sizeof *tensors) : NULL;
+    glowc_tensor **files = rc < 0 ? calloc((size_t)a.ninputs + 1, sizeof *files) : NULL;
     if (rc < 0)
-        rc = read_inputs(&a, tensors);
+        rc = read_inputs(&a, files);
     if (rc < 0)
-        rc = bench_model(&a, tensors, &r);
+        rc = bench_model(&a, files, &r);
     if (rc < 0) {
         r.peak_rss = peak_rss_bytes();
         a.json ? print_json(&a, &r) : print_text(&a, &r);
@@ -487,9 +536,9 @@ int cmd_bench(int argc, char **argv)
         if (rc != CLI_EXIT_OK)
             cli_error("bench: cannot write the report");
     }
-    for (int i = 0; tensors && i < a.ninputs; i++)
-        glow_tensor_free(&tensors[i]);
-    free(tensors);
+    for (int i = 0; files && i < a.ninputs; i++)
+        glowc_tensor_destroy(files[i]);
+    free(files);
     free(r.lat_ms);
     free(r.sorted);
     free(a.inputs);

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "opt/opt.h"
+#include "quant/quant.h"
 #include "runtime/runtime.h"
 
 typedef struct out_stats {
@@ -35,10 +36,11 @@ static int compile(const char *path, const cli_model_opts *o, bool quantized,
         cli_model_opts mo = *o;
         if (!quantized)
             mo.quant.profile = NULL;
-        mo.quant.stats_out = NULL;
+        mo.stats = false;   /* no quantizer line */
         glow_opt_options oo;
+        glow_quant_options q;
         glow_compile_options copt = { .stop_after = GLOW_STAGE_COMPILED };
-        cli_model_options(&mo, &oo, &copt);
+        cli_model_options(&mo, &oo, &q, &copt);
         oo.stats = oo.time_passes = false;
         if (glow_program_create(m, &copt, out, &d) != GLOW_OK)
             rc = cli_model_error(path, &d);

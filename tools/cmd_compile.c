@@ -1,13 +1,11 @@
 // cmd_compile.c - `glowc compile MODEL --emit-bundle DIR`: compiles a model ahead of time for
-// the cpu backend into a bundle (object file, header, weights) that links into a C program.
+// the cpu backend into a bundle (object file, header, weights) that links into a C program,
+// through the public API (glowc_bundle_create, glowc_bundle_write).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/cpu/bundle.h"
 #include "cli.h"
-#include "opt/opt.h"
-#include "runtime/runtime.h"
 
 void cmd_compile_help(void)
 {
@@ -57,7 +55,7 @@ void cmd_compile_help(void)
 
 typedef struct compile_args {
     const char *path, *dir, *name, *triple, *cpu;
-    glow_bundle_weights weights;
+    glowc_bundle_weights weights;
     cli_model_opts model;   /* --threads: the bundle's NAME_thread entry */
 } compile_args;
 
@@ -80,7 +78,7 @@ static int parse_args(int argc, char **argv, compile_args *a)
                 return cli_usage_error("compile", "compile: --emit-bundle needs a directory");
             a->dir = val;
         } else if (cli_match_value(arg, "--name", &i, argc, argv, &val)) {
-            if (!val || !glow_bundle_name_ok(val))
+            if (!val || !glowc_bundle_name_ok(val))
                 return cli_usage_error("compile", "compile: --name wants a C identifier of at "
                                        "most 63 characters, got '%s'", val ? val : "");
             a->name = val;
@@ -94,11 +92,11 @@ static int parse_args(int argc, char **argv, compile_args *a)
             a->cpu = val;
         } else if (cli_match_value(arg, "--weights", &i, argc, argv, &val)) {
             if (val && !strcmp(val, "file"))
-                a->weights = GLOW_WEIGHTS_FILE;
+                a->weights = GLOWC_WEIGHTS_FILE;
             else if (val && !strcmp(val, "c-array"))
-                a->weights = GLOW_WEIGHTS_C_ARRAY;
+                a->weights = GLOWC_WEIGHTS_C_ARRAY;
             else if (val && !strcmp(val, "embedded"))
-                a->weights = GLOW_WEIGHTS_EMBEDDED;
+                a->weights = GLOWC_WEIGHTS_EMBEDDED;
             else
                 return cli_usage_error("compile", "compile: --weights wants file, c-array or "
                                        "embedded, got '%s'", val ? val : "");
@@ -119,93 +117,47 @@ static int parse_args(int argc, char **argv, compile_args *a)
     return -1;
 }
 
-/* The model file's stem as a C identifier: "models/my-net.onnx" -> "my_net". */
-static void default_name(const char *path, char *out, size_t size)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    size_t n = 0;
-    if (*base >= '0' && *base <= '9')
-        out[n++] = 'm';
-    for (const char *c = base; *c && *c != '.' && n + 1 < size && n < 40; c++) {
-        bool ok = *c == '_' || (*c >= '0' && *c <= '9') || ((*c | 32) >= 'a' && (*c | 32) <= 'z');
-        out[n++] = ok ? *c : '_';
-    }
-    out[n] = 0;
-    if (!n || !strcmp(out, "m"))
-        snprintf(out, size, "model");
-}
-
 int cmd_compile(int argc, char **argv)
 {
-    compile_args a = { .weights = GLOW_WEIGHTS_FILE };
+    compile_args a = { .weights = GLOWC_WEIGHTS_FILE };
     int rc = cli_model_init(&a.model, argc, "cpu") ? parse_args(argc, argv, &a)
                                                    : CLI_EXIT_RUN_FAILED;
-    if (rc >= 0) {
-        cli_model_free(&a.model);
-        return rc;
+    glowc_options *opt = rc < 0 ? cli_api_options(&a.model) : NULL;
+    if (rc < 0 && !opt) {
+        cli_error("compile: out of memory");
+        rc = CLI_EXIT_RUN_FAILED;
     }
-    char name[64];
-    if (a.name)
-        snprintf(name, sizeof name, "%s", a.name);
-    else
-        default_name(a.path, name, sizeof name);
-
-    glow_onnx_options opt = { .defines = a.model.defines, .ndefines = a.model.ndefines };
-    glow_diag d = { 0 };
-    glow_module *m = glow_module_create();
-    glow_program *p = NULL;
-    rc = CLI_EXIT_OK;
-    if (glow_onnx_load(m, a.path, &opt, &d) != GLOW_OK) {
-        glow_module_destroy(m);
-        rc = cli_model_error(a.path, &d);
-    } else {
-        /* Another triple or CPU gets no host-ISA preparation (blocked layouts, repacking). */
-        bool foreign = a.triple || (a.cpu && strcmp(a.cpu, "native"));
-        glow_opt_options oo;
-        glow_compile_options copt = { .stop_after = GLOW_STAGE_IR_OPTIMIZED,
-                                      .foreign_target = foreign, .inline_control_flow = true };
-        cli_model_options(&a.model, &oo, &copt);
-        copt.threads = 0;   /* the compile itself; a->model.threads is the bundle's */
-        if (glow_program_create(m, &copt, &p, &d) != GLOW_OK)
-            rc = cli_model_error(a.path, &d);
-    }
-    if (rc == CLI_EXIT_OK) {
-        glow_bundle_options bo = { .dir = a.dir, .name = name, .triple = a.triple,
-                                   .cpu = a.cpu, .weights = a.weights, .threads = a.model.threads,
-                                   .model = a.path };
-        glow_bundle_info info;
-        glow_bundle_io *ios = glow_xcalloc((size_t)(p->ninputs + p->noutputs) + 1, sizeof *ios);
-        for (int i = 0; i < p->ninputs + p->noutputs; i++) {
-            bool in = i < p->ninputs;
-            const glow_node *ph = in ? p->inputs[i] : p->outputs[i - p->ninputs];
-            ios[i] = (glow_bundle_io){ ph->name, &ph->outs[0],
-                                       in ? p->input_vals[i] : p->output_vals[i - p->ninputs] };
-        }
-        glow_bundle_ios io = { ios, ios + p->ninputs, p->ninputs, p->noutputs };
-        glow_status s = glow_bundle_emit(p->ir, &io, &bo, &info, &d);
-        free(ios);
-        if (s == GLOW_ERR_IO || s == GLOW_ERR_INTERNAL) {
-            cli_error("compile: %s", d.msg);
+    glowc_bundle *b = NULL;
+    glowc_status st = rc < 0 ? glowc_bundle_create(opt, a.path, a.triple, a.cpu, &b) : GLOWC_OK;
+    if (st != GLOWC_OK)
+        rc = cli_api_model_error(a.path, st);
+    glowc_bundle_info info;
+    if (rc < 0 && (st = glowc_bundle_write(b, a.dir, a.name, a.weights, &info)) != GLOWC_OK) {
+        /* Writing the files failed (exit 3), or the model has what a bundle cannot hold. */
+        if (st == GLOWC_ERR_IO || st == GLOWC_ERR_INTERNAL) {
+            cli_error("compile: %s", glowc_last_error());
             rc = CLI_EXIT_RUN_FAILED;
-        } else if (s != GLOW_OK) {
-            rc = cli_model_error(a.path, &d);
         } else {
-            printf("bundle '%s' for %s (cpu %s): %d instructions as kernel calls\n", name,
-                   info.triple, info.cpu, info.ninstr);
-            printf("  %s/%s.o  %llu bytes\n", a.dir, name,
-                   (unsigned long long)info.object_bytes);
-            printf("  %s/%s.h\n", a.dir, name);
-            printf("  %s/%s.weights.bin%s\n", a.dir, name,
-                   a.weights == GLOW_WEIGHTS_C_ARRAY ? "  (and .weights.c)" : "");
-            printf("  regions: constant %llu, mutable %llu, activations %llu bytes; "
-                   "alignment %llu\n", (unsigned long long)info.constant_bytes,
-                   (unsigned long long)info.mutable_bytes,
-                   (unsigned long long)info.activation_bytes,
-                   (unsigned long long)info.alignment);
+            rc = cli_api_model_error(a.path, st);
         }
     }
-    glow_program_destroy(p);
+    if (rc < 0) {
+        const char *name = info.name;
+        printf("bundle '%s' for %s (cpu %s): %d instructions as kernel calls\n", name,
+               info.triple, info.cpu, info.instructions);
+        printf("  %s/%s.o  %llu bytes\n", a.dir, name, (unsigned long long)info.object_bytes);
+        printf("  %s/%s.h\n", a.dir, name);
+        printf("  %s/%s.weights.bin%s\n", a.dir, name,
+               a.weights == GLOWC_WEIGHTS_C_ARRAY ? "  (and .weights.c)" : "");
+        printf("  regions: constant %llu, mutable %llu, activations %llu bytes; "
+               "alignment %llu\n", (unsigned long long)info.constant_bytes,
+               (unsigned long long)info.mutable_bytes,
+               (unsigned long long)info.activation_bytes,
+               (unsigned long long)info.alignment);
+        rc = CLI_EXIT_OK;
+    }
+    glowc_bundle_destroy(b);
+    glowc_options_destroy(opt);
     cli_model_free(&a.model);
     return rc;
 }

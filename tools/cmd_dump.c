@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "iropt/iropt.h"
 #include "opt/opt.h"
+#include "quant/quant.h"
 #include "runtime/partition.h"
 #include "runtime/runtime.h"
 
@@ -104,7 +105,7 @@ typedef struct dump_args {
     bool no_optimize, stats, time_passes;
     const char *dump_after;
     cli_memory_args mem;
-    glow_quant_options quant;
+    cli_quant_opts quant;
     bool partitions;      /* --partitions */
     const char *devices;  /* --devices SPEC */
     const char *dot;      /* --dot FILE */
@@ -369,10 +370,11 @@ int cmd_dump(int argc, char **argv)
     glow_compile_options copt = { .backend = a.backend,
                                   .stop_after = stages[a.stage_index].stage,
                                   .no_optimize = a.no_optimize, .optimize = &oo };
+    glow_quant_options quant;
+    cli_quant_resolve(&a.quant, a.stats ? stderr : NULL, &quant);
     if (a.quant.profile) {
-        a.quant.stats_out = a.stats ? stderr : NULL;
         copt.quant_hook = glow_quant_hook;
-        copt.quant_ctx = &a.quant;
+        copt.quant_ctx = &quant;
     }
     ir_opt_options io;
     cli_memory_compile_options(&a.mem, &copt, &io);

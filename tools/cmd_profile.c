@@ -1,5 +1,7 @@
 // cmd_profile.c - `glowc profile MODEL INPUT... -o PROFILE.json`: runs a float model on sample
-// inputs twice (ranges, then histograms) and writes the profile the quantizer reads.
+// inputs twice (ranges, then histograms) and writes the profile the quantizer reads, through
+// the public API's profiler (glowc_profiler_*); the samples are found and checked against
+// the model's declared inputs here (cli_samples.c).
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -10,9 +12,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "opt/opt.h"
-#include "quant/quant.h"
-#include "runtime/runtime.h"
 
 void cmd_profile_help(void)
 {
@@ -39,7 +38,7 @@ void cmd_profile_help(void)
            "\n"
            "options:\n"
            "  -o, --output FILE  where to write the profile (required; written atomically)\n",
-           GLOW_PROFILE_BINS);
+           GLOWC_PROFILE_BINS);
     cli_model_help("threads for the backend (default: the backend's choice); the profile "
                    "does\n                     not depend on it");
     printf("  -h, --help         show this help\n"
@@ -124,64 +123,68 @@ static void show_progress(progress *pg, int pass, int i, int n)
     fflush(stderr);
 }
 
-/* Compiles the model with the profiler's hook, for the types of the first sample. */
-static int compile(const profile_args *a, const glow_type *types, int ninputs,
-                   glow_profiler *pr, glow_program **out)
+/* The sample's tensors as the API's values (dims in shapes[], GLOW_MAX_DIMS an input). */
+static void values_of(const glow_tensor *t, int n, glowc_value *v, int64_t *shapes)
 {
-    const glow_type **tp = glow_xcalloc((size_t)ninputs + 1, sizeof *tp);
-    for (int i = 0; i < ninputs; i++)
-        tp[i] = &types[i];
-    /* Types only, no values: a model whose shapes depend on input values cannot be profiled
-     * over samples that differ in them. */
-    glow_onnx_options opt = { .defines = a->model.defines, .ndefines = a->model.ndefines,
-                              .input_types = tp, .ninput_types = ninputs };
-    glow_diag d = { 0 };
-    glow_module *m = glow_module_create();
-    int rc = -1;
-    if (glow_onnx_load(m, a->path, &opt, &d) != GLOW_OK) {
-        glow_module_destroy(m);
-        rc = cli_model_error(a->path, &d);
-    } else {
-        glow_opt_options oo;
-        glow_compile_options copt = { .stop_after = GLOW_STAGE_COMPILED,
-                                      .quant_hook = glow_profiler_hook, .quant_ctx = pr };
-        cli_model_options(&a->model, &oo, &copt);
-        if (glow_program_create(m, &copt, out, &d) != GLOW_OK)
-            rc = cli_model_error(a->path, &d);
-        else if (glow_profiler_bind(pr, *out, &d) != GLOW_OK)
-            rc = cli_model_error(a->path, &d);
-        else if (a->model.stats)
-            cli_model_report_fallbacks(*out, stderr);
+    for (int i = 0; i < n; i++) {
+        int64_t *shape = shapes + (size_t)i * GLOW_MAX_DIMS;
+        for (int d = 0; d < t[i].type.rank; d++)
+            shape[d] = t[i].type.dims[d];
+        /* The public element types are numbered as ONNX's. */
+        v[i] = (glowc_value){ NULL, (glowc_dtype)glow_dtype_to_onnx(t[i].type.dtype),
+                              t[i].type.rank, shape, t[i].data, glow_type_bytes(&t[i].type) };
     }
-    free(tp);
-    return rc;
 }
 
-static int run_passes(const profile_args *a, const cli_sample_list *l, glow_program *p,
-                      glow_profiler *pr, const glow_type *first, glow_tensor *tensors)
+static int run_passes(const profile_args *a, const cli_sample_list *l, glowc_profiler *pr,
+                      const glow_type *first, glow_tensor *tensors)
 {
     int n = (int)l->v.len, ni = l->s->ninputs;
+    glowc_value *v = calloc((size_t)ni + 1, sizeof *v);
+    int64_t *shapes = calloc((size_t)ni * GLOW_MAX_DIMS + 1, sizeof *shapes);
     progress pg = { .tty = isatty(2), .start = now() };
-    int rc = -1;
+    int rc = v && shapes ? -1 : CLI_EXIT_RUN_FAILED;
     for (int pass = 1; pass <= 2 && rc < 0; pass++) {
-        glow_profiler_begin_pass(pr, pass);
+        glowc_profiler_begin_pass(pr, pass);
         for (int i = 0; i < n && rc < 0; i++) {
             rc = cli_samples_read(&a->model, l, i, first, tensors);
-            glow_diag d = { 0 };
-            if (rc < 0 && glow_program_run(p, tensors, ni, &d) != GLOW_OK) {
+            if (rc < 0)
+                values_of(tensors, ni, v, shapes);
+            if (rc < 0 && glowc_profiler_run(pr, v, ni) != GLOWC_OK) {
                 cli_error("profile: %s: sample %d ('%s'): %s", a->path, i + 1,
-                          l->v.data[i].label, d.len ? d.msg : glow_status_name(d.status));
+                          l->v.data[i].label, glowc_last_error());
                 rc = CLI_EXIT_RUN_FAILED;
             }
-            if (rc < 0) {
-                glow_profiler_observe(pr, tensors);
+            if (rc < 0)
                 show_progress(&pg, pass, i, n);
-            }
             cli_tensors_free(tensors, ni);
         }
     }
     if (pg.shown)
         fputc('\n', stderr);
+    free(v);
+    free(shapes);
+    return rc;
+}
+
+/* Compiles the model with the profiler's hook for the types of the first sample (read
+ * again: its data is needed for nothing but the types). */
+static int compile(const profile_args *a, const cli_sample_list *l, glowc_profiler *pr,
+                   glow_tensor *tensors)
+{
+    int ni = l->s->ninputs;
+    glowc_value *v = calloc((size_t)ni + 1, sizeof *v);
+    int64_t *shapes = calloc((size_t)ni * GLOW_MAX_DIMS + 1, sizeof *shapes);
+    int rc = v && shapes ? cli_samples_read(&a->model, l, 0, NULL, tensors) : CLI_EXIT_RUN_FAILED;
+    if (rc < 0) {
+        values_of(tensors, ni, v, shapes);
+        glowc_status st = glowc_profiler_compile(pr, v, ni);
+        if (st != GLOWC_OK)
+            rc = cli_api_model_error(a->path, st);
+        cli_tensors_free(tensors, ni);
+    }
+    free(v);
+    free(shapes);
     return rc;
 }
 
@@ -200,29 +203,32 @@ static int profile(const profile_args *a, const cli_sample_list *l)
         rc = cli_samples_read(&a->model, l, i, first, tensors);
         cli_tensors_free(tensors, ni);
     }
-    glow_profiler *pr = glow_profiler_create(a->path, GLOW_PROFILE_BINS);
-    glow_program *p = NULL;
-    if (rc < 0)
-        rc = compile(a, first, ni, pr, &p);
-    if (rc < 0)
-        rc = run_passes(a, l, p, pr, first, tensors);
-    const glow_profile *pf = NULL;
-    glow_diag d = { 0 };
-    if (rc < 0 && glow_profiler_finish(pr, &pf, &d) != GLOW_OK) {
-        cli_error("%s: %s", a->path, d.msg);
+    glowc_options *opt = rc < 0 ? cli_api_options(&a->model) : NULL;
+    glowc_profiler *pr = NULL;
+    if (rc < 0 && (!opt || glowc_profiler_create(opt, a->path, &pr) != GLOWC_OK)) {
+        cli_error("profile: out of memory");
         rc = CLI_EXIT_RUN_FAILED;
     }
-    if (rc < 0 && glow_profile_write(pf, a->out, &d) != GLOW_OK) {
-        cli_error("profile: %s", d.msg);
+    if (rc < 0)
+        rc = compile(a, l, pr, tensors);
+    if (rc < 0)
+        rc = run_passes(a, l, pr, first, tensors);
+    if (rc < 0 && glowc_profiler_finish(pr) != GLOWC_OK) {
+        cli_error("%s: %s", a->path, glowc_last_error());
+        rc = CLI_EXIT_RUN_FAILED;
+    }
+    if (rc < 0 && glowc_profiler_write(pr, a->out) != GLOWC_OK) {
+        cli_error("profile: %s", glowc_last_error());
         rc = CLI_EXIT_RUN_FAILED;
     }
     if (rc < 0) {
         printf("profile '%s': %d values of %s over %d sample%s (%s backend)\n", a->out,
-               glow_profiler_nkeys(pr), a->path, n, n == 1 ? "" : "s", p->backend->name);
+               glowc_profiler_value_count(pr), a->path, n, n == 1 ? "" : "s",
+               a->model.backend);
         rc = CLI_EXIT_OK;
     }
-    glow_program_destroy(p);
-    glow_profiler_destroy(pr);
+    glowc_profiler_destroy(pr);
+    glowc_options_destroy(opt);
     free(first);
     free(tensors);
     return rc;

@@ -140,8 +140,9 @@ int cmd_quantize(int argc, char **argv)
         /* The interpreter keeps no node whole for its kernels, so the graph holds only the
          * quantizer's nodes and lowered primitives, all of which have ONNX forms. */
         glow_opt_options oo;
+        glow_quant_options q;
         glow_compile_options copt = { .stop_after = GLOW_STAGE_LOWERED };
-        cli_model_options(&a.model, &oo, &copt);
+        cli_model_options(&a.model, &oo, &q, &copt);
         if (glow_program_create(m, &copt, &p, &d) != GLOW_OK)
             rc = cli_model_error(a.path, &d);
     }

@@ -3,19 +3,13 @@
 // through the public API's session when that can be done with one parse (run_via_api); the
 // checked path (a summary of the declared inputs, then a load specialized to the files)
 // serves models whose inputs decide their shapes, --devices, --stats, and every error.
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "cli.h"
 #include "opt/opt.h"
-#include "runtime/partition.h"
-#include "runtime/runtime.h"
-
-#define MAX_SYMS 64
-#define SHOWN_VALUES 10
+#include "quant/quant.h"
+#include "run.h"
 
 void cmd_run_help(void)
 {
@@ -63,20 +57,6 @@ void cmd_run_help(void)
            "extra, unreadable, wrong element type or shape), 3 failure while running.\n");
 }
 
-typedef struct run_args {
-    const char *path;
-    const char **files;     /* positional input files */
-    int nfiles;
-    const char **named;     /* --input NAME=FILE */
-    int nnamed;
-    cli_model_opts model;   /* --backend, --threads, --define, ... */
-    const char *outdir;
-    bool compare_float;     /* the positional inputs are samples (cmd_compare.c) */
-    const char *devices;    /* --devices SPEC: run partitioned */
-    const char **assign;    /* --assign NODE=DEVICE */
-    int nassign;
-    bool split_nodes;       /* --split-nodes */
-} run_args;
 
 /* Returns -1 when parsing succeeded, otherwise the exit code to return at once. */
 static int parse_args(int argc, char **argv, run_args *a)
@@ -138,345 +118,6 @@ static int parse_args(int argc, char **argv, run_args *a)
     return -1;
 }
 
-/* Symbolic dims seen so far: the same symbol must have the same size in every input. */
-typedef struct sym_table {
-    char name[MAX_SYMS][64];
-    int64_t value[MAX_SYMS];
-    int n;
-} sym_table;
-
-/* The --define value of symbol `sym` (length len), or 0 when not defined. */
-static int64_t define_value(const run_args *a, const char *sym, size_t len)
-{
-    for (int i = 0; i < a->model.ndefines; i++) {
-        const char *d = a->model.defines[i];
-        if (strncmp(d, sym, len) == 0 && d[len] == '=')
-            return strtoll(d + len + 1, NULL, 10);
-    }
-    return 0;
-}
-
-/* True when the tensor type t fits the declared type text of the summary ("f32[N, 3]",
- * "f32[...]" for an unknown rank, "?" or "undefined" for an unknown element type), binding
- * symbolic dims in st. */
-static bool fits_declared(const run_args *a, const char *decl, const glow_type *t,
-                          sym_table *st, char *why, size_t wsize)
-{
-    const char *br = strchr(decl, '[');
-    size_t dlen = br ? (size_t)(br - decl) : strlen(decl);
-    const char *dt = glow_dtype_name(t->dtype);
-    bool any_dtype = (dlen == 1 && decl[0] == '?') || (dlen == 9 && !strncmp(decl, "undefined", 9));
-    if (!any_dtype && (strlen(dt) != dlen || strncmp(decl, dt, dlen) != 0))
-        return false;
-    if (!br || !strcmp(br, "[...]"))
-        return true;
-    const char *p = br + 1;
-    int k = 0;
-    while (*p && *p != ']') {
-        size_t n = strcspn(p, ",]");
-        if (k >= t->rank)
-            return false;
-        int64_t have = t->dims[k++];
-        char *end = NULL;
-        long long v = strtoll(p, &end, 10);
-        if (end == p + n) {
-            if (v != have)
-                return false;
-        } else if (!(n == 1 && *p == '?')) {
-            int64_t def = define_value(a, p, n);
-            if (def && def != have) {
-                snprintf(why, wsize, " with %.*s=%lld (--define)", (int)n, p, (long long)def);
-                return false;
-            }
-            int s = 0;
-            while (s < st->n && (strlen(st->name[s]) != n || strncmp(st->name[s], p, n) != 0))
-                s++;
-            if (s < st->n && st->value[s] != have) {
-                snprintf(why, wsize, " with %.*s=%lld (from an earlier input)", (int)n, p,
-                         (long long)st->value[s]);
-                return false;
-            }
-            if (s == st->n && st->n < MAX_SYMS && n < sizeof st->name[0]) {
-                snprintf(st->name[s], sizeof st->name[s], "%.*s", (int)n, p);
-                st->value[st->n++] = have;
-            }
-        }
-        p += n;
-        while (*p == ',' || *p == ' ')
-            p++;
-    }
-    return k == t->rank;
-}
-
-/* The position of the input called `name`, or -1. */
-static int input_index(const glow_onnx_summary *s, const char *name, size_t len)
-{
-    for (int i = 0; i < s->ninputs; i++)
-        if (strlen(s->inputs[i].name) == len && strncmp(s->inputs[i].name, name, len) == 0)
-            return i;
-    return -1;
-}
-
-static void list_inputs(char *buf, size_t size, const glow_onnx_summary *s)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < s->ninputs && n + 1 < size; i++)
-        n += (size_t)snprintf(buf + n, size - n, "%s'%s' %s", i ? ", " : "",
-                              glow_esc(s->inputs[i].name), s->inputs[i].type_str);
-    if (!s->ninputs)
-        snprintf(buf, size, "none");
-}
-
-/* Assigns a file to every fed input (files[i], NULL-initialized). Returns -1 on success,
- * else the exit code after reporting every problem it found. */
-static int bind_files(const run_args *a, const glow_onnx_summary *s, const char **files)
-{
-    char inputs[1024];
-    list_inputs(inputs, sizeof inputs, s);
-    int rc = -1;
-    for (int k = 0; k < a->nfiles; k++) {
-        if (k < s->ninputs) {
-            files[k] = a->files[k];
-            continue;
-        }
-        cli_error("run: extra input file '%s': the model has %d input%s (%s)", a->files[k],
-                  s->ninputs, s->ninputs == 1 ? "" : "s", inputs);
-        return CLI_EXIT_BAD_MODEL;
-    }
-    for (int k = 0; k < a->nnamed; k++) {
-        const char *eq = strchr(a->named[k], '=');
-        size_t len = (size_t)(eq - a->named[k]);
-        int i = input_index(s, a->named[k], len);
-        if (i < 0) {
-            cli_error("run: extra input '%.*s': the model has no input of that name (its "
-                      "inputs: %s)", (int)len, a->named[k], inputs);
-            return CLI_EXIT_BAD_MODEL;
-        }
-        if (files[i])
-            return cli_usage_error("run", "run: input '%s' is given twice ('%s' and '%s')",
-                                   s->inputs[i].name, files[i], eq + 1);
-        files[i] = eq + 1;
-    }
-    for (int i = 0; i < s->ninputs; i++) {
-        if (files[i])
-            continue;
-        cli_error("run: missing input %d '%s' (%s): give its file after MODEL in input order, "
-                  "or as --input %s=FILE", i, s->inputs[i].name, s->inputs[i].type_str,
-                  s->inputs[i].name);
-        rc = CLI_EXIT_BAD_MODEL;
-    }
-    return rc;
-}
-
-/* The inputs as the program takes them: every input's tensors one after the other (a
- * sequence's elements, docs/onnx-import.md "Sequences and optionals"), borrowed from the
- * per-input tensors and sequences, and the count of each input. */
-typedef struct flat_inputs {
-    glow_seq_value *seqs;   /* per input; sequence and optional inputs only */
-    int *counts;
-    glow_tensor *t;
-    int n;
-} flat_inputs;
-
-static void flatten_inputs(const glow_onnx_summary *s, const glow_tensor *tensors,
-                           flat_inputs *f)
-{
-    int n = 0;
-    for (int i = 0; i < s->ninputs; i++) {
-        bool seq = glow_io_kind_of(s->inputs[i].type_str) != GLOW_IO_TENSOR;
-        f->counts[i] = seq ? f->seqs[i].count : 1;
-        n += f->counts[i] > 0 ? f->counts[i] : 0;
-    }
-    f->t = calloc((size_t)n + 1, sizeof *f->t);
-    for (int i = 0, k = 0; f->t && i < s->ninputs; i++)
-        for (int j = 0; j < f->counts[i]; j++)
-            f->t[k++] = glow_io_kind_of(s->inputs[i].type_str) != GLOW_IO_TENSOR
-                            ? f->seqs[i].tensors[j] : tensors[i];
-    f->n = n;
-}
-
-/* Reads every input file and checks it against the declared input type. */
-static int read_inputs(const run_args *a, const glow_onnx_summary *s, const char **files,
-                       glow_tensor *tensors, glow_seq_value *seqs)
-{
-    sym_table st = { .n = 0 };
-    for (int i = 0; i < s->ninputs; i++) {
-        const char *decl = s->inputs[i].type_str;
-        glow_io_kind kind = glow_io_kind_of(decl);
-        if (kind != GLOW_IO_TENSOR) {
-            /* SequenceProto / OptionalProto: the importer checks the elements' types. */
-            glow_diag d = { 0 };
-            if (glow_seq_read_file(files[i], kind, &seqs[i], &d) != GLOW_OK) {
-                cli_error("run: input '%s' (%s): %s", s->inputs[i].name, decl, d.msg);
-                return CLI_EXIT_BAD_MODEL;
-            }
-            continue;
-        }
-        if (strchr(decl, '(')) {
-            cli_error("run: input '%s' is %s, which glowc cannot feed (only tensors, "
-                      "sequences and optionals)", s->inputs[i].name, decl);
-            return CLI_EXIT_BAD_MODEL;
-        }
-        glow_diag d = { 0 };
-        if (glow_tensor_read_file(files[i], &tensors[i], NULL, &d) != GLOW_OK) {
-            cli_error("run: input '%s': %s", s->inputs[i].name, d.msg);
-            return CLI_EXIT_BAD_MODEL;
-        }
-        char have[128];
-        glow_type_str(&tensors[i].type, have, sizeof have);
-        char why[128] = "";
-        if (!fits_declared(a, decl, &tensors[i].type, &st, why, sizeof why)) {
-            cli_error("run: input '%s' is %s (file '%s'), the model expects %s%s",
-                      s->inputs[i].name, have, files[i], decl, why);
-            return CLI_EXIT_BAD_MODEL;
-        }
-    }
-    return -1;
-}
-
-bool cli_is_scores(const glow_type *t)
-{
-    int64_t numel = glow_type_numel(t);
-    return numel > 1 && t->rank > 0 && t->dims[t->rank - 1] == numel;
-}
-
-int64_t cli_argmax(const glow_tensor *t, double *best)
-{
-    int64_t n = glow_type_numel(&t->type), k = -1;
-    for (int64_t i = 0; i < n; i++) {
-        double v = glow_load_f64(t->type.dtype, t->data, (size_t)i);
-        if (v == v && (k < 0 || v > *best)) {
-            k = i;
-            *best = v;
-        }
-    }
-    return k;
-}
-
-/* A run's outputs, from a program or a partitioned executor. */
-typedef struct run_outputs {
-    int n;
-    const char **names;
-    glow_tensor *t;         /* borrowing the program's or executor's memory */
-    /* Graph outputs that are sequences or optionals span counts[i] of the n outputs (-1: an
-     * absent optional, none); NULL: graph output i is output i. */
-    const glow_onnx_summary *summary;
-    const int *counts;
-} run_outputs;
-
-static void outputs_of_program(const glow_program *p, run_outputs *o)
-{
-    o->n = p->noutputs;
-    o->names = calloc((size_t)o->n + 1, sizeof *o->names);
-    o->t = calloc((size_t)o->n + 1, sizeof *o->t);
-    for (int i = 0; o->names && o->t && i < o->n; i++) {
-        o->names[i] = p->outputs[i]->name;
-        o->t[i] = glow_program_output(p, i);
-    }
-}
-
-static void outputs_of_executor(const glow_executor *e, run_outputs *o)
-{
-    o->n = glow_executor_noutputs(e);
-    o->names = calloc((size_t)o->n + 1, sizeof *o->names);
-    o->t = calloc((size_t)o->n + 1, sizeof *o->t);
-    for (int i = 0; o->names && o->t && i < o->n; i++) {
-        o->names[i] = glow_executor_plan(e)->output_names[i];
-        o->t[i] = glow_executor_output(e, i);
-    }
-}
-
-static void print_outputs(const run_outputs *o)
-{
-    for (int i = 0; i < o->n; i++) {
-        glow_tensor t = o->t[i];
-        char ty[128];
-        printf("%s %s = ", glow_esc(o->names[i]), glow_type_str(&t.type, ty, sizeof ty));
-        glow_tensor_print(stdout, &t, SHOWN_VALUES);
-        printf("\n");
-        /* A prediction only means something for one vector of scores ([K], [1, K], ...). */
-        double best = 0;
-        if (glow_dtype_is_float(t.type.dtype) && cli_is_scores(&t.type)) {
-            int64_t k = cli_argmax(&t, &best);
-            if (k >= 0)
-                printf("  argmax %lld = %g\n", (long long)k, best);
-        }
-    }
-}
-
-/* Serializes every output first, then writes them beside their final names and renames
- * them all, so a failure leaves no partial set of outputs behind. */
-static int write_outputs(const run_outputs *o, const char *dir)
-{
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        cli_error("run: cannot create the output directory '%s': %s", dir, strerror(errno));
-        return CLI_EXIT_RUN_FAILED;
-    }
-    int n = o->counts ? o->summary->noutputs : o->n, rc = CLI_EXIT_OK, written = 0;
-    uint8_t **bufs = calloc((size_t)n + 1, sizeof *bufs);
-    size_t *sizes = calloc((size_t)n + 1, sizeof *sizes);
-    char tmp[4096], final[4096];
-    for (int i = 0, k = 0; i < n && rc == CLI_EXIT_OK; i++) {
-        glow_diag d = { 0 };
-        glow_io_kind kind = o->counts ? glow_io_kind_of(o->summary->outputs[i].type_str)
-                                      : GLOW_IO_TENSOR;
-        int cnt = o->counts ? o->counts[i] : 1;
-        const char *name = o->counts ? o->summary->outputs[i].name : o->names[i];
-        glow_status s = k + (cnt > 0 ? cnt : 0) > o->n
-                            ? glow_fail(&d, GLOW_ERR_INTERNAL, "fewer outputs than expected")
-                        : kind == GLOW_IO_TENSOR
-                            ? glow_tensor_to_pb(&o->t[k], name, &bufs[i], &sizes[i], &d)
-                            : glow_seq_to_pb(&o->t[k], cnt, kind, name, &bufs[i], &sizes[i], &d);
-        if (s != GLOW_OK) {
-            cli_error("run: output '%s': %s", name, d.msg);
-            rc = CLI_EXIT_RUN_FAILED;
-        }
-        k += cnt > 0 ? cnt : 0;
-    }
-    for (; written < n && rc == CLI_EXIT_OK; written++) {
-        glow_diag d = { 0 };
-        snprintf(tmp, sizeof tmp, "%s/.output_%d.pb.part", dir, written);
-        if (glow_write_file(tmp, bufs[written], sizes[written], &d) != GLOW_OK) {
-            cli_error("run: %s", d.msg);
-            rc = CLI_EXIT_RUN_FAILED;
-            break;
-        }
-    }
-    for (int i = 0; i < written; i++) {
-        snprintf(tmp, sizeof tmp, "%s/.output_%d.pb.part", dir, i);
-        snprintf(final, sizeof final, "%s/output_%d.pb", dir, i);
-        if (rc != CLI_EXIT_OK) {
-            remove(tmp);
-        } else if (rename(tmp, final) != 0) {
-            cli_error("run: cannot write '%s': %s", final, strerror(errno));
-            rc = CLI_EXIT_RUN_FAILED;
-        }
-    }
-    for (int i = 0; i < n; i++)
-        free(bufs[i]);
-    free(bufs);
-    free(sizes);
-    return rc;
-}
-
-/* Prints the outputs or writes them to --output-dir. */
-static int show_outputs(const run_args *a, const run_outputs *o)
-{
-    if (!o->names || !o->t) {
-        cli_error("run: out of memory");
-        return CLI_EXIT_RUN_FAILED;
-    }
-    if (a->outdir)
-        return write_outputs(o, a->outdir);
-    print_outputs(o);
-    if (fflush(stdout) != 0) {
-        cli_error("run: cannot write the output");
-        return CLI_EXIT_RUN_FAILED;
-    }
-    return CLI_EXIT_OK;
-}
-
 /* --stats with --devices: each partition's compiled region sizes, and its fallbacks. */
 static void report_partitions(const glow_executor *e)
 {
@@ -495,24 +136,11 @@ static void report_partitions(const glow_executor *e)
                 used > dev->capacity ? glow_bytes_str(dev->capacity, cap, sizeof cap) : "");
         if (p->backend->fallbacks) {
             fputs("  ", stderr);
-            cli_model_report_fallbacks(p, stderr);
+            glow_program_report_backend(p, stderr);
         }
     }
 }
 
-/* The end of a run of a program or an executor: its failure's message, or its outputs
- * (filled by the caller after a successful run) shown and freed. */
-static int finish_run(const run_args *a, glow_status s, const glow_diag *d, run_outputs *o)
-{
-    if (s != GLOW_OK) {
-        cli_error("run: %s: %s", a->path, d->len ? d->msg : glow_status_name(d->status));
-        return CLI_EXIT_RUN_FAILED;
-    }
-    int rc = show_outputs(a, o);
-    free(o->names);
-    free(o->t);
-    return rc;
-}
 
 /* --devices: partitions the loaded module m (owned), compiles and runs the partitions. */
 static int run_partitioned(const run_args *a, glow_module *m, int ninputs, glow_tensor *tensors,
@@ -532,8 +160,9 @@ static int run_partitioned(const run_args *a, glow_module *m, int ninputs, glow_
     glow_executor *e = NULL;
     int rc = CLI_EXIT_OK;
     glow_opt_options oo;
+    glow_quant_options q;
     glow_compile_options copt = { .stop_after = GLOW_STAGE_COMPILED };
-    cli_model_options(&a->model, &oo, &copt);
+    cli_model_options(&a->model, &oo, &q, &copt);
     /* The profile names nodes of the whole graph: quantize it whole, then cut it. */
     if (copt.quant_hook && glow_module_quantize(&m, &copt, &d) != GLOW_OK) {
         glow_devices_free(devs, ndevs);
@@ -550,8 +179,8 @@ static int run_partitioned(const run_args *a, glow_module *m, int ninputs, glow_
     if (rc == CLI_EXIT_OK) {
         glow_status s = glow_executor_run(e, tensors, ninputs, &d);
         if (s == GLOW_OK)
-            outputs_of_executor(e, &o);
-        rc = finish_run(a, s, &d, &o);
+            run_outputs_of_executor(e, &o);
+        rc = run_finish(a, s, &d, &o);
     }
     glow_executor_destroy(e);
     glow_devices_free(devs, ndevs);
@@ -591,19 +220,20 @@ static int compile_and_run(const run_args *a, const glow_onnx_summary *sum, flat
         rc = run_partitioned(a, m, ninputs, tensors, base);
     } else {
         glow_opt_options oo;
+        glow_quant_options q;
         glow_compile_options copt = { .stop_after = GLOW_STAGE_COMPILED };
-        cli_model_options(&a->model, &oo, &copt);
+        cli_model_options(&a->model, &oo, &q, &copt);
         if (glow_program_create(m, &copt, &p, &d) != GLOW_OK)
             rc = cli_model_error(a->path, &d);
         else if (a->model.stats)
-            cli_model_report_fallbacks(p, stderr);
+            glow_program_report_backend(p, stderr);
     }
     if (p && rc == CLI_EXIT_OK) {
         run_outputs o = base;
         glow_status s = glow_program_run(p, tensors, ninputs, &d);
         if (s == GLOW_OK)
-            outputs_of_program(p, &o);
-        rc = finish_run(a, s, &d, &o);
+            run_outputs_of_program(p, &o);
+        rc = run_finish(a, s, &d, &o);
     }
     glow_program_destroy(p);
     free(types);
@@ -666,7 +296,7 @@ static int run_via_api(const run_args *a)
                 o.names[i] = glowc_tensor_name(out[i]);
                 o.t[i] = (glow_tensor){ .type = t, .data = (void *)glowc_tensor_data(out[i]) };
             }
-            rc = finish_run(a, GLOW_OK, NULL, &o);
+            rc = run_finish(a, GLOW_OK, NULL, &o);
         }
     }
     for (int i = 0; in && i < n; i++)
@@ -712,12 +342,12 @@ int cmd_run(int argc, char **argv)
         tensors = calloc((size_t)s.ninputs + 1, sizeof *tensors);
         in.seqs = calloc((size_t)s.ninputs + 1, sizeof *in.seqs);
         in.counts = calloc((size_t)s.ninputs + 1, sizeof *in.counts);
-        rc = bind_files(&a, &s, files);
+        rc = run_bind_files(&a, &s, files);
     }
     if (rc < 0)
-        rc = read_inputs(&a, &s, files, tensors, in.seqs);
+        rc = run_read_inputs(&a, &s, files, tensors, in.seqs);
     if (rc < 0) {
-        flatten_inputs(&s, tensors, &in);
+        run_flatten_inputs(&s, tensors, &in);
         rc = compile_and_run(&a, &s, &in);
     }
     for (int i = 0; tensors && i < s.ninputs; i++)

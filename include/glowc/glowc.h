@@ -401,6 +401,138 @@ GLOWC_API glowc_status glowc_host_get_stats(glowc_host *h, const char *network,
  * when it is not quarantined. */
 GLOWC_API glowc_status glowc_host_restore_device(glowc_host *h, int device);
 
+/* ---- what compiling reports, and what a session is made of ---- */
+
+/* What creating a session, a profiler or a bundle prints to stderr while it compiles (flags,
+ * OR-ed; 0, the default: nothing) - the CLI's --stats and --time-passes. */
+#define GLOWC_REPORT_PASSES 1       /* per graph-optimizer pass: runs, nodes removed, rewrites,
+                                     * time; and how many nodes quantization converted */
+#define GLOWC_REPORT_PASS_TIMES 2   /* only the time of each optimizer pass */
+#define GLOWC_REPORT_BACKEND 4      /* how many instructions the backend runs natively, which
+                                     * fall back to its evaluator, and whether the machine code
+                                     * came from the cache directory */
+GLOWC_API glowc_status glowc_options_set_report(glowc_options *o, int flags);
+
+/* As glowc_session_create, with the model specialized to these inputs (bound by position,
+ * inputs[i] to the model's input i; ninputs may be fewer than the model has): their shapes
+ * fix the inputs' symbolic dims, and an input whose values decide shapes (a Reshape's
+ * shape, a Pad's pads, ...) is folded to the given values. Runs must then feed inputs of
+ * the same types. */
+GLOWC_API glowc_status glowc_session_create_for_inputs(const glowc_options *o, const char *path,
+                                                       const glowc_value *inputs, int ninputs,
+                                                       glowc_session **out);
+
+/* What a session is made of and what making it cost. */
+typedef struct glowc_session_info {
+    const char *backend;        /* "cpu" or "interpreter" (the session's string) */
+    int threads;                /* threads per run as asked (0: the backend's default) */
+    uint64_t constant_bytes;    /* the weights: one copy, shared by every run */
+    uint64_t mutable_bytes;     /* inputs and outputs: one region per execution context */
+    uint64_t activation_bytes;  /* intermediate values: one region per execution context */
+    double load_ms;             /* reading and importing the model */
+    double compile_ms;          /* optimizing, lowering, planning and generating code */
+    int fallbacks;              /* instructions the backend runs through its evaluator */
+    int code_cached;            /* 1: the machine code came from the cache directory */
+} glowc_session_info;
+
+GLOWC_API glowc_status glowc_session_get_info(const glowc_session *s, glowc_session_info *info);
+
+/* ---- profiling: the ranges quantization needs ----
+ *
+ * A profiler runs the float model on sample inputs and records, for every value the
+ * quantizer sees, its range, NaN/infinity counts and a histogram: the JSON profile that
+ * glowc_options_set_quantize reads (docs/quantization.md, "Profiling"). Every sample is run
+ * twice, pass 1 for the ranges and pass 2 for the histograms, in the same order:
+ *
+ *     glowc_profiler_create(o, "model.onnx", &p);
+ *     for (int pass = 1; pass <= 2; pass++) {
+ *         glowc_profiler_begin_pass(p, pass);
+ *         for (each sample) glowc_profiler_run(p, inputs, ninputs);
+ *     }
+ *     glowc_profiler_finish(p);
+ *     glowc_profiler_write(p, "profile.json");
+ *     glowc_profiler_destroy(p);
+ *
+ * The options' backend, threads, defines, optimizer switch and reports are used (the
+ * profile is the same whatever the backend and threads); quantization options are not. One
+ * thread at a time per profiler. */
+
+typedef struct glowc_profiler glowc_profiler;
+
+/* The histogram bins of each recorded value. */
+#define GLOWC_PROFILE_BINS 2048
+
+/* Nothing is compiled yet: the first sample's types fix the model's symbolic dims. */
+GLOWC_API glowc_status glowc_profiler_create(const glowc_options *o, const char *path,
+                                             glowc_profiler **out);
+/* Compiles for inputs of these types (by position; every input of the model) now, so that
+ * compile errors come apart from a sample's; glowc_profiler_run does it when not yet done. */
+GLOWC_API glowc_status glowc_profiler_compile(glowc_profiler *p, const glowc_value *inputs,
+                                              int ninputs);
+/* pass 1, then 2. */
+GLOWC_API glowc_status glowc_profiler_begin_pass(glowc_profiler *p, int pass);
+/* Runs one sample (inputs as glowc_session_run's, every one given, all samples of the same
+ * types) and records it in the current pass. */
+GLOWC_API glowc_status glowc_profiler_run(glowc_profiler *p, const glowc_value *inputs,
+                                          int ninputs);
+/* How many values are recorded (0 before compiling). */
+GLOWC_API int glowc_profiler_value_count(const glowc_profiler *p);
+/* Ends profiling after pass 2, checking that both passes saw the same values. */
+GLOWC_API glowc_status glowc_profiler_finish(glowc_profiler *p);
+/* Writes the finished profile as JSON to path, atomically; the same samples in the same
+ * order give the same bytes. */
+GLOWC_API glowc_status glowc_profiler_write(glowc_profiler *p, const char *path);
+GLOWC_API void glowc_profiler_destroy(glowc_profiler *p);
+
+/* ---- bundles: a model compiled ahead of time into C-linkable files ----
+ *
+ * A bundle (DESIGN.md, "Bundle ABI"; `glowc compile --help`) is DIR/NAME.o with the entry
+ * int NAME(uint8_t *constant_weights, uint8_t *mutable_weights, uint8_t *activations),
+ * NAME.h (region sizes, alignment, each input's and output's offset, a table of names, types
+ * and shapes) and NAME.weights.bin (and NAME.weights.c), for the cpu backend. It needs no
+ * glowc at run time. */
+
+typedef enum glowc_bundle_weights {
+    GLOWC_WEIGHTS_FILE = 0,     /* NAME.weights.bin, which the caller loads */
+    GLOWC_WEIGHTS_C_ARRAY = 1,  /* also NAME.weights.c defining NAME_weights[] */
+    GLOWC_WEIGHTS_EMBEDDED = 2, /* the weights inside NAME.o (pass NULL as constant_weights) */
+} glowc_bundle_weights;
+
+typedef struct glowc_bundle glowc_bundle;
+
+typedef struct glowc_bundle_info {
+    char name[64];              /* the entry point and file stem */
+    char triple[96], cpu[64];   /* what the code is for */
+    uint64_t constant_bytes, mutable_bytes, activation_bytes, alignment;
+    uint64_t object_bytes;      /* of NAME.o */
+    int instructions;           /* compiled to kernel calls */
+} glowc_bundle_info;
+
+/* Loads and compiles the model at path for target `triple` (NULL: this machine; x86_64-*
+ * and aarch64-*) and CPU `cpu` (NULL: this machine's for the host target, "generic" for
+ * another; the host's vector kernels are used only when both are NULL). Options: defines,
+ * optimizer switch, reports, quantization, max_memory; threads > 1 also makes an entry
+ * NAME_thread for that many threads; the backend must be "cpu". Nothing is written yet. */
+GLOWC_API glowc_status glowc_bundle_create(const glowc_options *o, const char *path,
+                                           const char *triple, const char *cpu,
+                                           glowc_bundle **out);
+/* Writes the bundle into dir (created with its parents when missing) as `name` (a C
+ * identifier of at most 63 characters; NULL: the model file's name, made one, "model" for
+ * bytes). GLOWC_ERR_UNSUPPORTED lists the instructions without a kernel (a bundle has no
+ * evaluator to fall back on); GLOWC_ERR_IO when a file cannot be written. info may be NULL. */
+GLOWC_API glowc_status glowc_bundle_write(glowc_bundle *b, const char *dir, const char *name,
+                                          glowc_bundle_weights weights,
+                                          glowc_bundle_info *info);
+GLOWC_API void glowc_bundle_destroy(glowc_bundle *b);
+/* glowc_bundle_create, glowc_bundle_write and glowc_bundle_destroy in one call. */
+GLOWC_API glowc_status glowc_compile_bundle(const glowc_options *o, const char *path,
+                                            const char *triple, const char *cpu,
+                                            const char *dir, const char *name,
+                                            glowc_bundle_weights weights,
+                                            glowc_bundle_info *info);
+/* 1 when name can name a bundle (a C identifier of at most 63 characters), else 0. */
+GLOWC_API int glowc_bundle_name_ok(const char *name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -21,8 +21,8 @@ from collections import namedtuple
 
 import numpy as np
 
-__all__ = ["Session", "Host", "Error", "TensorInfo", "version", "BUSY", "CANCELLED",
-           "DEADLINE"]
+__all__ = ["Session", "Host", "Error", "TensorInfo", "version", "profile", "compile_bundle",
+           "BUSY", "CANCELLED", "DEADLINE"]
 
 # Statuses a host run ends with besides errors (glowc_status).
 BUSY, CANCELLED, DEADLINE = 9, 10, 11
@@ -143,6 +143,17 @@ _output_info = _fn("glowc_session_output_info", ctypes.c_int, _P, ctypes.c_int,
                    ctypes.POINTER(_Info))
 _run = _fn("glowc_session_run", ctypes.c_int, _P, ctypes.POINTER(_Value), ctypes.c_int,
            ctypes.POINTER(_Value), ctypes.c_int)
+
+
+class _SessionInfo(ctypes.Structure):
+    _fields_ = [("backend", ctypes.c_char_p), ("threads", ctypes.c_int)] + \
+               [(n, ctypes.c_uint64) for n in ("constant_bytes", "mutable_bytes",
+                                                "activation_bytes")] + \
+               [(n, ctypes.c_double) for n in ("load_ms", "compile_ms")] + \
+               [("fallbacks", ctypes.c_int), ("code_cached", ctypes.c_int)]
+
+
+_session_info = _fn("glowc_session_get_info", ctypes.c_int, _P, ctypes.POINTER(_SessionInfo))
 
 
 def _check(status):
@@ -291,6 +302,20 @@ class Session(_Closing):
         if self._s:
             _destroy(self._s)
             self._s = None
+
+    def info(self):
+        """What the session is made of: {"backend", "threads", "constant_bytes" (weights,
+        shared by runs), "mutable_bytes" (inputs and outputs) and "activation_bytes" (both per
+        concurrent run), "load_ms", "compile_ms", "fallbacks" (instructions the backend runs
+        through its evaluator), "code_cached" (machine code from cache_dir)}."""
+        if not self._s:
+            raise Error(1, "the session is closed")
+        i = _SessionInfo()
+        _check(_session_info(self._s, ctypes.byref(i)))
+        d = {f: getattr(i, f) for f, _ in _SessionInfo._fields_}
+        d["backend"] = i.backend.decode()
+        d["code_cached"] = bool(i.code_cached)
+        return d
 
     def run(self, inputs, as_dict=False):
         """Runs the model. inputs: {name: array} (or a list/tuple in input order). Returns the
@@ -517,3 +542,98 @@ class Host(_Closing):
     def restore_device(self, device):
         """Puts a quarantined device back in service (glowc_host_restore_device)."""
         _check(_host_restore(self._handle(), int(device)))
+
+
+# ---- profiling and bundles ----
+
+class _BundleInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char * 64), ("triple", ctypes.c_char * 96),
+                ("cpu", ctypes.c_char * 64)] + \
+               [(n, ctypes.c_uint64) for n in ("constant_bytes", "mutable_bytes",
+                                                "activation_bytes", "alignment",
+                                                "object_bytes")] + \
+               [("instructions", ctypes.c_int)]
+
+
+_profiler_create = _fn("glowc_profiler_create", ctypes.c_int, _P, ctypes.c_char_p,
+                       ctypes.POINTER(_P))
+_profiler_destroy = _fn("glowc_profiler_destroy", None, _P)
+_profiler_pass = _fn("glowc_profiler_begin_pass", ctypes.c_int, _P, ctypes.c_int)
+_profiler_run = _fn("glowc_profiler_run", ctypes.c_int, _P, ctypes.POINTER(_Value),
+                    ctypes.c_int)
+_profiler_count = _fn("glowc_profiler_value_count", ctypes.c_int, _P)
+_profiler_finish = _fn("glowc_profiler_finish", ctypes.c_int, _P)
+_profiler_write = _fn("glowc_profiler_write", ctypes.c_int, _P, ctypes.c_char_p)
+_compile_bundle = _fn("glowc_compile_bundle", ctypes.c_int, _P, ctypes.c_char_p,
+                      ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                      ctypes.c_int, ctypes.POINTER(_BundleInfo))
+_WEIGHTS = {"file": 0, "c-array": 1, "embedded": 2}
+
+
+class _Options(_Closing):
+    """A glowc_options object for one call."""
+
+    def __init__(self, backend="cpu", threads=0, **model):
+        self.o = _options_create()
+        if not self.o:
+            raise MemoryError("glowc: cannot create options")
+        _check(_set_backend(self.o, _enc(backend)))
+        _check(_set_threads(self.o, int(threads)))
+        _set_model_options(self.o, model.get("defines"), model.get("no_optimize", False),
+                           model.get("quantize"), model.get("schema"), model.get("calibration"),
+                           model.get("per_channel", False), model.get("keep_float"),
+                           model.get("precision"), None)
+
+    def close(self):
+        if getattr(self, "o", None):
+            _options_destroy(self.o)
+            self.o = None
+
+
+def profile(model, samples, output, backend="cpu", threads=0, defines=None, no_optimize=False):
+    """Runs the float model (a path) on samples - each {name: array} or a list of arrays in
+    input order, all of the same types - and writes the quantization profile `glowc profile`
+    writes to output (the file Session(quantize=...) reads). Returns how many values it
+    records. The samples are run twice (ranges, then histograms)."""
+    samples = list(samples)
+    if not samples:
+        raise Error(1, "profile: no samples")
+    with _Options(backend, threads, defines=defines, no_optimize=no_optimize) as o:
+        p = _P()
+        _check(_profiler_create(o.o, _enc(os.fspath(model)), ctypes.byref(p)))
+    try:
+        for pass_ in (1, 2):
+            _check(_profiler_pass(p, pass_))
+            for sample in samples:
+                vals, n, keep = _values(sample)
+                _check(_profiler_run(p, vals, n))
+                del keep
+        _check(_profiler_finish(p))
+        _check(_profiler_write(p, _enc(os.fspath(output))))
+        return _profiler_count(p)
+    finally:
+        _profiler_destroy(p)
+
+
+def compile_bundle(model, directory, name=None, target=None, cpu=None, weights="file",
+                   threads=0, defines=None, no_optimize=False, quantize=None, schema=None,
+                   calibration=None, per_channel=False, keep_float=None, precision=None):
+    """Compiles the model (a path) ahead of time for the cpu backend into a bundle in
+    directory, as `glowc compile --emit-bundle` does: NAME.o, NAME.h, NAME.weights.bin (and
+    NAME.weights.c with weights="c-array"; weights="embedded" puts them in NAME.o). target:
+    an LLVM triple (None: this machine); cpu: a CPU name; threads > 1 adds NAME_thread.
+    Returns {"name", "triple", "cpu", "constant_bytes", "mutable_bytes", "activation_bytes",
+    "alignment", "object_bytes", "instructions"}."""
+    if weights not in _WEIGHTS:
+        raise Error(1, "weights wants file, c-array or embedded, got '%s'" % weights)
+    info = _BundleInfo()
+    with _Options("cpu", threads, defines=defines, no_optimize=no_optimize, quantize=quantize,
+                  schema=schema, calibration=calibration, per_channel=per_channel,
+                  keep_float=keep_float, precision=precision) as o:
+        _check(_compile_bundle(o.o, _enc(os.fspath(model)), _enc(target), _enc(cpu),
+                               _enc(os.fspath(directory)), _enc(name), _WEIGHTS[weights],
+                               ctypes.byref(info)))
+    d = {f: getattr(info, f) for f, _ in _BundleInfo._fields_}
+    for f in ("name", "triple", "cpu"):
+        d[f] = d[f].decode()
+    return d

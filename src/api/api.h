@@ -4,6 +4,7 @@
 #define GLOW_API_H
 
 #include "glowc/glowc.h"
+#include "opt/opt.h"
 #include "quant/quant.h"
 #include "runtime/runtime.h"
 
@@ -22,6 +23,7 @@ struct glowc_options {
     char *cache_dir;             /* the compiled-code cache; NULL: none */
     int replicas;                /* a host network's devices at most; 0: all with room */
     uint64_t max_memory;         /* a session's planned bytes at most; 0: the machine's */
+    int report;                  /* GLOWC_REPORT_* flags: what compiling prints to stderr */
 };
 
 /* One input or output as glowc_tensor_info shows it, with its dims in public types. */
@@ -38,6 +40,9 @@ struct glowc_session {
     glow_program *p;             /* compiled; serves concurrent runs through its pool */
     int ninputs, noutputs;
     api_io *inputs, *outputs;    /* model order, as the program's placeholders */
+    char *backend;               /* glowc_session_info's */
+    int threads;
+    double load_ms, compile_ms;
 };
 
 struct glowc_tensor {
@@ -58,6 +63,32 @@ struct glowc_tensor {
             return try_s_;                   \
     } while (0)
 
+/* --- api_compile.c: what sessions, profilers and bundles share --- */
+
+/* The compile options of the public options o (backend, threads, optimizer and its reports,
+ * cache, memory limit, quantization). They point into c: c must stay where it is. */
+typedef struct api_compile {
+    glow_compile_options copt;
+    glow_opt_options oo;
+    glow_quant_options q;
+} api_compile;
+void api_compile_init(api_compile *c, const glowc_options *o);
+
+/* Loads the model at path (or bytes[0..size) when path is NULL) with o's defines into a new
+ * module, specialized to the types of spec[0..nspec) - and to their values when values is
+ * set - as glow_onnx_options' input_types/input_values; *ms gets the time it took. Messages
+ * name the file. */
+glowc_status api_load(const glowc_options *o, const char *path, const void *bytes, size_t size,
+                      const glow_tensor *spec, int nspec, bool values, glow_module **out,
+                      double *ms);
+/* api_fail_diag for a failed load or compile: a name not found is the model's fault. */
+glowc_status api_fail_compile(glow_diag *d);
+/* The caller's values as tensors borrowing their data (types from the public dtypes and
+ * shapes); fails naming a value glowc has no type for. */
+glowc_status api_tensors_of(const glowc_value *v, int n, glow_tensor *out);
+/* Milliseconds of a monotonic clock. */
+double api_now_ms(void);
+
 /* --- api_run.c --- */
 
 /* Binds values[0..n) to the rows of io (by name, or by position when a value has none):
@@ -70,6 +101,11 @@ glowc_status api_check_value(const glowc_value *v, const api_io *io, int k, bool
 /* A tensor with `bytes` of uninitialized 64-byte aligned data; NULL when out of memory. */
 glowc_tensor *api_tensor_new(const char *name, glowc_dtype dtype, int rank,
                              const int64_t *shape, size_t bytes);
+
+/* --- api_options.c --- */
+
+/* A deep copy of o (the defaults when o is NULL); NULL when out of memory. */
+glowc_options *api_options_clone(const glowc_options *o);
 
 /* --- api_status.c --- */
 

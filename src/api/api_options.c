@@ -201,3 +201,38 @@ GLOWC_API glowc_status glowc_options_set_max_memory(glowc_options *o, uint64_t b
     o->max_memory = bytes;
     return GLOWC_OK;
 }
+
+GLOWC_API glowc_status glowc_options_set_report(glowc_options *o, int flags)
+{
+    NEED_OPTIONS(o);
+    const int all = GLOWC_REPORT_PASSES | GLOWC_REPORT_PASS_TIMES | GLOWC_REPORT_BACKEND;
+    if (flags & ~all)
+        return api_fail(GLOWC_ERR_INVALID_ARGUMENT, "report wants GLOWC_REPORT_* flags, got "
+                        "%#x", (unsigned)flags);
+    o->report = flags;
+    return GLOWC_OK;
+}
+
+glowc_options *api_options_clone(const glowc_options *o)
+{
+    glowc_options *c = glowc_options_create();
+    if (!c || !o)
+        return c;
+    char *backend = c->backend;
+    *c = *o;
+    c->backend = backend;
+    c->defines = NULL;
+    c->ndefines = 0;
+    c->profile = c->keep_float = c->cache_dir = NULL;
+    bool ok = set_str(&c->backend, o->backend) == GLOWC_OK &&
+              set_str(&c->profile, o->profile) == GLOWC_OK &&
+              set_str(&c->keep_float, o->keep_float) == GLOWC_OK &&
+              set_str(&c->cache_dir, o->cache_dir) == GLOWC_OK;
+    for (int i = 0; ok && i < o->ndefines; i++)
+        ok = glowc_options_add_define(c, o->defines[i]) == GLOWC_OK;
+    if (!ok) {
+        glowc_options_destroy(c);
+        return NULL;
+    }
+    return c;
+}

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "onnx/onnx.h"
 
 void api_io_set_type(api_io *io, const glow_type *t)
 {
@@ -45,6 +44,7 @@ GLOWC_API void glowc_session_destroy(glowc_session *s)
     glow_program_destroy(s->p);
     free_ios(s->inputs, s->ninputs);
     free_ios(s->outputs, s->noutputs);
+    free(s->backend);
     free(s);
 }
 
@@ -87,9 +87,10 @@ static glowc_status wrap(glow_program *p, glowc_session **out)
     return GLOWC_OK;
 }
 
-/* Loads (from path, or from bytes when path is NULL) and compiles. */
+/* Loads (from path, or from bytes when path is NULL; specialized to spec[0..nspec), their
+ * types and values) and compiles. */
 static glowc_status create(const glowc_options *o, const char *path, const void *bytes,
-                           size_t size, glowc_session **out)
+                           size_t size, const glow_tensor *spec, int nspec, glowc_session **out)
 {
     if (!out)
         return api_fail(GLOWC_ERR_INVALID_ARGUMENT, "glowc_session_create: out is NULL");
@@ -100,51 +101,39 @@ static glowc_status create(const glowc_options *o, const char *path, const void 
     if (!o && !(o = dflt = glowc_options_create()))
         return api_fail(GLOWC_ERR_NO_MEMORY, "out of memory");
 
-    glow_diag *d = calloc(1, sizeof *d);
-    glow_module *m = glow_module_create();
-    glowc_status st = GLOWC_OK;
-    if (!d || !m) {
+    glow_module *m = NULL;
+    double load_ms = 0;
+    glowc_status st = api_load(o, path, bytes, size, spec, nspec, true, &m, &load_ms);
+    glow_diag *d = st == GLOWC_OK ? calloc(1, sizeof *d) : NULL;
+    api_compile *c = st == GLOWC_OK ? malloc(sizeof *c) : NULL;
+    if (st == GLOWC_OK && (!d || !c)) {
+        glow_module_destroy(m);
         st = api_fail(GLOWC_ERR_NO_MEMORY, "out of memory");
-        glow_module_destroy(m);
-        goto done;
     }
-    glow_onnx_options lo = { .defines = (const char *const *)o->defines,
-                             .ndefines = o->ndefines };
-    glow_status ls = path ? glow_onnx_load(m, path, &lo, d)
-                          : glow_onnx_load_bytes(m, bytes, size, &lo, d);
-    if (ls != GLOW_OK) {
-        glow_module_destroy(m);
-        /* The file's name where the loader's message lacks it, as the CLI reports it. */
-        size_t plen = path ? strlen(path) + 2 : 0, mlen = strlen(d->msg);
-        if (path && !strstr(d->msg, path) && plen + mlen < sizeof d->msg) {
-            memmove(d->msg + plen, d->msg, mlen + 1);
-            memcpy(d->msg, path, plen - 2);
-            memcpy(d->msg + plen - 2, ": ", 2);
+    if (st == GLOWC_OK) {
+        api_compile_init(c, o);
+        double t0 = api_now_ms();
+        glow_program *p = NULL;
+        if (glow_program_create(m, &c->copt, &p, d) != GLOW_OK) { /* takes m */
+            st = api_fail_compile(d);
+        } else {
+            if (o->report & GLOWC_REPORT_BACKEND)
+                glow_program_report_backend(p, stderr);
+            double compile_ms = api_now_ms() - t0;
+            st = wrap(p, out);
+            if (st == GLOWC_OK) {
+                (*out)->load_ms = load_ms;
+                (*out)->compile_ms = compile_ms;
+                (*out)->threads = o->threads;
+                if (!((*out)->backend = strdup(o->backend))) {
+                    glowc_session_destroy(*out);
+                    *out = NULL;
+                    st = api_fail(GLOWC_ERR_NO_MEMORY, "out of memory");
+                }
+            }
         }
-        st = api_fail_diag(d);
-        goto done;
     }
-    glow_quant_options q = { .profile = o->profile, .schema = o->schema,
-                             .calibration = o->calibration, .per_channel = o->per_channel,
-                             .keep_float = o->keep_float, .precision = o->precision };
-    glow_compile_options copt = { .backend = o->backend, .threads = o->threads,
-                                  .stop_after = GLOW_STAGE_COMPILED,
-                                  .no_optimize = o->no_optimize,
-                                  .cache_dir = o->cache_dir,
-                                  /* A plan bigger than the machine would only fail later,
-                                   * in mmap or the OOM killer. */
-                                  .max_memory = o->max_memory ? o->max_memory
-                                                              : glow_machine_memory() };
-    if (o->profile) {
-        copt.quant_hook = glow_quant_hook;
-        copt.quant_ctx = &q;
-    }
-    glow_program *p = NULL;
-    if (glow_program_create(m, &copt, &p, d) != GLOW_OK) /* takes m */
-        st = api_fail_diag(d);
-    else
-        st = wrap(p, out);
-done:
+    free(c);
     free(d);
     glowc_options_destroy(dflt);
     return st;
@@ -155,7 +144,7 @@ GLOWC_API glowc_status glowc_session_create(const glowc_options *o, const char *
 {
     if (!path)
         return api_fail(GLOWC_ERR_INVALID_ARGUMENT, "glowc_session_create: path is NULL");
-    return create(o, path, NULL, 0, out);
+    return create(o, path, NULL, 0, NULL, 0, out);
 }
 
 GLOWC_API glowc_status glowc_session_create_from_bytes(const glowc_options *o,
@@ -165,7 +154,7 @@ GLOWC_API glowc_status glowc_session_create_from_bytes(const glowc_options *o,
     if (!bytes)
         return api_fail(GLOWC_ERR_INVALID_ARGUMENT, "glowc_session_create_from_bytes: bytes "
                         "is NULL");
-    return create(o, NULL, bytes, size, out);
+    return create(o, NULL, bytes, size, NULL, 0, out);
 }
 
 GLOWC_API int glowc_session_input_count(const glowc_session *s) { return s ? s->ninputs : 0; }
@@ -218,4 +207,45 @@ GLOWC_API int glowc_session_input_index(const glowc_session *s, const char *name
 GLOWC_API int glowc_session_output_index(const glowc_session *s, const char *name)
 {
     return s ? index_of(s->outputs, s->noutputs, name) : -1;
+}
+
+GLOWC_API glowc_status glowc_session_create_for_inputs(const glowc_options *o, const char *path,
+                                                       const glowc_value *inputs, int ninputs,
+                                                       glowc_session **out)
+{
+    if (!path)
+        return api_fail(GLOWC_ERR_INVALID_ARGUMENT, "glowc_session_create_for_inputs: path is "
+                        "NULL");
+    if (ninputs < 0 || (ninputs && !inputs))
+        return api_fail(GLOWC_ERR_INVALID_ARGUMENT, "%d inputs given at %p", ninputs,
+                        (const void *)inputs);
+    glow_tensor *spec = calloc((size_t)ninputs + 1, sizeof *spec);
+    if (!spec)
+        return api_fail(GLOWC_ERR_NO_MEMORY, "out of memory");
+    glowc_status st = api_tensors_of(inputs, ninputs, spec);
+    if (st == GLOWC_OK)
+        st = create(o, path, NULL, 0, spec, ninputs, out);
+    else if (out)
+        *out = NULL;
+    free(spec);
+    return st;
+}
+
+GLOWC_API glowc_status glowc_session_get_info(const glowc_session *s, glowc_session_info *info)
+{
+    if (!s || !info)
+        return api_fail(GLOWC_ERR_INVALID_ARGUMENT, "glowc_session_get_info: %s is NULL",
+                        s ? "info" : "session");
+    const glow_program *p = s->p;
+    const ir_instr *const *fb = NULL;
+    *info = (glowc_session_info){
+        .backend = s->backend, .threads = s->threads,
+        .constant_bytes = p->ir ? p->ir->constant_bytes : 0,
+        .mutable_bytes = p->ir ? p->ir->mutable_bytes : 0,
+        .activation_bytes = p->ir ? p->ir->activation_bytes : 0,
+        .load_ms = s->load_ms, .compile_ms = s->compile_ms,
+        .fallbacks = glow_program_fallbacks(p, &fb),
+        .code_cached = glow_program_code_cached(p),
+    };
+    return GLOWC_OK;
 }

@@ -134,4 +134,9 @@ int glow_program_fallbacks(const glow_program *p, const ir_instr *const **out);
 bool glow_program_code_cached(const glow_program *p);
 void glow_program_destroy(glow_program *p);
 
+/* --- program_report.c --- */
+/* "<backend> backend: F of N instructions fall back to the evaluator: Kind dtype (count),
+ * ..." (and a line when the code came from the cache), for a backend with a fallback. */
+void glow_program_report_backend(const glow_program *p, FILE *out);
+
 #endif
