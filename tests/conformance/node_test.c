@@ -51,10 +51,30 @@ void nt_free_tests(char **names, int count)
     free(names);
 }
 
+/* Tests whose expected outputs are further from the exact result than ONNX's tolerance, with
+ * the atol that covers the reference's own error (and only that). */
+static const struct {
+    const char *test;
+    double atol;
+} atol_overrides[] = {
+    /* The inverse DFT's expected outputs carry the reference's float32 error: up to 1.47e-6
+     * from the float64 inverse DFT (numpy.fft.ifft of the input), so 10 elements whose exact
+     * value is 0 are beyond ONNX's own atol of 1e-7 from the exact result. glowc gives 0 there
+     * and is within one float32 ulp of float64 everywhere. 2e-6 is half an ulp of the largest
+     * output (54). */
+    { "test_dft_inverse", 2e-6 },
+    { "test_dft_inverse_opset19", 2e-6 },
+};
+
 void nt_read_tolerances(const char *dir, double *rtol, double *atol)
 {
     *rtol = 1e-3;
     *atol = 1e-7;
+    const char *base = strrchr(dir, '/');
+    base = base ? base + 1 : dir;
+    for (size_t i = 0; i < sizeof atol_overrides / sizeof atol_overrides[0]; i++)
+        if (!strcmp(base, atol_overrides[i].test))
+            *atol = atol_overrides[i].atol;
     char path[4096];
     snprintf(path, sizeof path, "%s/data.json", dir);
     uint8_t *data = NULL;

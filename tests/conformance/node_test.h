@@ -40,7 +40,6 @@ int nt_read_values(const char *dir, const char *kind, const glow_onnx_io *decl, 
                    glow_tensor *ts, int max, int *counts, int *nfiles, char *why,
                    size_t wsize);
 
-/* ONNX's tolerances for the folder: rtol 1e-3 and atol 1e-7 unless its data.json says. */
 /* Like nt_read_set, but stops quietly at the first file that cannot be read as a tensor and
  * returns the count read before it (those tensors are kept). */
 int nt_read_prefix(const char *dir, const char *kind, glow_tensor *ts, int max);
@@ -50,6 +49,9 @@ int nt_read_prefix(const char *dir, const char *kind, glow_tensor *ts, int max);
  * file cannot be read as a TensorProto. */
 bool nt_freeze_input(Onnx__GraphProto *g, const char *dir, size_t i);
 
+/* ONNX's tolerances for the folder: rtol 1e-3 and atol 1e-7 unless its data.json says, or
+ * node_test.c's atol_overrides name the test (expected outputs further than that from the
+ * exact result, each with its figures). */
 void nt_read_tolerances(const char *dir, double *rtol, double *atol);
 
 /* Whether `got` matches `want` by ONNX's rule (numpy's allclose): same shape and dtype; floats
