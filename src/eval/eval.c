@@ -6,6 +6,10 @@
 // eval_resize.c, eval_prim.c) and to a dtype policy that glow_eval_supported checks, so the
 // routines themselves can assume their operand kinds. Shapes are still checked by the
 // routines: a malformed node must fail, never read out of bounds.
+//
+// GLOWC_EVAL_REFERENCE=1 turns the f32 fast paths off, so that every float reduction
+// accumulates in double: the differential fuzzer's float64 reference (glow_ev_reference;
+// docs/fuzzing.md, "Telling rounding from bugs").
 #include <stdatomic.h>
 #include <stdlib.h>
 
