@@ -6,6 +6,11 @@
 // eval_resize.c, eval_prim.c) and to a dtype policy that glow_eval_supported checks, so the
 // routines themselves can assume their operand kinds. Shapes are still checked by the
 // routines: a malformed node must fail, never read out of bounds.
+//
+// GLOWC_EVAL_REFERENCE=1 turns the f32 fast paths off, so that every float reduction
+// accumulates in double: the differential fuzzer's float64 reference (glow_ev_reference;
+// docs/fuzzing.md, "Telling rounding from bugs").
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "eval/eval_internal.h"
@@ -270,6 +275,76 @@ glow_status glow_ev_axis(const glow_node *n, int64_t axis, int rank, int *out, g
     return GLOW_OK;
 }
 
+/* GLOWC_EVAL_REFERENCE, read once (it is a test harness's switch, not a setting that changes
+ * during a run): 0 unset or "0", 1 the float64 reference, 2 + S the reference with rounding
+ * noise of seed S ("noise:S"). -1 until read; an atomic, because interpreter runs may
+ * evaluate in parallel. */
+static long long reference_mode(void)
+{
+    static _Atomic long long mode = -1;
+    long long m = atomic_load_explicit(&mode, memory_order_relaxed);
+    if (m < 0) {
+        const char *v = getenv("GLOWC_EVAL_REFERENCE");
+        m = !v || !*v || !strcmp(v, "0") ? 0 : 1;
+        if (v && !strncmp(v, "noise:", 6))
+            m = 2 + (long long)(strtoull(v + 6, NULL, 10) % (1ull << 40));
+        atomic_store_explicit(&mode, m, memory_order_relaxed);
+    }
+    return m;
+}
+
+bool glow_ev_reference(void) { return reference_mode() != 0; }
+
+/* Kinds whose f32 results are sums of many terms, which a float32 backend rounds in an order
+ * of its own: where the rounding noise goes. */
+static bool accumulates(glow_node_kind k)
+{
+    switch (k) {
+    case NK_CONV: case NK_CONV_TRANSPOSE: case NK_MATMUL: case NK_GEMM:
+    case NK_FULLY_CONNECTED: case NK_AVG_POOL: case NK_LP_POOL: case NK_REDUCE_SUM:
+    case NK_REDUCE_MEAN: case NK_REDUCE_PROD: case NK_REDUCE_L1: case NK_REDUCE_L2:
+    case NK_REDUCE_LOG_SUM: case NK_REDUCE_LOG_SUM_EXP: case NK_REDUCE_SUM_SQUARE:
+    case NK_CUMSUM: case NK_SOFTMAX: case NK_LOG_SOFTMAX: case NK_BATCH_NORM:
+    case NK_INSTANCE_NORM: case NK_GROUP_NORM: case NK_LAYER_NORM: case NK_RMS_NORM:
+    case NK_LP_NORM: case NK_LRN:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* The noisy reference (GLOWC_EVAL_REFERENCE=noise:S): moves every f32 result of an
+ * accumulating node by -4..4 ulps, chosen by a hash of S, the node's name and the element,
+ * as another summation order might. How far the outputs then move from the plain reference
+ * is how much this model amplifies accumulation rounding (docs/fuzzing.md, "Telling
+ * rounding from bugs"). */
+static void add_noise(const glow_node *n, glow_tensor *out, long long seed)
+{
+    if (out->type.dtype != GLOW_F32 || !accumulates(n->kind))
+        return;
+    uint64_t h = mix64((uint64_t)seed);
+    for (const char *p = n->name; p && *p; p++)
+        h = mix64(h ^ (unsigned char)*p);
+    float *y = out->data;
+    int64_t count = ev_numel(&out->type);
+    for (int64_t i = 0; i < count; i++) {
+        int k = (int)(mix64(h ^ (uint64_t)i) % 9) - 4;
+        for (; k > 0; k--)
+            y[i] = nextafterf(y[i], INFINITY);
+        for (; k < 0; k++)
+            y[i] = nextafterf(y[i], -INFINITY);
+    }
+}
+
 /* The activation a backend asked the optimizer to fuse into a Conv/FullyConnected/MatMul
  * (attributes fused_act, fused_alpha, fused_beta; src/opt/fuse_activation.c), applied to the
  * result in place in double, by the function the kernels' fused epilogues round to f32. */
@@ -360,8 +435,12 @@ static glow_status eval_into(const glow_node *n, const glow_tensor *ins, glow_te
                              glow_type_str(&n->outs[i], b, sizeof b));
         }
     }
-    /* f32 elementwise ops and MatMul take plain float loops when their shapes allow. */
-    glow_status s = !quant && glow_ev_fast(n, ins, outs) ? GLOW_OK : e.fn(n, ins, outs, d);
+    /* f32 elementwise ops and MatMul take plain float loops when their shapes allow (not in
+     * the float64 reference, glow_ev_reference). */
+    glow_status s = !quant && !glow_ev_reference() && glow_ev_fast(n, ins, outs)
+                  ? GLOW_OK : e.fn(n, ins, outs, d);
+    if (s == GLOW_OK && !quant && reference_mode() >= 2)
+        add_noise(n, &outs[0], reference_mode() - 2);
     /* Quantized forms narrow their range by the fused activation themselves. */
     if (s == GLOW_OK && !quant && glow_node_attr(n, GA_FUSED_ACT))
         s = apply_fused_act(n, &outs[0], d);

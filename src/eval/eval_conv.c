@@ -305,7 +305,7 @@ glow_status glow_ev_conv(const glow_node *n, const glow_tensor *ins, glow_tensor
     int64_t dims[GLOW_MAX_DIMS];
     glow_ev_nc_dims(&w, w.m, w.out, dims);
     GLOW_TRY(glow_ev_expect_shape(n, "result", &outs[0].type, w.nsp + 2, dims, d));
-    if (all_f32(ins, nin, outs))
+    if (all_f32(ins, nin, outs) && !glow_ev_reference())
         return conv_f32(&w, ins, nin, &outs[0], d, n);
     conv_generic(&w, ins, nin, &outs[0]);
     return GLOW_OK;

@@ -8,6 +8,7 @@
 // within float rounding of the generic ones: f32 arithmetic is what the model asked for.
 // Each element is computed by the function of kernels/scalar_math.h that the CPU backend's
 // scalar kernels call too, so both backends agree to the bit.
+// Under GLOWC_EVAL_REFERENCE (glow_ev_reference) these paths are not taken.
 #include "eval/eval_internal.h"
 
 #if defined(__GNUC__) && !defined(__clang__)

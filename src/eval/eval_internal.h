@@ -107,6 +107,13 @@ void glow_ev_mm_f32(int64_t m, int64_t nn, int64_t k, const float *a, const floa
  * usual shapes; false (nothing written) when the generic routine must run instead. */
 bool glow_ev_fast(const glow_node *n, const glow_tensor *ins, glow_tensor *outs);
 
+/* eval.c: whether this process evaluates as the float64 reference (GLOWC_EVAL_REFERENCE set
+ * and not "0", read once): the f32 fast paths (glow_ev_fast, f32 Conv, f32 Gemm and
+ * FullyConnected) decline, so every float reduction runs in the generic routines, which
+ * accumulate in f64 and round once on the store. The differential fuzzer's third opinion
+ * (docs/fuzzing.md, "Telling rounding from bugs"); products never set it. */
+bool glow_ev_reference(void);
+
 /* A window op over exactly three spatial dims. */
 typedef struct win3 {
     int nsp;

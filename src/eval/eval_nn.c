@@ -76,7 +76,7 @@ glow_status glow_ev_gemm(const glow_node *n, const glow_tensor *ins, glow_tensor
     glow_tensor *y = &outs[0];
     bool f32 = a->dtype == GLOW_F32 && b->dtype == GLOW_F32 && y->type.dtype == GLOW_F32 &&
                (n->nin < 3 || ins[2].type.dtype == GLOW_F32);
-    if (f32 && !ta) {
+    if (f32 && !ta && !glow_ev_reference()) {
         float *yf = y->data;
         glow_ev_mm_f32(m, nn, k, ins[0].data, ins[1].data, tb, yf);
         const float *c = n->nin > 2 ? ins[2].data : NULL;

@@ -22,6 +22,9 @@ typedef enum {
     FV_MISMATCH,  /* outputs differ beyond the tolerance */
     FV_CRASH,     /* a backend died on a signal or hung */
     FV_ERROR,     /* a backend failed with an error where another ran */
+    FV_ROUNDING,  /* outputs differ beyond the tolerance, but the float64 reference explains
+                   * it as amplified float32 rounding (fuzz_explain): not a failure */
+    FV_COUNT
 } fuzz_verdict;
 
 extern const char *const fuzz_verdict_names[];
@@ -31,7 +34,7 @@ typedef struct fuzz_outcome {
     fuzz_backend culprit;   /* the backend that differed, crashed or failed */
     bool bundle_skipped;    /* the bundle was refused for instructions without a kernel */
     bool code_shared;       /* the 2-thread run ran the 1-thread run's code (share_code) */
-    char msg[600];          /* what happened, one line */
+    char msg[800];          /* what happened, one line */
 } fuzz_outcome;
 
 typedef struct fuzz_config {
@@ -44,6 +47,10 @@ typedef struct fuzz_config {
      * (GLOWC_CPU_PARTS=1: the program a 1-core host compiles for 2 threads) instead of a
      * second LLVM compile in 2 parts; the two compiles are most of a seed's time. */
     bool share_code;
+    /* Test-only (--perturb-cpu X): element 0 of every output of the cpu runs and the bundle
+     * moves by X * (|v| + rms), a deliberately wrong result the rounding rule must not
+     * explain away. 0: off. */
+    double perturb;
 } fuzz_config;
 
 /* Compiles tests/bundle/node_driver.c (under source) into dir/node_driver.o for the bundle
@@ -60,6 +67,34 @@ fuzz_outcome fuzz_check_dir(const fuzz_config *c, const char *dir, int nin, unsi
  * fuzz_tolerance_scale (--tolerance-scale; 0 asks for bit-identical outputs). */
 double fuzz_tolerance(int depth);
 extern double fuzz_tolerance_scale;
+
+/* --- explain.c --- */
+
+/* How a cpu result and the interpreter's differ, against the float64 reference, over the
+ * elements where they disagree beyond the tolerance. */
+typedef struct fuzz_figures {
+    long long count, differ;  /* elements; those where cpu and interpreter disagree */
+    long long unexplained;    /* of those, where the rule does not hold */
+    double d, e_interp, e_cpu; /* the largest |cpu - interp|, |interp - ref|, |cpu - ref| */
+    double noise;             /* the largest |noisy ref - ref| */
+    double k;                 /* the smallest multiple of the noise that explains them all */
+    double rms;               /* of the reference */
+} fuzz_figures;
+
+/* How many times the noisy references' distance a backend may be from the reference. */
+#define FUZZ_ROUNDING_K 4.0
+/* How many noisy references a disagreement runs (GLOWC_EVAL_REFERENCE=noise:1..N). */
+#define FUZZ_NOISY_RUNS 4
+
+/* Whether the disagreement of cpu with interp (same type) is amplified rounding: at every
+ * element where they differ beyond rel_tol * (|interp| + rms(interp)), both are within
+ * FUZZ_ROUNDING_K * s + rel_tol * (|ref| + rms(ref)) of the reference ref, s the largest
+ * distance of the nnoisy noisy references from it there. Fills f either way (false also when
+ * the types differ). */
+bool fuzz_explain(const glow_tensor *interp, const glow_tensor *cpu, const glow_tensor *ref,
+                  const glow_tensor *noisy, int nnoisy, double rel_tol, fuzz_figures *f);
+/* The figures as one line for the seed's report. */
+void fuzz_figures_str(const fuzz_figures *f, char *buf, size_t n);
 
 /* --- reduce.c --- */
 

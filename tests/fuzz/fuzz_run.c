@@ -19,7 +19,8 @@
 
 const char *const fuzz_backend_names[FB_COUNT] = { "interpreter", "cpu", "cpu/2 threads",
                                                    "bundle" };
-const char *const fuzz_verdict_names[] = { "pass", "refused", "mismatch", "crash", "error" };
+const char *const fuzz_verdict_names[] = { "pass", "refused", "mismatch", "crash", "error",
+                                            "rounding" };
 
 typedef struct run_result {
     int code;          /* exit status, 128 + signal, or -1 */
@@ -100,13 +101,18 @@ static void read_outputs(const char *outdir, run_result *r)
     }
 }
 
-static const char *const glowc_tags[] = { "interp", "cpu1", "cpu2" };
+/* The glowc runs' tags, by backend, then the float64 reference and the noisy ones. */
+static const char *const glowc_tags[] = { "interp", "cpu1", "cpu2", "ref", "noise1", "noise2",
+                                          "noise3", "noise4" };
+#define REF_RUN FB_BUNDLE /* the reference's slot in glowc_tags, the noisy ones after it */
+_Static_assert(REF_RUN + FUZZ_NOISY_RUNS + 1 == sizeof glowc_tags / sizeof *glowc_tags,
+               "a tag per reference run");
 
 /* Starts `glowc run` of the model in dir on backend b, its outputs into dir/out_<tag>; with
  * `share`, the cpu runs keep their code in the compiled-code cache dir/jit, and the 2-thread
- * run compiles in one part, so that it finds the 1-thread run's code there. */
-static pid_t start_glowc(const fuzz_config *c, const char *dir, int nin, fuzz_backend b,
-                         bool share)
+ * run compiles in one part, so that it finds the 1-thread run's code there. b == REF_RUN is
+ * the interpreter with GLOWC_EVAL_REFERENCE=1, REF_RUN + j with noise:j. */
+static pid_t start_glowc(const fuzz_config *c, const char *dir, int nin, int b, bool share)
 {
     char model[4200], ins[32][4200], outdir[4200], cache[4200];
     const char *argv[MAX_ARGS];
@@ -121,14 +127,15 @@ static pid_t start_glowc(const fuzz_config *c, const char *dir, int nin, fuzz_ba
         argv[n++] = ins[i];
     }
     argv[n++] = "--backend";
-    argv[n++] = b == FB_INTERP ? "interpreter" : "cpu";
-    if (b != FB_INTERP) {
+    bool interp = b == FB_INTERP || b >= REF_RUN;
+    argv[n++] = interp ? "interpreter" : "cpu";
+    if (!interp) {
         argv[n++] = "--threads";
         argv[n++] = b == FB_CPU2 ? "2" : "1";
     }
     argv[n++] = "--output-dir";
     argv[n++] = outdir;
-    if (share && b != FB_INTERP) {
+    if (share && !interp) {
         snprintf(cache, sizeof cache, "%.4000s/jit", dir);
         argv[n++] = "--cache";
         argv[n++] = cache;
@@ -136,9 +143,15 @@ static pid_t start_glowc(const fuzz_config *c, const char *dir, int nin, fuzz_ba
     argv[n] = NULL;
     if (share && b == FB_CPU2) /* the child inherits the environment at the spawn */
         setenv("GLOWC_CPU_PARTS", "1", 1);
+    char mode[32];
+    snprintf(mode, sizeof mode, b == REF_RUN ? "1" : "noise:%d", b - REF_RUN);
+    if (b >= REF_RUN)
+        setenv("GLOWC_EVAL_REFERENCE", mode, 1);
     pid_t pid = start_child(dir, glowc_tags[b], argv); /* posix_spawn copies argv */
     if (share && b == FB_CPU2)
         unsetenv("GLOWC_CPU_PARTS");
+    if (b >= REF_RUN)
+        unsetenv("GLOWC_EVAL_REFERENCE");
     return pid;
 }
 
@@ -157,7 +170,7 @@ static int cache_entries(const char *dir)
     return n;
 }
 
-static void finish_glowc(const fuzz_config *c, const char *dir, fuzz_backend b, pid_t pid,
+static void finish_glowc(const fuzz_config *c, const char *dir, int b, pid_t pid,
                          run_result *r)
 {
     char outdir[4200];
@@ -325,6 +338,129 @@ static void free_result(run_result *r)
     r->nouts = 0;
 }
 
+/* Test-only: moves element 0 of each output by c->perturb * (|v| + rms) (fuzz_config). */
+static void perturb(const fuzz_config *c, run_result *r)
+{
+    for (int k = 0; k < r->nouts && c->perturb != 0; k++) {
+        glow_tensor *t = &r->outs[k];
+        int64_t count = glow_type_numel(&t->type);
+        if (count < 1 || !glow_dtype_is_float(t->type.dtype))
+            continue;
+        double sq = 0;
+        for (int64_t i = 0; i < count; i++) {
+            double v = glow_load_f64(t->type.dtype, t->data, (size_t)i);
+            sq += isfinite(v) ? v * v : 0;
+        }
+        double v = glow_load_f64(t->type.dtype, t->data, 0);
+        glow_store_f64(t->type.dtype, t->data, 0,
+                       v + c->perturb * (fabs(v) + sqrt(sq / (double)count)));
+    }
+}
+
+/* Why backend b's outputs disagree with the reference backend's (ref), or "" when they
+ * agree within rel_tol. */
+static bool disagrees(const run_result *r, int b, int ref, double rel_tol, char *why,
+                      size_t n)
+{
+    why[0] = 0;
+    if (r[b].nouts != r[ref].nouts) {
+        snprintf(why, n, "%d outputs, %s has %d", r[b].nouts, fuzz_backend_names[ref],
+                 r[ref].nouts);
+        return true;
+    }
+    for (int k = 0; k < r[ref].nouts; k++) {
+        char tmp[400];
+        if (!agree(&r[b].outs[k], &r[ref].outs[k], rel_tol, tmp, sizeof tmp)) {
+            snprintf(why, n, "output %d: %.380s", k, tmp);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether every output of cpu backend b that disagrees with the interpreter's is explained
+ * as rounding by the float64 reference run (refr); the figures of the worst output go into
+ * figs. */
+static bool explained(const run_result *r, int b, const run_result *refr, double rel_tol,
+                      char *figs, size_t n)
+{
+    for (int j = 0; j <= FUZZ_NOISY_RUNS; j++)
+        if (refr[j].nouts != r[FB_INTERP].nouts)
+            return false;
+    if (r[b].nouts != r[FB_INTERP].nouts)
+        return false;
+    bool all = true, shown_bad = false;
+    double shown_d = -1;
+    for (int k = 0; k < r[FB_INTERP].nouts; k++) {
+        fuzz_figures f;
+        glow_tensor noisy[FUZZ_NOISY_RUNS];
+        for (int j = 0; j < FUZZ_NOISY_RUNS; j++)
+            noisy[j] = refr[1 + j].outs[k];
+        bool ok = fuzz_explain(&r[FB_INTERP].outs[k], &r[b].outs[k], &refr[0].outs[k], noisy,
+                               FUZZ_NOISY_RUNS, rel_tol, &f);
+        all = all && ok;
+        /* shows the first unexplained output, else the one furthest apart */
+        if (f.differ && !shown_bad && (!ok || f.d > shown_d)) {
+            char line[300];
+            shown_bad = !ok;
+            shown_d = f.d;
+            fuzz_figures_str(&f, line, sizeof line);
+            snprintf(figs, n, "output %d: %.260s", k, line);
+        }
+    }
+    return all;
+}
+
+/* Compares every backend that ran with the first (ref); when cpu runs disagree with the
+ * interpreter, runs the float64 reference and gives `rounding` when it explains each of
+ * them (fuzz_explain), else `mismatch` for the first unexplained one. */
+static void compare(const fuzz_config *c, const char *dir, int nin, unsigned which,
+                    double rel_tol, int ref, run_result *r, fuzz_outcome *o)
+{
+    char why[FB_COUNT][400];
+    unsigned differ = 0;
+    for (int b = ref + 1; b < FB_COUNT; b++)
+        if ((which & (1u << b)) && disagrees(r, b, ref, rel_tol, why[b], sizeof why[b]))
+            differ |= 1u << b;
+    if (!differ)
+        return;
+    /* the reference and the noisy ones, side by side (interpreter runs are cheap) */
+    run_result refr[1 + FUZZ_NOISY_RUNS];
+    memset(refr, 0, sizeof refr);
+    bool have_ref = ref == FB_INTERP;
+    pid_t rp[1 + FUZZ_NOISY_RUNS];
+    for (int j = 0; have_ref && j <= FUZZ_NOISY_RUNS; j++)
+        rp[j] = start_glowc(c, dir, nin, REF_RUN + j, false);
+    for (int j = 0; have_ref && j <= FUZZ_NOISY_RUNS; j++) {
+        finish_glowc(c, dir, REF_RUN + j, rp[j], &refr[j]);
+        if (c->verbose)
+            printf("    %-14s exit %d %s\n", glowc_tags[REF_RUN + j], refr[j].code,
+                   refr[j].msg);
+    }
+    for (int j = 0; have_ref && j <= FUZZ_NOISY_RUNS; j++)
+        have_ref = refr[j].code == 0;
+    char figs[FB_COUNT][300];
+    o->verdict = FV_ROUNDING;
+    bool first = true;
+    for (int b = ref + 1; b < FB_COUNT; b++) {
+        if (!(differ & (1u << b)))
+            continue;
+        figs[b][0] = 0;
+        bool ok = have_ref && explained(r, b, refr, rel_tol, figs[b], sizeof figs[b]);
+        if (o->verdict == FV_ROUNDING && (first || !ok)) {
+            /* the message names the first unexplained backend, else the first explained */
+            first = false;
+            o->verdict = ok ? FV_ROUNDING : FV_MISMATCH;
+            o->culprit = (fuzz_backend)b;
+            snprintf(o->msg, sizeof o->msg, "%s vs %s: %s%s%s", fuzz_backend_names[b],
+                     fuzz_backend_names[ref], why[b], figs[b][0] ? "; float64 reference: " : "",
+                     figs[b]);
+        }
+    }
+    for (int j = 0; j <= FUZZ_NOISY_RUNS; j++)
+        free_result(&refr[j]);
+}
+
 fuzz_outcome fuzz_check_dir(const fuzz_config *c, const char *dir, int nin, unsigned which,
                             double rel_tol)
 {
@@ -358,10 +494,13 @@ fuzz_outcome fuzz_check_dir(const fuzz_config *c, const char *dir, int nin, unsi
                 continue;
             }
             run_bundle(c, dir, nin, &r[ref], &r[b]);
+            perturb(c, &r[b]);
         } else {
             if (!c->parallel || (share && b == FB_CPU2))
                 pids[b] = start_glowc(c, dir, nin, (fuzz_backend)b, share);
             finish_glowc(c, dir, (fuzz_backend)b, pids[b], &r[b]);
+            if (b != FB_INTERP)
+                perturb(c, &r[b]);
             if (share && b == FB_CPU2)
                 o.code_shared = r[b].code == 0 && cache_entries(dir) == 1;
         }
@@ -396,29 +535,7 @@ fuzz_outcome fuzz_check_dir(const fuzz_config *c, const char *dir, int nin, unsi
         snprintf(o.msg, sizeof o.msg, "%s: exit %d %s", fuzz_backend_names[failed],
                  r[failed].code, r[failed].msg);
     } else {
-        for (int b = ref + 1; b < FB_COUNT && o.verdict == FV_PASS; b++) {
-            if (!(which & (1u << b)))
-                continue;
-            char why[400] = "";
-            bool ok = r[b].nouts == r[ref].nouts;
-            if (!ok)
-                snprintf(why, sizeof why, "%d outputs, %s has %d", r[b].nouts,
-                         fuzz_backend_names[ref], r[ref].nouts);
-            for (int k = 0; ok && k < r[ref].nouts; k++) {
-                ok = agree(&r[b].outs[k], &r[ref].outs[k], rel_tol, why, sizeof why);
-                if (!ok) {
-                    char tmp[400];
-                    snprintf(tmp, sizeof tmp, "output %d: %.380s", k, why);
-                    snprintf(why, sizeof why, "%s", tmp);
-                }
-            }
-            if (!ok) {
-                o.verdict = FV_MISMATCH;
-                o.culprit = (fuzz_backend)b;
-                snprintf(o.msg, sizeof o.msg, "%s vs %s: %s", fuzz_backend_names[b],
-                         fuzz_backend_names[ref], why);
-            }
-        }
+        compare(c, dir, nin, which, rel_tol, ref, r, &o);
     }
     for (int b = 0; b < FB_COUNT; b++)
         free_result(&r[b]);
