@@ -321,6 +321,24 @@ GK_INLINE void tile(const qshape *s, int16_t *buf, const int32_t *bias, const fl
     }
 }
 
+/* How many groups of output blocks split the work: the fewest of at most QG blocks each (a
+ * widened tile serves all of a group's blocks), more when the units (groups x tiles) would
+ * share out unevenly between the threads. Small late layers have few tiles (7x7: 5), and
+ * 5 units of one group on 2 threads keep one thread idle a third of the time. With 20 units
+ * per thread or an even share (within 1/8) the split stays; groups never go below 2 blocks
+ * (a group of 1 block widens a tile for 12 vpmaddwd per element pair, i.e. as often as it
+ * computes). The bytes are the same whatever the split. */
+static int64_t qgroups(int64_t mblocks, int64_t tiles, int nthreads)
+{
+    int64_t groups = (mblocks + QG - 1) / QG;
+    for (int64_t g = groups; g <= (mblocks + 1) / 2; g++) {
+        int64_t units = g * tiles, most = (units + nthreads - 1) / nthreads;
+        if (units >= 20 * (int64_t)nthreads || most * nthreads * 8 <= units * 9)
+            return g;
+    }
+    return groups;
+}
+
 void gk_qconv_u8_avx2(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float *mult,
                       uint8_t *y, int64_t n, int64_t h, int64_t w, int64_t c, int64_t xcs,
                       int64_t m, int64_t ycs, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
@@ -336,15 +354,16 @@ void gk_qconv_u8_avx2(const uint8_t *x, const int8_t *wp, const int32_t *bias, c
                  (float)((post_i8 ? -128 : 0) - post_zero), (float)((post_i8 ? 127 : 255) - post_zero),
                  post_zero };
     s.k = kh * kw * s.cbytes;
-    int64_t mblocks = (m + 7) / 8, groups = (mblocks + QG - 1) / QG;
-    int64_t nq = n * oh * ow, tiles = (nq + QNP - 1) / QNP, units = groups * tiles;
+    int64_t mblocks = (m + 7) / 8, nq = n * oh * ow, tiles = (nq + QNP - 1) / QNP;
+    int64_t groups = qgroups(mblocks, tiles, nthreads), units = groups * tiles;
     int64_t u0 = units * tid / nthreads, u1 = units * (tid + 1) / nthreads;
     for (int64_t u = u0; u < u1; u++) {
-        /* Block groups outermost: a thread's consecutive units reuse the same weights. Tiles
-         * split the pixels evenly (49 pixels: 4 tiles of 10 and one of 9, not 4 of 12 and one
-         * pixel alone, which would load every weight for one multiply-add). */
-        int64_t mb0 = u / tiles * QG, t = u % tiles;
-        int64_t mb1 = mb0 + QG < mblocks ? mb0 + QG : mblocks;
+        /* Block groups outermost: a thread's consecutive units reuse the same weights. Groups
+         * split the blocks evenly (20 blocks: 7, 7 and 6, not 8, 8 and 4), tiles the pixels
+         * (49 pixels: 4 tiles of 10 and one of 9, not 4 of 12 and one pixel alone, which would
+         * load every weight for one multiply-add). */
+        int64_t g = u / tiles, t = u % tiles;
+        int64_t mb0 = g * mblocks / groups, mb1 = (g + 1) * mblocks / groups;
         int64_t q0 = t * nq / tiles;
         int live = (int)((t + 1) * nq / tiles - q0);
         /* The smallest compiled tile width holding them (the missing pixels repeat the last). */
