@@ -36,7 +36,7 @@
 
 #define QDW_PAIRS 32              /* tap pairs whose interleaved weights are on the stack */
 #define QDW_G8 (GK_Q_CHUNK / 8)   /* 8-channel groups of a chunk */
-#define QDW_COLS 512              /* columns of the row-pair path's buffer (2 ymm each: 32 KiB) */
+#define QDW_COLS 256              /* columns of the row-pair path's buffer (2 ymm each: 16 KiB) */
 #define QDW_PK 32                 /* most row pairs x kernel columns of the row-pair path */
 
 /* 16 bytes at p, or the first n (< 16) and zeros. */

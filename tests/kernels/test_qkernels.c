@@ -472,8 +472,8 @@ static void test_qdwconv(const gk_row *row)
         }
         test_qdwconv_shape(row, &s, trial % 2);
     }
-    /* Rows wider than one strip of the avx2 variant's row-pair buffer (256 columns for 3x3,
-     * 170 for 5x5), stride 1 and 2, padded, channels with a tail. */
+    /* Rows wider than one strip of the avx2 variant's row-pair buffer (128 columns for 3x3,
+     * 85 for 5x5), stride 1 and 2, padded, channels with a tail. */
     for (int t = 0; t < 4; t++) {
         qshape wide = rnd_shape(0);
         wide.c = t < 2 ? 20 : 33, wide.xcs = wide.c + t % 2 * 4, wide.ycs = wide.c;
