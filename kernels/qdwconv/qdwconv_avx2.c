@@ -78,9 +78,9 @@ GK_INLINE void load_mult(const qdw *s, int64_t ch, int64_t m, __m256 *mv)
 GK_INLINE void store16(const qdw *s, uint8_t *yp, const __m256 *mv, __m256i a0, __m256i a1,
                        int64_t m)
 {
-    /* As round_sat, with the product clamped to [lo - zero, hi - zero] instead of +-GK_Q_LIMIT
-     * and [lo, hi] after the zero point is added: the same integers, those bounds being
-     * integers inside +-GK_Q_LIMIT and rounding monotonic (an integer rounds to itself). */
+    /* As q_round_sat (qsimd.h), with the product clamped to [lo - zero, hi - zero] instead of
+     * +-GK_Q_LIMIT and [lo, hi] after the zero point is added: the same integers, those bounds
+     * being integers inside +-GK_Q_LIMIT and rounding monotonic (an integer rounds to itself). */
     __m256 flo = _mm256_set1_ps((float)(s->lo - s->y_zero));
     __m256 fhi = _mm256_set1_ps((float)(s->hi - s->y_zero));
     __m256i z = _mm256_set1_epi32(s->y_zero);
