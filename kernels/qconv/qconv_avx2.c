@@ -65,6 +65,11 @@ GK_INLINE void widen(int16_t *dst, const uint8_t *src, int64_t n, __m128i flip)
         __m128i b = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(src + i)), flip);
         _mm256_storeu_si256((__m256i *)(dst + i), _mm256_cvtepu8_epi16(b));
     }
+    if (i + 8 <= n) {
+        __m128i b = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(src + i)), flip);
+        _mm_storeu_si128((__m128i *)(dst + i), _mm_cvtepu8_epi16(b));
+        i += 8;
+    }
     for (; i < n; i += 4) {
         int32_t v;
         memcpy(&v, src + i, 4);
@@ -114,6 +119,39 @@ static void widen_pixel(const qshape *s, int64_t q, int64_t k0, int64_t kn, int1
         done += run;
         tap += (c + run) / s->cbytes;
         c = (c + run) % s->cbytes;
+    }
+}
+
+/* The whole reduction of output pixel (qn, oy, ox) widened into dst (the layers whose k fits
+ * one chunk, most of them): as widen_pixel, but kernel row by kernel row, without its
+ * divisions per run of taps (the first layers' rows are 3-7 taps of 4 bytes, and the
+ * divisions took a third of their time). */
+static void widen_whole(const qshape *s, int64_t qn, int64_t oy, int64_t ox, int16_t *dst)
+{
+    const uint8_t *img = s->x + qn * s->h * s->w * s->xcs;
+    __m128i flip = _mm_set1_epi8((char)s->flip);
+    __m256i zero = _mm256_set1_epi16((int16_t)s->x_zero);
+    int64_t iy0 = oy * s->sh - s->ph, ix0 = ox * s->sw - s->pw, rowk = s->kw * s->cbytes;
+    bool row_in = ix0 >= 0 && ix0 + (s->kw - 1) * s->dw < s->w;
+    bool fuse = row_in && s->dw == 1 && s->xcs == s->cbytes;
+    for (int64_t ky = 0; ky < s->kh; ky++, dst += rowk) {
+        int64_t iy = iy0 + ky * s->dh;
+        if ((uint64_t)iy >= (uint64_t)s->h) {
+            fill(dst, rowk, zero);
+            continue;
+        }
+        const uint8_t *src = img + iy * s->w * s->xcs;
+        if (fuse) {
+            widen(dst, src + ix0 * s->xcs, rowk, flip);
+            continue;
+        }
+        for (int64_t kx = 0; kx < s->kw; kx++) {
+            int64_t ix = ix0 + kx * s->dw;
+            if (row_in || (uint64_t)ix < (uint64_t)s->w)
+                widen(dst + kx * s->cbytes, src + ix * s->xcs, s->cbytes, flip);
+            else
+                fill(dst + kx * s->cbytes, s->cbytes, zero);
+        }
     }
 }
 
@@ -191,14 +229,61 @@ GK_INLINE void store2(uint8_t *y0, uint8_t *y1, __m256i r0, __m256i r1, int coun
 
 /* Output pixels [q0, q0 + live) (live <= NP) of output blocks [mb0, mb1): per chunk of the
  * reduction, the pixels' inputs widened into buf, then each block's dot products (the
- * accumulators of all the blocks in memory between chunks; one chunk in most layers); then
- * the stores, two pixels at a time. */
+ * accumulators of all the blocks in memory between chunks); then the stores, two pixels at a
+ * time. With one chunk (most layers) each block goes from its bias to its stores in registers:
+ * with a short reduction (1x1 16->64: 8 vpmaddwd per accumulator) the accumulators' trips
+ * through memory and the bias copies were a fifth of the time. */
 GK_INLINE void tile(const qshape *s, int16_t *buf, const int32_t *bias, const float *mult,
                     int64_t q0, int live, int64_t mb0, int64_t mb1, const int NP)
 {
     const int16_t *row[QNP];
     for (int p = 0; p < QNP; p++)
         row[p] = buf + (p < live ? p : live - 1) * QKS;
+    if (s->k <= QK) {
+        /* One chunk: each block's accumulators stay in registers from the bias to the store. */
+        int64_t ohw = s->oh * s->ow, qn = q0 / ohw, qy = q0 % ohw / s->ow, qx = q0 % s->ow;
+        for (int p = 0; p < live; p++) {
+            widen_whole(s, qn, qy, qx, buf + p * QKS);
+            if (++qx == s->ow) {
+                qx = 0;
+                if (++qy == s->oh)
+                    qy = 0, qn++;
+            }
+        }
+        for (int64_t mb = mb0; mb < mb1; mb++) {
+            int64_t m0 = mb * 8;
+            int count = s->m - m0 < 8 ? (int)(s->m - m0) : 8;
+            __m256i bv;
+            __m256 mv;
+            if (count == 8) {
+                bv = _mm256_loadu_si256((const __m256i *)(bias + m0));
+                mv = _mm256_loadu_ps(mult + m0);
+            } else {
+                int32_t bt[8] = { 0 };
+                float mt[8] = { 0 };
+                memcpy(bt, bias + m0, (size_t)count * sizeof(int32_t));
+                memcpy(mt, mult + m0, (size_t)count * sizeof(float));
+                bv = _mm256_loadu_si256((const __m256i *)bt);
+                mv = _mm256_loadu_ps(mt);
+            }
+            __m256i a[QNP];
+            for (int p = 0; p < QNP; p++)
+                a[p] = bv;
+            dot(a, row, s->wp + mb * s->k * 8, s->k, NP);
+            uint8_t *y = s->y + q0 * s->ycs + m0;
+            for (int p = 0; p < NP; p += 2) {
+                if (p >= live)
+                    break;
+                __m256i r0 = requant(a[p], mv, s);
+                if (p + 1 < live)
+                    store2(y + p * s->ycs, y + (p + 1) * s->ycs, r0,
+                           requant(a[p + 1 < NP ? p + 1 : p], mv, s), count);
+                else
+                    store2(y + p * s->ycs, NULL, r0, r0, count);
+            }
+        }
+        return;
+    }
     __m256i acc[QG][QNP];
     __m256 mv[QG];
     for (int64_t mb = mb0; mb < mb1; mb++) {
@@ -236,6 +321,24 @@ GK_INLINE void tile(const qshape *s, int16_t *buf, const int32_t *bias, const fl
     }
 }
 
+/* How many groups of output blocks split the work: the fewest of at most QG blocks each (a
+ * widened tile serves all of a group's blocks), more when the units (groups x tiles) would
+ * share out unevenly between the threads. Small late layers have few tiles (7x7: 5), and
+ * 5 units of one group on 2 threads keep one thread idle a third of the time. With 20 units
+ * per thread or an even share (within 1/8) the split stays; groups never go below 2 blocks
+ * (a group of 1 block widens a tile for 12 vpmaddwd per element pair, i.e. as often as it
+ * computes). The bytes are the same whatever the split. */
+static int64_t qgroups(int64_t mblocks, int64_t tiles, int nthreads)
+{
+    int64_t groups = (mblocks + QG - 1) / QG;
+    for (int64_t g = groups; g <= (mblocks + 1) / 2; g++) {
+        int64_t units = g * tiles, most = (units + nthreads - 1) / nthreads;
+        if (units >= 20 * (int64_t)nthreads || most * nthreads * 8 <= units * 9)
+            return g;
+    }
+    return groups;
+}
+
 void gk_qconv_u8_avx2(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float *mult,
                       uint8_t *y, int64_t n, int64_t h, int64_t w, int64_t c, int64_t xcs,
                       int64_t m, int64_t ycs, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
@@ -251,15 +354,16 @@ void gk_qconv_u8_avx2(const uint8_t *x, const int8_t *wp, const int32_t *bias, c
                  (float)((post_i8 ? -128 : 0) - post_zero), (float)((post_i8 ? 127 : 255) - post_zero),
                  post_zero };
     s.k = kh * kw * s.cbytes;
-    int64_t mblocks = (m + 7) / 8, groups = (mblocks + QG - 1) / QG;
-    int64_t nq = n * oh * ow, tiles = (nq + QNP - 1) / QNP, units = groups * tiles;
+    int64_t mblocks = (m + 7) / 8, nq = n * oh * ow, tiles = (nq + QNP - 1) / QNP;
+    int64_t groups = qgroups(mblocks, tiles, nthreads), units = groups * tiles;
     int64_t u0 = units * tid / nthreads, u1 = units * (tid + 1) / nthreads;
     for (int64_t u = u0; u < u1; u++) {
-        /* Block groups outermost: a thread's consecutive units reuse the same weights. Tiles
-         * split the pixels evenly (49 pixels: 4 tiles of 10 and one of 9, not 4 of 12 and one
-         * pixel alone, which would load every weight for one multiply-add). */
-        int64_t mb0 = u / tiles * QG, t = u % tiles;
-        int64_t mb1 = mb0 + QG < mblocks ? mb0 + QG : mblocks;
+        /* Block groups outermost: a thread's consecutive units reuse the same weights. Groups
+         * split the blocks evenly (20 blocks: 7, 7 and 6, not 8, 8 and 4), tiles the pixels
+         * (49 pixels: 4 tiles of 10 and one of 9, not 4 of 12 and one pixel alone, which would
+         * load every weight for one multiply-add). */
+        int64_t g = u / tiles, t = u % tiles;
+        int64_t mb0 = g * mblocks / groups, mb1 = (g + 1) * mblocks / groups;
         int64_t q0 = t * nq / tiles;
         int live = (int)((t + 1) * nq / tiles - q0);
         /* The smallest compiled tile width holding them (the missing pixels repeat the last). */

@@ -1,15 +1,25 @@
-// qdwconv_avx2.c - Quantized 8-bit NHWC depthwise convolution with AVX2: the taps in pairs, one
+// qdwconv_avx2.c - Quantized 8-bit NHWC depthwise convolution with AVX2: taps in pairs, one
 // vpmaddwd per pair and 8 channels. Same contract, packing (qdwpack.h) and work units as the
 // template the AVX-512 variant uses (qdwconv_tmpl.h); qdwconv_scalar.c is the reference.
 //
 // Why not the template at 8 lanes: it widens each tap's 8 input bytes to int32 lanes and
 // multiplies one tap per instruction (vpmaddwd with zero high halves): per 8 multiply-adds a
-// widening load, an XOR, a multiply and an add, half the f32 FMA's rate (0.6x the f32 depthwise
-// on a MobileNet v2 layer). Here two taps' bytes of 16 channels are interleaved (vpunpck[lh]bw)
-// and zero-extended to int16 pairs, so one vpmaddwd sums both taps' products for 8 channels:
-// per 32 multiply-adds two loads, two unpacks, two extensions, two vpmaddwd and two vpaddd.
-// The weights are interleaved the same way once per work unit ([pair][8 channels][2] int16 on
-// the stack, an odd last tap paired with a zero weight), so the inner loop only loads them.
+// widening load, an XOR, a multiply and an add, half the f32 FMA's rate. Pairing two taps' bytes
+// as int16 pairs lets one vpmaddwd sum both taps' products for 8 channels.
+//
+// The row-pair path (most shapes, all of MobileNet's): kernel rows 2j and 2j + 1 form pair j
+// (an odd last row is paired with a zero weight). Per work unit (an output row) and 16-channel
+// block, the input rows the pairs read are widened once into a stack buffer, column by column,
+// as int16 pairs (row 2j's byte, row 2j + 1's byte) of 16 channels, the pads as x_zero; then
+// every output pixel sums, per pair and kernel column, one vpmaddwd of the buffer at its
+// column with the pair's interleaved weights per 8 channels: no shuffle in the pixel loop, and
+// one widening per input byte and pair instead of one per tap. 3x3: 12 vpmaddwd per pixel and
+// 16 channels (the 3rd row's pair is half zero) plus 7 shuffles per buffer column. The previous
+// form (each pixel's taps paired and widened in the pixel loop, 4 shuffles per 2 vpmaddwd) ran
+// at 0.76x the f32 depthwise kernel; this one at 1.05x (docs/quantization.md).
+// The other path (more than QDW_PK pairs x columns, or a strip under 4 pixels) pairs the taps
+// of each pixel in order and widens them in the pixel loop.
+//
 // Exactness: an input is 0..255 (u8, i8 flipped, or x_zero in the pads), a packed weight
 // w - z_w fits int16 (|w - z_w| <= 255), so a pair sum is at most 2 * 255 * 255 in magnitude,
 // inside int32; the int32 accumulators wrap as the reference's.
@@ -26,6 +36,8 @@
 
 #define QDW_PAIRS 32              /* tap pairs whose interleaved weights are on the stack */
 #define QDW_G8 (GK_Q_CHUNK / 8)   /* 8-channel groups of a chunk */
+#define QDW_COLS 256              /* columns of the row-pair path's buffer (2 ymm each: 16 KiB) */
+#define QDW_PK 32                 /* most row pairs x kernel columns of the row-pair path */
 
 /* 16 bytes at p, or the first n (< 16) and zeros. */
 GK_INLINE __m128i load16(const uint8_t *p, int64_t n)
@@ -37,15 +49,6 @@ GK_INLINE __m128i load16(const uint8_t *p, int64_t n)
     return _mm_loadu_si128((const __m128i *)t);
 }
 
-/* Rounds, offsets and saturates like q_round_sat (qsimd.h): v clamped to +-GK_Q_LIMIT, rounded
- * to nearest even, + zero, clamped to [lo, hi]. */
-GK_INLINE __m256i round_sat(__m256 v, __m256i zero, __m256i lo, __m256i hi)
-{
-    v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(-GK_Q_LIMIT)), _mm256_set1_ps(GK_Q_LIMIT));
-    return _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(v), zero), lo),
-                            hi);
-}
-
 /* The shape of one call. */
 typedef struct {
     const uint8_t *x, *zrow;
@@ -54,8 +57,52 @@ typedef struct {
     const float *mult;
     uint8_t *y;
     int64_t c, h, w, xcs, oh, ow, ycs, kh, kw, sh, sw, dh, dw, ph, pw, cp, taps, npairs;
-    int y_zero, lo, hi;
+    int x_zero, y_zero, lo, hi;
 } qdw;
+
+/* The multipliers of the 16 channels from ch, m of them (zeros past m), in mv[0..1]. */
+GK_INLINE void load_mult(const qdw *s, int64_t ch, int64_t m, __m256 *mv)
+{
+    float mt[16] = { 0 };
+    const float *mp = s->mult + ch;
+    if (m < 16) {
+        memcpy(mt, mp, (size_t)m * sizeof(float));
+        mp = mt;
+    }
+    mv[0] = _mm256_loadu_ps(mp);
+    mv[1] = _mm256_loadu_ps(mp + 8);
+}
+
+/* The requantized 16 channels of accumulators a0 (channels 0-7) and a1 (8-15) with the
+ * multipliers mv, as bytes at yp: the first m (all 16 when m >= 16). */
+GK_INLINE void store16(const qdw *s, uint8_t *yp, const __m256 *mv, __m256i a0, __m256i a1,
+                       int64_t m)
+{
+    /* As q_round_sat (qsimd.h), with the product clamped to [lo - zero, hi - zero] instead of
+     * +-GK_Q_LIMIT and [lo, hi] after the zero point is added: the same integers, those bounds
+     * being integers inside +-GK_Q_LIMIT and rounding monotonic (an integer rounds to itself). */
+    __m256 flo = _mm256_set1_ps((float)(s->lo - s->y_zero));
+    __m256 fhi = _mm256_set1_ps((float)(s->hi - s->y_zero));
+    __m256i z = _mm256_set1_epi32(s->y_zero);
+    __m256 f0 = _mm256_mul_ps(_mm256_cvtepi32_ps(a0), mv[0]);
+    __m256 f1 = _mm256_mul_ps(_mm256_cvtepi32_ps(a1), mv[1]);
+    __m256i r0 = _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(f0, flo), fhi)), z);
+    __m256i r1 = _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(f1, flo), fhi)), z);
+    /* int16 (exact: lanes in [lo, hi], inside -128..255), then bytes: unsigned saturation for
+     * u8 results (lo >= 0), signed for i8 (hi <= 127), both exact; per 128-bit lane the
+     * dwords are r0 0-3, r1 0-3 (low lane) and r0 4-7, r1 4-7 (high lane). */
+    __m256i w16 = _mm256_packs_epi32(r0, r1);
+    __m256i w8 = s->lo >= 0 ? _mm256_packus_epi16(w16, w16) : _mm256_packs_epi16(w16, w16);
+    __m256i b = _mm256_permutevar8x32_epi32(w8, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5));
+    __m128i bytes = _mm256_castsi256_si128(b);
+    if (m >= 16) {
+        _mm_storeu_si128((__m128i *)yp, bytes);
+    } else {
+        uint8_t t[16];
+        _mm_storeu_si128((__m128i *)t, bytes);
+        memcpy(yp, t, (size_t)m);
+    }
+}
 
 /* The pairs [p0, p1) of one pixel's taps (pointers tp, the pads at zrow) for the channels
  * [0, cn) of the chunk: accumulators from the bias (p0 == 0) or from acc, and back to acc or,
@@ -91,31 +138,9 @@ GK_INLINE void pixel(const qdw *s, const uint8_t *const *tp, const __m256i (*wpa
             acc[o / 8 + 1] = a1;
             continue;
         }
-        float mt[16] = { 0 };
-        const float *mp = s->mult + c0 + o;
-        if (m < 16) {
-            memcpy(mt, mp, (size_t)m * sizeof(float));
-            mp = mt;
-        }
-        __m256i z = _mm256_set1_epi32(s->y_zero), l = _mm256_set1_epi32(s->lo);
-        __m256i h = _mm256_set1_epi32(s->hi);
-        __m256i r0 = round_sat(_mm256_mul_ps(_mm256_cvtepi32_ps(a0), _mm256_loadu_ps(mp)), z, l, h);
-        __m256i r1 = round_sat(_mm256_mul_ps(_mm256_cvtepi32_ps(a1), _mm256_loadu_ps(mp + 8)), z,
-                               l, h);
-        /* int16 (exact: lanes in -128..255) in channel order, then each one's low byte. */
-        __m256i w16 = _mm256_permute4x64_epi64(_mm256_packs_epi32(r0, r1), _MM_SHUFFLE(3, 1, 2, 0));
-        __m256i sel = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1,
-                                       0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
-        __m256i b = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(w16, sel),
-                                             _MM_SHUFFLE(3, 1, 2, 0));
-        __m128i bytes = _mm256_castsi256_si128(b);
-        if (m >= 16) {
-            _mm_storeu_si128((__m128i *)(yp + o), bytes);
-        } else {
-            uint8_t t[16];
-            _mm_storeu_si128((__m128i *)t, bytes);
-            memcpy(yp + o, t, (size_t)m);
-        }
+        __m256 mv[2];
+        load_mult(s, c0 + o, m, mv);
+        store16(s, yp + o, mv, a0, a1, m);
     }
 }
 
@@ -135,6 +160,127 @@ static void interleave(const qdw *s, __m256i (*wpair)[QDW_G8], int64_t p0, int64
         }
 }
 
+/* --- The row-pair path (most shapes): the kernel rows in pairs, their inputs widened once per
+ * output row and 16-channel block. --- */
+
+/* The interleaved weights of a 16-channel block at channel cb: for row pair j (kernel rows 2j,
+ * 2j + 1; a zero weight for a row past kh) and column kx, wv[(j * kw + kx) * 2 + half] holds
+ * channels half * 8 .. + 7 as int16 pairs (row 2j, row 2j + 1). */
+static void row_weights(const qdw *s, __m256i *wv, int64_t npr, int64_t cb)
+{
+    for (int64_t j = 0; j < npr; j++)
+        for (int64_t kx = 0; kx < s->kw; kx++)
+            for (int64_t half = 0; half < 2; half++) {
+                const int16_t *wa = s->wp + (2 * j * s->kw + kx) * s->cp + cb + half * 8;
+                __m128i va = _mm_loadu_si128((const __m128i *)wa);
+                __m128i vb = 2 * j + 1 < s->kh
+                                 ? _mm_loadu_si128((const __m128i *)(wa + s->kw * s->cp))
+                                 : _mm_setzero_si128();
+                wv[(j * s->kw + kx) * 2 + half] =
+                    _mm256_set_m128i(_mm_unpackhi_epi16(va, vb), _mm_unpacklo_epi16(va, vb));
+            }
+}
+
+/* The widened inputs of output row oy (image b) for the channels [cb, cb + m) (m <= 16; lanes
+ * past m are zeros) and the input columns [ix0, ix0 + ncols): for row pair j and column i,
+ * rb[(j * ncols + i) * 2 + half] holds channels half * 8 .. + 7 as int16 pairs (input row of
+ * kernel row 2j, of kernel row 2j + 1), x_zero for a tap in the pads (rows and columns), 0 for
+ * the row past an odd kh (its weight is 0). Bytes are flipped first for i8 inputs. */
+static void row_build(const qdw *s, __m256i *rb, int64_t npr, int64_t b, int64_t oy, int64_t cb,
+                      int64_t m, int64_t ix0, int64_t ncols, int flip)
+{
+    __m128i fv = _mm_set1_epi8((char)(flip ? 0x80 : 0)), zx = _mm_set1_epi8((char)s->x_zero);
+    __m256i zpair = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(zx, zx));
+    __m256i zone = _mm256_cvtepu8_epi32(zx);
+    /* The columns inside the input: [i_lo, i_hi). */
+    int64_t i_lo = ix0 < 0 ? -ix0 : 0, i_hi = s->w - ix0 < ncols ? s->w - ix0 : ncols;
+    if (i_hi < i_lo)
+        i_hi = i_lo;
+    for (int64_t j = 0; j < npr; j++) {
+        int64_t iya = oy * s->sh - s->ph + 2 * j * s->dh, iyb = iya + s->dh;
+        bool has_b = 2 * j + 1 < s->kh;
+        /* Input rows at their first inside column, or a row in the pads: zrow (x_zero as the
+         * kernel reads it, before the flip), stepped by 0. */
+        const uint8_t *pa = s->zrow, *pb = s->zrow;
+        int64_t sa = 0, sb = 0, n = i_hi - i_lo;
+        if (n > 0 && (uint64_t)iya < (uint64_t)s->h)
+            pa = s->x + ((b * s->h + iya) * s->w + ix0 + i_lo) * s->xcs + cb, sa = s->xcs;
+        if (n > 0 && has_b && (uint64_t)iyb < (uint64_t)s->h)
+            pb = s->x + ((b * s->h + iyb) * s->w + ix0 + i_lo) * s->xcs + cb, sb = s->xcs;
+        __m256i *r = rb + j * ncols * 2;
+        __m256i zv = has_b ? zpair : zone;
+        for (int64_t i = 0; i < i_lo; i++)
+            r[2 * i] = r[2 * i + 1] = zv;
+        for (int64_t i = i_hi; i < ncols; i++)
+            r[2 * i] = r[2 * i + 1] = zv;
+        r += 2 * i_lo;
+        if (has_b) {
+            for (int64_t i = 0; i < n; i++) {
+                __m128i xa = _mm_xor_si128(load16(pa + i * sa, m), fv);
+                __m128i xb = _mm_xor_si128(load16(pb + i * sb, m), fv);
+                r[2 * i] = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(xa, xb));
+                r[2 * i + 1] = _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(xa, xb));
+            }
+        } else {
+            /* A row alone: each byte zero-extended to the low half of an int32 pair. */
+            for (int64_t i = 0; i < n; i++) {
+                __m128i xa = _mm_xor_si128(load16(pa + i * sa, m), fv);
+                r[2 * i] = _mm256_cvtepu8_epi32(xa);
+                r[2 * i + 1] = _mm256_cvtepu8_epi32(_mm_srli_si128(xa, 8));
+            }
+        }
+    }
+}
+
+/* Output pixels [ox0, ox0 + os) of row oy for the block at channel cb (m channels stored):
+ * per pixel, one vpmaddwd per row pair, kernel column and 8 channels, the widened inputs at
+ * column (ox - ox0) * sw + kx * dw of rb. NPR and KW are constants in the 3x3 instance (clang
+ * unrolls the taps and keeps its 12 weight vectors in registers), 0 elsewhere (the shape's). */
+GK_INLINE void row_pixels(const qdw *s, const __m256i *rb, const __m256i *wv, int64_t npr,
+                          int64_t ncols, uint8_t *yp, int64_t cb, int64_t m, int64_t os,
+                          const int NPR, const int KW)
+{
+    int64_t np = NPR ? NPR : npr, kw = KW ? KW : s->kw;
+    __m256i b0 = _mm256_loadu_si256((const __m256i *)(s->bias + cb));
+    __m256i b1 = _mm256_loadu_si256((const __m256i *)(s->bias + cb + 8));
+    __m256 mv[2];
+    load_mult(s, cb, m, mv);
+    for (int64_t o = 0; o < os; o++) {
+        __m256i a0 = b0, a1 = b1;
+        for (int64_t j = 0; j < np; j++)
+            for (int64_t kx = 0; kx < kw; kx++) {
+                const __m256i *v = rb + (j * ncols + o * s->sw + kx * s->dw) * 2;
+                const __m256i *w = wv + (j * kw + kx) * 2;
+                a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(v[0], w[0]));
+                a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(v[1], w[1]));
+            }
+        store16(s, yp + o * s->ycs, mv, a0, a1, m);
+    }
+}
+
+/* One work unit (image b, output row oy, channels [c0, c0 + cn)) on the row-pair path: per
+ * 16-channel block its weights interleaved, then per strip of at most `strip` output pixels
+ * the inputs widened and the pixels computed. */
+static void row_unit(const qdw *s, __m256i *rb, __m256i *wv, int64_t npr, int64_t strip,
+                     int64_t b, int64_t oy, int64_t c0, int64_t cn, int flip)
+{
+    bool k3 = npr == 2 && s->kw == 3;
+    for (int64_t o = 0; o < cn; o += 16) {
+        int64_t cb = c0 + o, m = cn - o < 16 ? cn - o : 16;
+        row_weights(s, wv, npr, cb);
+        for (int64_t ox0 = 0; ox0 < s->ow; ox0 += strip) {
+            int64_t os = s->ow - ox0 < strip ? s->ow - ox0 : strip;
+            int64_t ncols = (os - 1) * s->sw + (s->kw - 1) * s->dw + 1;
+            row_build(s, rb, npr, b, oy, cb, m, ox0 * s->sw - s->pw, ncols, flip);
+            uint8_t *yp = s->y + ((b * s->oh + oy) * s->ow + ox0) * s->ycs + cb;
+            if (k3)
+                row_pixels(s, rb, wv, npr, ncols, yp, cb, m, os, 2, 3);
+            else
+                row_pixels(s, rb, wv, npr, ncols, yp, cb, m, os, 0, 0);
+        }
+    }
+}
+
 void gk_qdwconv_q8_avx2(const uint8_t *x, const int16_t *wp, const int32_t *bias,
                         const float *mult, uint8_t *y, int x_flip, int x_zero, int y_zero, int lo,
                         int hi, int64_t n, int64_t c, int64_t h, int64_t w, int64_t xcs,
@@ -148,7 +294,19 @@ void gk_qdwconv_q8_avx2(const uint8_t *x, const int16_t *wp, const int32_t *bias
     uint8_t zrow[GK_Q_CHUNK + 16];
     memset(zrow, (x_zero ^ (x_flip ? 0x80 : 0)) & 0xff, sizeof zrow);
     qdw s = { x, zrow, wp, bias, mult, y, c, h, w, xcs, oh, ow, ycs, kh, kw, sh, sw, dh, dw, ph,
-              pw, gk_qdw_cpad(c), kh * kw, (kh * kw + 1) / 2, y_zero, lo, hi };
+              pw, gk_qdw_cpad(c), kh * kw, (kh * kw + 1) / 2, x_zero, y_zero, lo, hi };
+    /* The row-pair path when its weights fit in wv and a strip holds at least 4 pixels. */
+    int64_t npr = (kh + 1) / 2, ncols = QDW_COLS / npr - (kw - 1) * dw - 1;
+    int64_t strip = ncols < 0 ? 0 : ncols / sw + 1;
+    if (npr * kw <= QDW_PK && strip >= 4) {
+        __m256i rb[QDW_COLS * 2], wv[QDW_PK * 2];
+        for (int64_t u = u0; u < u1; u++) {
+            int64_t r = u / chunks, c0 = u % chunks * GK_Q_CHUNK;
+            row_unit(&s, rb, wv, npr, strip, r / oh, r % oh, c0,
+                     c - c0 < GK_Q_CHUNK ? c - c0 : GK_Q_CHUNK, x_flip);
+        }
+        return;
+    }
     __m256i wpair[QDW_PAIRS][QDW_G8];
     __m256i acc[QDW_G8];
     const uint8_t *tp[2 * QDW_PAIRS];

@@ -23,13 +23,15 @@ static const char *const CAPS[] = { "scalar", "avx2", "avx2+avxvnni", "avx512", 
 #define NCAPS 5
 
 /* Odd channel counts (5 in, 20 out: a partial output block at every vector width), a 3x3 conv
- * with pads, a depthwise conv of stride 2, a 1x1 conv, a residual Add, a max pool and an FC. */
+ * with pads, depthwise convs of stride 2 and 1 (the avx2 kernel's row pairs: a half-zero last
+ * pair, padded rows and columns), a 1x1 conv, a residual Add, a max pool and an FC. */
 static const char *const NET =
     "module {\n"
     "  %x = Placeholder input : f32[1, 5, 9, 9]\n"
     "  %w1 = Constant [0.5, -0.25, 0.125, 0.75, -1, 0.3, -0.6] : f32[20, 5, 3, 3]\n"
     "  %b1 = Constant [0.1, -0.2, 0.05] : f32[20]\n"
     "  %w2 = Constant [0.2, -0.4, 0.6, 0.1, -0.3] : f32[20, 1, 3, 3]\n"
+    "  %w2s = Constant [0.3, 0.1, -0.5, 0.2, -0.15, 0.4, 0.05] : f32[20, 1, 3, 3]\n"
     "  %w3 = Constant [-0.5, 0.75, 0.25, 0.1, -0.35, 0.45, 0.05] : f32[20, 20, 1, 1]\n"
     "  %fw = Constant [0.3, -0.6, 0.2, 0.15, -0.05] : f32[80, 7]\n"
     "  %fb = Constant [0.05, -0.1] : f32[7]\n"
@@ -41,7 +43,9 @@ static const char *const NET =
     "  %r1 = Relu(%c1)\n"
     "  %c2 = Conv(%r1, %w2) {kernel=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], "
     "dilations=[1, 1], group=20}\n"
-    "  %c3 = Conv(%c2, %w3) {kernel=[1, 1], strides=[1, 1], pads=[0, 0, 0, 0], "
+    "  %c2s = Conv(%c2, %w2s) {kernel=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1], "
+    "dilations=[1, 1], group=20}\n"
+    "  %c3 = Conv(%c2s, %w3) {kernel=[1, 1], strides=[1, 1], pads=[0, 0, 0, 0], "
     "dilations=[1, 1], group=1}\n"
     "  %sum = Add(%c3, %c2)\n"
     "  %pool = MaxPool(%sum) {kernel=[2, 2], strides=[2, 2], pads=[0, 0, 0, 0], "
@@ -57,7 +61,8 @@ typedef struct named_range {
 } named_range;
 
 static const named_range RANGES[] = {
-    { "x", -1, 1 }, { "c1", -8, 8 }, { "r1", 0, 8 }, { "c2", -10, 10 }, { "c3", -12, 12 },
+    { "x", -1, 1 }, { "c1", -8, 8 }, { "r1", 0, 8 }, { "c2", -10, 10 }, { "c2s", -6, 6 },
+    { "c3", -12, 12 },
     { "sum", -20, 20 }, { "pool", -20, 20 }, { "flat", -20, 20 }, { "fc", -30, 30 },
     { NULL, 0, 0 } };
 

@@ -39,6 +39,7 @@ static void run_case(const gk_row *row, const qcase *t)
     size_t xs = (size_t)t->n * t->h * t->w * xcs, ys = (size_t)t->n * oh * ow * ycs;
     size_t ws = (size_t)t->m * k;
     uint8_t *x = malloc(xs), *want = malloc(ys), *y1 = malloc(ys), *y3 = malloc(ys);
+    uint8_t *y2 = malloc(ys);
     int8_t *w = malloc(ws);
     int32_t *bias_in = malloc((size_t)t->m * 4), *bias = malloc((size_t)t->m * 4);
     float *mult = malloc((size_t)t->m * 4);
@@ -104,6 +105,7 @@ static void run_case(const gk_row *row, const qcase *t)
     qconv_fn *qconv = ROW_FN(row, gk_qconv_u8_scalar);
     memset(y1, 0xa5, ys);
     memset(y3, 0xa5, ys);
+    memset(y2, 0xa5, ys);
 #define QCALL(y, tid, nt)                                                                     \
     qconv(x, wp, bias, mult, y, t->n, t->h, t->w, t->c, xcs, t->m, ycs, t->kh, t->kw, oh, ow, \
           t->sh, t->sw, t->dh, t->dw, t->ph, t->pw, x_zero, t->flip, y_zero, lo, hi, post_mult, \
@@ -111,6 +113,8 @@ static void run_case(const gk_row *row, const qcase *t)
     QCALL(y1, 0, 1);
     for (int tid = 2; tid >= 0; tid--)
         QCALL(y3, tid, 3);
+    for (int tid = 0; tid < 2; tid++)
+        QCALL(y2, tid, 2);
 #undef QCALL
     size_t bad = 0, first = 0;
     for (size_t i = 0; i < ys; i++)
@@ -126,7 +130,8 @@ static void run_case(const gk_row *row, const qcase *t)
                 first / ycs, first % ycs, y1[first], want[first]);
     CHECK_EQ(bad, 0);
     CHECK(memcmp(y3, want, ys) == 0);
-    free(x), free(want), free(y1), free(y3), free(w), free(bias_in), free(bias), free(mult);
+    CHECK(memcmp(y2, want, ys) == 0);
+    free(x), free(want), free(y1), free(y2), free(y3), free(w), free(bias_in), free(bias), free(mult);
     free(wp);
 }
 

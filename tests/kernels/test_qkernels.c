@@ -404,7 +404,7 @@ static void test_qdwconv_shape(const gk_row *row, const qshape *s, int sgn)
     int64_t c = s->c, taps = (int64_t)s->kh * s->kw, cp = gk_qdw_cpad(c);
     uint8_t *x = rnd_bytes(x_bytes(s)), *w = rnd_bytes((size_t)(c * taps));
     uint8_t *want = canary_bytes(y_bytes(s)), *y1 = canary_bytes(y_bytes(s));
-    uint8_t *y3 = canary_bytes(y_bytes(s));
+    uint8_t *y3 = canary_bytes(y_bytes(s)), *y2 = canary_bytes(y_bytes(s));
     int32_t *wz = NULL, *bias = NULL;
     if (rnd() % 2) {
         wz = malloc((size_t)c * sizeof(int32_t));
@@ -447,9 +447,13 @@ static void test_qdwconv_shape(const gk_row *row, const qshape *s, int sgn)
     for (int t = 0; t < 3; t++)
         fn(x, wp, bp, mult, y3, sgn, kzx, k.zero, k.lo, k.hi, s->n, c, s->h, s->w, s->xcs,
            s->oh, s->ow, s->ycs, s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->ph, s->pw, t, 3);
+    for (int t = 0; t < 2; t++)
+        fn(x, wp, bp, mult, y2, sgn, kzx, k.zero, k.lo, k.hi, s->n, c, s->h, s->w, s->xcs,
+           s->oh, s->ow, s->ycs, s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->ph, s->pw, t, 2);
     check_bytes(row, "qdwconv", y1, want, y_bytes(s), 1);
+    check_bytes(row, "qdwconv", y2, want, y_bytes(s), 2);
     check_bytes(row, "qdwconv", y3, want, y_bytes(s), 3);
-    free(x), free(w), free(want), free(y1), free(y3), free(wz), free(bias), free(mult);
+    free(x), free(w), free(want), free(y1), free(y2), free(y3), free(wz), free(bias), free(mult);
     free(wp), free(bp);
 }
 
@@ -467,6 +471,19 @@ static void test_qdwconv(const gk_row *row)
             s.ow = (s.w + 2 * s.pw - s.kw) / s.sw + 1;
         }
         test_qdwconv_shape(row, &s, trial % 2);
+    }
+    /* Rows wider than one strip of the avx2 variant's row-pair buffer (128 columns for 3x3,
+     * 85 for 5x5), stride 1 and 2, padded, channels with a tail. */
+    for (int t = 0; t < 4; t++) {
+        qshape wide = rnd_shape(0);
+        wide.c = t < 2 ? 20 : 33, wide.xcs = wide.c + t % 2 * 4, wide.ycs = wide.c;
+        wide.kh = wide.kw = t < 2 ? 3 : 5, wide.sh = wide.sw = 1 + t % 2;
+        wide.dh = wide.dw = 1;
+        wide.ph = wide.pw = wide.phe = wide.pwe = wide.kh / 2;
+        wide.n = 1, wide.h = 4, wide.w = 600;
+        wide.oh = (wide.h + 2 * wide.ph - wide.kh) / wide.sh + 1;
+        wide.ow = (wide.w + 2 * wide.pw - wide.kw) / wide.sw + 1;
+        test_qdwconv_shape(row, &wide, t % 2);
     }
     /* More than 64 taps (9x9): the avx2 variant interleaves the weights in batches of pairs. */
     for (int sgn = 0; sgn < 2; sgn++) {
