@@ -67,7 +67,8 @@ class Error(Exception):
 TensorInfo = namedtuple("TensorInfo", "name shape dtype type", defaults=(None,))
 TensorInfo.__doc__ = """An input or output of a session: name, shape (tuple), numpy dtype, and
 glowc's element type name ("f32", "i64", "f8e4m3fn", "i4", ...). For the low-bit types numpy
-lacks, dtype is the array type holding one code a byte (uint8, or int8 for i4 and i2)."""
+lacks, dtype is the array type holding one code a byte (uint8, or int8 for i4 and i2); for
+"string", object (arrays of str or bytes in, of str out)."""
 
 
 class _Value(ctypes.Structure):
