@@ -192,10 +192,14 @@ def _lowbit_code(info, a):
 
 
 def _string_data(a):
-    """The `const char *` array of a str/bytes array a (object, str_ or bytes_ dtype), or None
-    when an element is neither (glowc then names the type it wants)."""
+    """The `const char *` array of a str/bytes array a (object, str_ or bytes_ dtype; None
+    elements are ""), or None when an element is none of these (glowc then names the type
+    it wants)."""
     items = []
     for x in a.reshape(-1):
+        if x is None:
+            items.append(None)   # NULL, which reads as "" (as in C)
+            continue
         if isinstance(x, str):
             x = x.encode("utf-8")
         elif not isinstance(x, bytes):

@@ -64,6 +64,10 @@ for backend in ("interpreter", "cpu"):
     check(same(out[s.outputs[0].name], want), "%s: bytes/str_ inputs" % backend)
     out = s.run([x.astype(str).astype(bytes), y])[0]
     check(same(out, want), "%s: bytes_ input" % backend)
+    # None is "", as a NULL element in C.
+    nx = x.copy()
+    nx.reshape(-1)[1] = None
+    check(same(s.run([nx, y])[0], want), "%s: None element" % backend)
     # An element that is not UTF-8 comes back as bytes.
     bad = x.copy()
     bad.reshape(-1)[0] = b"\xff"
