@@ -10,6 +10,11 @@
 // soon as the outputs are copied. Binding allocates nothing for models with up to
 // MAX_STACK_IO inputs and outputs, which keeps the session's cost per run small beside the
 // bare program's (bench/session_overhead.c).
+//
+// String tensors (glowc.h, "Element types") are arrays of pointers: a library-owned tensor
+// copies the strings behind them into its own block (api_tensor_copy), because the bytes an
+// op makes live in the context's string store, which the next run on that context resets;
+// for the same reason a caller's buffer cannot receive a string output.
 #include <stdlib.h>
 #include <string.h>
 
