@@ -191,7 +191,14 @@ static glow_type type_of(glowc_dtype dt, int rank, const int64_t *shape)
  * would let a backend skip work or hide NaN paths). */
 static void fill_pseudo_random(const glowc_tensor_info *info, void *data, uint64_t seed)
 {
+    /* Strings: numbers' spellings, which every string op takes (Cast to a number too). */
+    static const char *const words[] = { "0.5", "-1.25", "3", "42", "1e3", "0" };
     glow_type t = type_of(info->dtype, info->rank, info->shape);
+    if (info->dtype == GLOWC_DTYPE_STRING) {
+        for (int64_t i = 0; i < glow_type_numel(&t); i++)
+            ((const char **)data)[i] = words[(uint64_t)(i + (int64_t)seed) % 6];
+        return;
+    }
     /* The low-bit types take a byte an element here, which the pipeline's packed stores do
      * not write: those stay zero. */
     if (glow_type_bytes(&t) != info->size_bytes)
@@ -270,10 +277,12 @@ static int cmp_double(const void *x, const void *y)
 }
 
 /* Buffers for every input (the files, or pseudo-random values) and output of s; -1 or the
- * exit code. */
+ * exit code. Outputs are bound by name, *nout of them: string outputs are left out, since a
+ * caller's buffer cannot hold strings (glowc.h), and still run. */
 static int make_values(const bench_args *a, const glowc_session *s, glowc_tensor **files,
-                       glowc_value *in, glowc_value *out, void **owned)
+                       glowc_value *in, glowc_value *out, void **owned, int *nout)
 {
+    *nout = 0;
     int ni = glowc_session_input_count(s), no = glowc_session_output_count(s);
     for (int i = 0; i < ni + no; i++) {
         glowc_tensor_info info;
@@ -286,6 +295,8 @@ static int make_values(const bench_args *a, const glowc_session *s, glowc_tensor
             cli_error("bench: %s: %s", a->path, glowc_last_error());
             return CLI_EXIT_RUN_FAILED;
         }
+        if (i >= ni && info.dtype == GLOWC_DTYPE_STRING)
+            continue;
         /* 64-byte aligned, as a program's own buffers, so copies run at full speed. */
         size_t bytes = (info.size_bytes + 63) / 64 * 64;
         if (!(owned[i] = aligned_alloc(64, bytes ? bytes : 64))) {
@@ -299,8 +310,8 @@ static int make_values(const bench_args *a, const glowc_session *s, glowc_tensor
             in[i] = (glowc_value){ NULL, info.dtype, info.rank, info.shape, owned[i],
                                    info.size_bytes };
         } else {
-            out[i - ni] = (glowc_value){ NULL, GLOWC_DTYPE_UNDEFINED, 0, NULL, owned[i],
-                                         info.size_bytes };
+            out[(*nout)++] = (glowc_value){ info.name, GLOWC_DTYPE_UNDEFINED, 0, NULL,
+                                            owned[i], info.size_bytes };
         }
     }
     return -1;
@@ -308,9 +319,9 @@ static int make_values(const bench_args *a, const glowc_session *s, glowc_tensor
 
 /* Warm-up and timed runs of glowc_session_run. */
 static int time_runs(const bench_args *a, glowc_session *s, const glowc_value *in,
-                     glowc_value *out, bench_result *r)
+                     glowc_value *out, int no, bench_result *r)
 {
-    int ni = glowc_session_input_count(s), no = glowc_session_output_count(s);
+    int ni = glowc_session_input_count(s);
     double spent = 0;
     for (int k = 0; k < a->warmup + a->iterations; k++) {
         double t0 = now_ms();
@@ -378,13 +389,20 @@ static int bench_model(const bench_args *a, glowc_tensor **files, bench_result *
         cli_error("bench: cannot allocate %d latency samples", a->iterations);
         rc = CLI_EXIT_RUN_FAILED;
     }
+    int bound = 0;
     if (rc < 0)
-        rc = make_values(a, s, files, in, out, owned);
+        rc = make_values(a, s, files, in, out, owned, &bound);
     glowc_tensor_info in0;
     if (rc < 0 && ni > 0 && glowc_session_input_info(s, 0, &in0) == GLOWC_OK && in0.rank > 0)
         r->batch = in0.shape[0];
     if (rc < 0)
-        rc = time_runs(a, s, in, out, r);
+        rc = time_runs(a, s, in, out, bound, r);
+    glowc_tensor_info out0;
+    if (rc < 0 && a->reference && no > 0 && glowc_session_output_info(s, 0, &out0) == GLOWC_OK &&
+        out0.dtype == GLOWC_DTYPE_STRING) {
+        cli_error("bench: --reference compares numbers; output 0 '%s' is string", out0.name);
+        rc = CLI_EXIT_BAD_MODEL;
+    }
     if (rc < 0 && a->reference)
         rc = compare_reference(a, s, no > 0 ? out[0].data : NULL, r);
     if (rc < 0) {

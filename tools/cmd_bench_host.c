@@ -19,6 +19,7 @@ typedef struct shared {
     int ninputs;
     void *out;
     size_t out_bytes;
+    int nout;                    /* output 0 bound (1), or none when it is string (0) */
     pthread_mutex_t lock;
     int next, total, failed;
     char first_error[512];
@@ -45,7 +46,7 @@ static void *client_main(void *arg)
         pthread_mutex_unlock(&s->lock);
         if (!more || !out)
             break;
-        if (glowc_host_run(s->h, "model", s->inputs, s->ninputs, &ov, 1, 0) != GLOWC_OK) {
+        if (glowc_host_run(s->h, "model", s->inputs, s->ninputs, &ov, s->nout, 0) != GLOWC_OK) {
             pthread_mutex_lock(&s->lock);
             if (!s->failed++)
                 snprintf(s->first_error, sizeof s->first_error, "%s", glowc_last_error());
@@ -90,7 +91,8 @@ static bool make_inputs(shared *s)
         uint8_t *data = calloc(1, t.size_bytes + 4);
         if (!data)
             return false;
-        size_t esize = glowc_dtype_size(t.dtype);
+        /* Strings stay NULL handles, which read as "" (glowc.h). */
+        size_t esize = t.dtype == GLOWC_DTYPE_STRING ? 0 : glowc_dtype_size(t.dtype);
         for (size_t k = 0; esize && k < t.size_bytes / esize; k++) {
             seed = seed * 1664525u + 1013904223u;
             if (t.dtype == GLOWC_F32)
@@ -104,6 +106,7 @@ static bool make_inputs(shared *s)
     if (!s->inputs || glowc_host_network_output_info(s->h, "model", 0, &t) != GLOWC_OK)
         return false;
     s->out_bytes = t.size_bytes;
+    s->nout = t.dtype != GLOWC_DTYPE_STRING;   /* a caller's buffer cannot hold strings */
     return true;
 }
 

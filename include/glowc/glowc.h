@@ -96,7 +96,22 @@ GLOWC_API const char *glowc_last_error(void);
  * or glowc_tensor's data (glowc_dtype_size gives 1): a float8 or e8m0 element is its 8-bit
  * pattern; a float4 e2m1 element is its 4-bit pattern in the low nibble (high nibble 0); a 4-
  * or 2-bit integer is its value in a signed (I4, I2: sign-extended, e.g. -3 is 0xfd) or
- * unsigned byte. Only files (.pb tensors, model constants) pack two or four of them a byte. */
+ * unsigned byte. Only files (.pb tensors, model constants) pack two or four of them a byte.
+ *
+ * GLOWC_DTYPE_STRING (ONNX's code 8, listed last) takes sizeof(const char *) bytes per element:
+ * the data is an array of `const char *`, each a NUL-terminated string of UTF-8 or any bytes
+ * (an embedded NUL byte ends the string: lengths are not carried). A NULL element reads as "".
+ * - Input: the caller's pointers are read during the run only (the run copies the bytes it
+ *   keeps), so the strings may be freed when the run call returns - also after
+ *   glowc_host_run_async, which copies them before it returns.
+ * - Output in a library-owned glowc_tensor (glowc_session_run_tensors, a host callback's
+ *   tensors): the pointers are never NULL ("" for empty strings) and point into the tensor's
+ *   own memory, valid until glowc_tensor_destroy. glowc_tensor_size_bytes counts the
+ *   pointers only.
+ * - Output into a caller's buffer (glowc_session_run, glowc_host_run): refused with
+ *   GLOWC_ERR_BAD_INPUT before anything runs, since the strings' bytes live in the run's
+ *   memory, which the next run reuses; leave such outputs out (bind the others by name), or
+ *   use glowc_session_run_tensors. */
 typedef enum glowc_dtype {
     GLOWC_DTYPE_UNDEFINED = 0,
     GLOWC_F32 = 1,
@@ -122,11 +137,13 @@ typedef enum glowc_dtype {
     GLOWC_F8E8M0 = 24,          /* a power of two 2^(e - 127), 0xff NaN (a scale type) */
     GLOWC_U2 = 25,              /* 0..3 */
     GLOWC_I2 = 26,              /* -2..1 */
+    GLOWC_DTYPE_STRING = 8,     /* ONNX's string: an element is a `const char *` (below) */
 } glowc_dtype;
 
 /* "f32", "i64", "f8e4m3fn", "i4", ... as glowc prints them; "undefined" for an unknown value. */
 GLOWC_API const char *glowc_dtype_name(glowc_dtype t);
-/* Bytes per element; 0 for an unknown value. */
+/* Bytes per element (sizeof(const char *) for GLOWC_DTYPE_STRING, whose name is "string");
+ * 0 for an unknown value. */
 GLOWC_API size_t glowc_dtype_size(glowc_dtype t);
 
 /* ---- options ---- */
@@ -215,10 +232,12 @@ GLOWC_API int glowc_session_output_index(const glowc_session *s, const char *nam
 /* A tensor the caller owns, given to a run.
  * As an input: name (NULL: the i-th value binds to input i), dtype, rank and shape must equal
  * the input's exactly; data holds size_bytes bytes, row-major, which must equal the input's
- * size. The library only reads it.
+ * size (for strings: the `const char *` array, "Element types" above). The library only
+ * reads it.
  * As an output: name (NULL: by position, as for inputs); data is where the output is written
  * and size_bytes its capacity, at least the output's size. dtype and rank/shape may be left
- * 0/NULL; when given they are checked. */
+ * 0/NULL; when given they are checked. A string output cannot be written to a caller's
+ * buffer (GLOWC_ERR_BAD_INPUT; see "Element types"). */
 typedef struct glowc_value {
     const char *name;
     glowc_dtype dtype;

@@ -48,6 +48,11 @@ _TYPE_NAMES = {1: "f32", 2: "u8", 3: "i8", 4: "u16", 5: "i16", 6: "i32", 7: "i64
                10: "f16", 11: "f64", 12: "u32", 13: "u64", 16: "bf16", 17: "f8e4m3fn",
                18: "f8e4m3fnuz", 19: "f8e5m2", 20: "f8e5m2fnuz", 21: "u4", 22: "i4",
                23: "f4e2m1", 24: "f8e8m0", 25: "u2", 26: "i2"}
+# ONNX's string type: numpy object arrays of str (or bytes) in, of str out. libglowc takes
+# and gives an array of `const char *` (NUL-terminated, so a string cannot hold a NUL byte).
+_STRING = 8
+_DTYPES[_STRING] = object
+_TYPE_NAMES[_STRING] = "string"
 _TYPE_CODES = {n: c for c, n in _TYPE_NAMES.items()}
 
 
@@ -62,7 +67,8 @@ class Error(Exception):
 TensorInfo = namedtuple("TensorInfo", "name shape dtype type", defaults=(None,))
 TensorInfo.__doc__ = """An input or output of a session: name, shape (tuple), numpy dtype, and
 glowc's element type name ("f32", "i64", "f8e4m3fn", "i4", ...). For the low-bit types numpy
-lacks, dtype is the array type holding one code a byte (uint8, or int8 for i4 and i2)."""
+lacks, dtype is the array type holding one code a byte (uint8, or int8 for i4 and i2); for
+"string", object (arrays of str or bytes in, of str out)."""
 
 
 class _Value(ctypes.Structure):
@@ -143,6 +149,13 @@ _output_info = _fn("glowc_session_output_info", ctypes.c_int, _P, ctypes.c_int,
                    ctypes.POINTER(_Info))
 _run = _fn("glowc_session_run", ctypes.c_int, _P, ctypes.POINTER(_Value), ctypes.c_int,
            ctypes.POINTER(_Value), ctypes.c_int)
+_run_tensors = _fn("glowc_session_run_tensors", ctypes.c_int, _P, ctypes.POINTER(_Value),
+                   ctypes.c_int, ctypes.POINTER(_P))
+_t_destroy = _fn("glowc_tensor_destroy", None, _P)
+_t_data = _fn("glowc_tensor_data", _P, _P)
+_t_size = _fn("glowc_tensor_size_bytes", ctypes.c_size_t, _P)
+_t_rank = _fn("glowc_tensor_rank", ctypes.c_int, _P)
+_t_shape = _fn("glowc_tensor_shape", ctypes.POINTER(ctypes.c_int64), _P)
 
 
 class _SessionInfo(ctypes.Structure):
@@ -178,6 +191,26 @@ def _lowbit_code(info, a):
     return None
 
 
+def _string_data(a):
+    """The `const char *` array of a str/bytes array a (object, str_ or bytes_ dtype; None
+    elements are ""), or None when an element is none of these (glowc then names the type
+    it wants)."""
+    items = []
+    for x in a.reshape(-1):
+        if x is None:
+            items.append(None)   # NULL, which reads as "" (as in C)
+            continue
+        if isinstance(x, str):
+            x = x.encode("utf-8")
+        elif not isinstance(x, bytes):
+            return None
+        if b"\0" in x:
+            raise Error(5, "string element %r holds a NUL byte, which glowc's strings "
+                           "(NUL-terminated) cannot" % (x,))
+        items.append(x)
+    return (ctypes.c_char_p * max(len(items), 1))(*items)
+
+
 def _values(inputs, infos=()):
     """The _Value array for {name: array} or a sequence in input order, its length, and what
     must stay alive until the call returns (the arrays and shapes). infos: the inputs'
@@ -195,14 +228,21 @@ def _values(inputs, infos=()):
         info = by_name.get(name) if name is not None else \
             (infos[k] if k < len(infos) else None)
         code = _lowbit_code(info, a) or _CODES.get(a.dtype)
+        a = np.ascontiguousarray(a)
+        data, nbytes = a.ctypes.data, a.nbytes
+        if a.dtype.kind in "OUS":
+            strs = _string_data(a)
+            if strs is not None:
+                code = _STRING
+                keep.append(strs)
+                data, nbytes = ctypes.addressof(strs), a.size * ctypes.sizeof(ctypes.c_char_p)
         if code is None:
             # No glowc type for it (e.g. complex): let glowc name the expected type.
             code = 0
-        a = np.ascontiguousarray(a)
         shape = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
         keep += [a, shape]
         vals[k] = _Value(_enc(name) if name is not None else None, code, a.ndim, shape,
-                         a.ctypes.data, a.nbytes)
+                         data, nbytes)
     return vals, n, keep
 
 
@@ -213,6 +253,31 @@ def _out_values(infos):
     for k, o in enumerate(outs):
         ovals[k] = _Value(None, 0, 0, None, o.ctypes.data, o.nbytes)
     return outs, ovals
+
+
+def _decode(p):
+    """A string element as str; bytes when it is not UTF-8 (ONNX strings may be any bytes)."""
+    b = ctypes.string_at(p) if p else b""
+    try:
+        return b.decode("utf-8")
+    except UnicodeDecodeError:
+        return b
+
+
+def _from_tensor(t, info):
+    """A numpy array holding a copy of library-owned tensor t (its actual shape); strings as
+    an object array of str."""
+    shape = tuple(_t_shape(t)[d] for d in range(_t_rank(t)))
+    if info.type == "string":
+        n = int(np.prod(shape, dtype=np.int64))
+        ptrs = ctypes.cast(_t_data(t), ctypes.POINTER(ctypes.c_void_p))
+        a = np.empty(n, object)
+        for i in range(n):
+            a[i] = _decode(ptrs[i])
+        return a.reshape(shape)
+    a = np.empty(shape, info.dtype)
+    ctypes.memmove(a.ctypes.data, _t_data(t), min(a.nbytes, _t_size(t)))
+    return a
 
 
 def _tensor_info(info):
@@ -323,12 +388,27 @@ class Session(_Closing):
         if not self._s:
             raise Error(1, "the session is closed")
         vals, n, keep = _values(inputs, self.inputs)
-        outs, ovals = _out_values(self.outputs)
-        _check(_run(self._s, vals, n, ovals, len(outs)))
+        if any(t.type == "string" for t in self.outputs):
+            outs = self._run_tensors(vals, n)
+        else:
+            outs, ovals = _out_values(self.outputs)
+            _check(_run(self._s, vals, n, ovals, len(outs)))
         del keep
         if as_dict:
             return {t.name: o for t, o in zip(self.outputs, outs)}
         return outs
+
+
+    def _run_tensors(self, vals, n):
+        """Runs into library-owned tensors (string outputs cannot go to numpy's buffers) and
+        copies them to numpy arrays of their actual shapes."""
+        ts = (_P * max(len(self.outputs), 1))()
+        _check(_run_tensors(self._s, vals, n, ts))
+        try:
+            return [_from_tensor(ts[k], t) for k, t in enumerate(self.outputs)]
+        finally:
+            for k in range(len(self.outputs)):
+                _t_destroy(ts[k])
 
 
 # ---- the host ----
@@ -374,8 +454,6 @@ _host_cancel = _fn("glowc_host_cancel", ctypes.c_int, _P, ctypes.c_uint64)
 _host_stats = _fn("glowc_host_get_stats", ctypes.c_int, _P, ctypes.c_char_p,
                   ctypes.POINTER(_Stats))
 _set_replicas = _fn("glowc_options_set_replicas", ctypes.c_int, _P, ctypes.c_int)
-_t_data = _fn("glowc_tensor_data", _P, _P)
-_t_size = _fn("glowc_tensor_size_bytes", ctypes.c_size_t, _P)
 
 # Asynchronous requests in flight: key -> (future, output infos). The one C callback below
 # serves them all and stays alive as long as the module (the library may call it any time).
@@ -394,6 +472,9 @@ def _on_done(user, request_id, status, outputs, n):
         return
     outs = []
     for k, t in enumerate(infos):
+        if t.type == "string":
+            outs.append(_from_tensor(outputs[k], t))
+            continue
         a = np.empty(t.shape, t.dtype)
         ctypes.memmove(a.ctypes.data, _t_data(outputs[k]), min(a.nbytes, _t_size(outputs[k])))
         outs.append(a)
@@ -491,6 +572,10 @@ class Host(_Closing):
         """Runs one request and waits for it; outputs as Session.run returns them."""
         h = self._handle()
         ins, infos = self._net(name)
+        if any(t.type == "string" for t in infos):
+            # String outputs come back in library-owned tensors only: the callback's.
+            outs = self.run_async(name, inputs, deadline_us).result()
+            return {t.name: o for t, o in zip(infos, outs)} if as_dict else outs
         vals, n, keep = _values(inputs, ins)
         outs, ovals = _out_values(infos)
         _check(_host_run(h, _enc(name), vals, n, ovals, len(outs), int(deadline_us)))

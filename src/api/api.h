@@ -102,6 +102,11 @@ glowc_status api_check_value(const glowc_value *v, const api_io *io, int k, bool
 glowc_tensor *api_tensor_new(const char *name, glowc_dtype dtype, int rank,
                              const int64_t *shape, size_t bytes);
 
+/* A new tensor holding a copy of v (its actual type), with the given public name and type;
+ * a string tensor gets copies of the strings in its own block (never-NULL pointers, valid
+ * until glowc_tensor_destroy). NULL when out of memory. */
+glowc_tensor *api_tensor_copy(const char *name, glowc_dtype dtype, const glow_tensor *v);
+
 /* --- api_options.c --- */
 
 /* A deep copy of o (the defaults when o is NULL); NULL when out of memory. */

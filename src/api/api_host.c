@@ -348,7 +348,13 @@ static glowc_status prepare(const glow_host_network *net, const glowc_value *inp
     }
     glow_diag d = { 0 };
     for (int k = 0; k < nin; k++) {
-        if (glow_tensor_alloc(&t[k], &io[k].type, &d) != GLOW_OK) {
+        /* Strings are copied with their bytes: an asynchronous request outlives the
+         * caller's strings. */
+        bool str = io[k].type.dtype == GLOW_STRING;
+        glow_status as = str ? glow_tensor_alloc_strings(&t[k], &io[k].type,
+                                                         (const char *const *)slot[k]->data, &d)
+                             : glow_tensor_alloc(&t[k], &io[k].type, &d);
+        if (as != GLOW_OK) {
             for (int j = 0; j < k; j++)
                 glow_tensor_free(&t[j]);
             free(t);
@@ -356,7 +362,8 @@ static glowc_status prepare(const glow_host_network *net, const glowc_value *inp
                           io[k].name, io[k].bytes);
             goto done;
         }
-        memcpy(t[k].data, slot[k]->data, io[k].bytes);
+        if (!str)
+            memcpy(t[k].data, slot[k]->data, io[k].bytes);
     }
     *copies = t;
 done:
@@ -406,8 +413,7 @@ static void async_done(void *user, uint64_t id, glow_host_outcome o, const glow_
         fill_io(a->net, true, k, &io);
         /* A data-dependent output comes back under its actual extent (outs[k]'s type), as
          * from glowc_session_run_tensors. */
-        size_t bytes = glow_tensor_bytes(&outs[k]);
-        t[k] = api_tensor_new(NULL, io.dtype, outs[k].type.rank, outs[k].type.dims, bytes);
+        t[k] = api_tensor_copy(NULL, io.dtype, &outs[k]);
         char *name = t[k] ? malloc(strlen(io.name) + 1) : NULL;
         if (!name) {
             glowc_tensor_destroy(t[k]);
@@ -421,7 +427,6 @@ static void async_done(void *user, uint64_t id, glow_host_outcome o, const glow_
         strcpy(name, io.name);
         t[k]->own_name = name;   /* the tensor may outlive the network */
         t[k]->name = name;
-        memcpy(t[k]->data, outs[k].data, bytes);
     }
     a->cb(a->user, id, st, n ? t : NULL, n);
     for (int k = 0; k < n; k++)

@@ -10,6 +10,11 @@
 // soon as the outputs are copied. Binding allocates nothing for models with up to
 // MAX_STACK_IO inputs and outputs, which keeps the session's cost per run small beside the
 // bare program's (bench/session_overhead.c).
+//
+// String tensors (glowc.h, "Element types") are arrays of pointers: a library-owned tensor
+// copies the strings behind them into its own block (api_tensor_copy), because the bytes an
+// op makes live in the context's string store, which the next run on that context resets;
+// for the same reason a caller's buffer cannot receive a string output.
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +103,11 @@ glowc_status api_check_value(const glowc_value *v, const api_io *io, int k, bool
     if (!same_type(v, io, input))
         return api_fail(GLOWC_ERR_BAD_INPUT, "%s %d '%s' is %s, the model's is %s", what, k,
                         io->name, value_type_str(v, a, sizeof a), io_type_str(io, b, sizeof b));
+    if (!input && io->dtype == GLOWC_DTYPE_STRING)
+        return api_fail(GLOWC_ERR_BAD_INPUT, "output %d '%s' is %s: a caller's buffer cannot "
+                        "hold strings (their bytes live in the run's memory, which the next "
+                        "run reuses); leave it out of the outputs, or take it from "
+                        "glowc_session_run_tensors", k, io->name, io_type_str(io, b, sizeof b));
     if (!v->data && io->bytes)
         return api_fail(GLOWC_ERR_BAD_INPUT, "%s %d '%s' has no data", what, k, io->name);
     if (input ? v->size_bytes != io->bytes : v->size_bytes < io->bytes)
@@ -131,7 +141,10 @@ static glowc_status slots_init(run_slots *r, const glowc_session *s)
 }
 
 /* Binds and checks the inputs, takes a context, copies the inputs in and runs. On success
- * *exec is the context holding the outputs; the caller copies them and releases it. */
+ * *exec is the context holding the outputs; the caller copies them and releases it.
+ * String inputs are copied as handles: the caller's bytes stay alive for the whole call, and
+ * every string output is copied out (api_tensor_copy) before the call returns, so the run's
+ * store needs no copy of them (glow_exec_run makes one because its caller may not wait). */
 static glowc_status run_inputs(glowc_session *s, const glowc_value **in, glow_exec **exec)
 {
     for (int k = 0; k < s->ninputs; k++)
@@ -219,14 +232,12 @@ GLOWC_API glowc_status glowc_session_run_tensors(glowc_session *s, const glowc_v
         /* A data-dependent output (docs/dynamic-shapes.md) comes back under its actual
          * extent, a prefix of the bound the output's info gives. */
         glow_tensor v = glow_exec_output(e, k);
-        size_t bytes = glow_tensor_bytes(&v);
-        glowc_tensor *t = api_tensor_new(io->name, io->dtype, v.type.rank, v.type.dims, bytes);
+        glowc_tensor *t = api_tensor_copy(io->name, io->dtype, &v);
         if (!t) {
             st = api_fail(GLOWC_ERR_NO_MEMORY, "cannot allocate output %d '%s' (%zu bytes)",
-                          k, io->name, bytes);
+                          k, io->name, glow_tensor_bytes(&v));
             break;
         }
-        memcpy(t->data, v.data, bytes);
         outputs[k] = t;
     }
     glow_program_release(s->p, e);
@@ -262,6 +273,42 @@ glowc_tensor *api_tensor_new(const char *name, glowc_dtype dtype, int rank,
     return t;
 }
 
+glowc_tensor *api_tensor_copy(const char *name, glowc_dtype dtype, const glow_tensor *v)
+{
+    size_t bytes = glow_tensor_bytes(v);
+    if (v->type.dtype != GLOW_STRING) {
+        glowc_tensor *t = api_tensor_new(name, dtype, v->type.rank, v->type.dims, bytes);
+        if (t)
+            memcpy(t->data, v->data, bytes);
+        return t;
+    }
+    /* The handles, then one "" that every empty string shares, then the other strings'
+     * bytes, in the tensor's one block: they live exactly as long as the tensor. */
+    size_t n = bytes / sizeof(glow_str), total = bytes + 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(glow_str_at(v->data, i));
+        total += len ? len + 1 : 0;
+    }
+    glowc_tensor *t = api_tensor_new(name, dtype, v->type.rank, v->type.dims, total);
+    if (!t)
+        return NULL;
+    t->bytes = bytes;
+    const char **h = t->data;
+    char *empty = (char *)t->data + bytes, *p = empty + 1;
+    *empty = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *str = glow_str_at(v->data, i);
+        size_t len = strlen(str);
+        h[i] = empty;
+        if (len) {
+            memcpy(p, str, len + 1);
+            h[i] = p;
+            p += len + 1;
+        }
+    }
+    return t;
+}
+
 GLOWC_API glowc_status glowc_tensor_read_file(const char *path, glowc_tensor **out)
 {
     if (!path || !out)
@@ -283,10 +330,9 @@ GLOWC_API glowc_status glowc_tensor_read_file(const char *path, glowc_tensor **o
         if (dt == GLOWC_DTYPE_UNDEFINED)
             st = api_fail(GLOWC_ERR_UNSUPPORTED, "%s: element type %s has no public type", path,
                           glow_dtype_name(t.type.dtype));
-        else if (!(r = api_tensor_new(NULL, dt, t.type.rank, t.type.dims, bytes)))
+        else if (!(r = api_tensor_copy(NULL, dt, &t)))
             st = api_fail(GLOWC_ERR_NO_MEMORY, "%s: cannot allocate %zu bytes", path, bytes);
         if (r) {
-            memcpy(r->data, t.data, bytes);
             r->own_name = name;  /* the tensor's name in the file ("" for .npy) */
             r->name = name ? name : "";
             name = NULL;

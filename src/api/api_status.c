@@ -93,6 +93,8 @@ static const glowc_dtype public_of[] = {
     [GLOW_F8E5M2] = GLOWC_F8E5M2,         [GLOW_F8E5M2FNUZ] = GLOWC_F8E5M2FNUZ,
     [GLOW_F8E8M0] = GLOWC_F8E8M0,         [GLOW_F4E2M1] = GLOWC_F4E2M1,
     [GLOW_I4] = GLOWC_I4, [GLOW_U4] = GLOWC_U4, [GLOW_I2] = GLOWC_I2, [GLOW_U2] = GLOWC_U2,
+    /* A handle (a pointer) an element in both: api_run.c copies the bytes behind them. */
+    [GLOW_STRING] = GLOWC_DTYPE_STRING,
 };
 
 glowc_dtype api_dtype_public(glow_dtype t)
