@@ -409,7 +409,9 @@ static const char *helper_name(onnx_ctx *cx, const Onnx__NodeProto *np, const ch
 static glow_value try_fold(onnx_ctx *cx, glow_node *n)
 {
     glow_value v = glow_val(n, 0);
-    if (n->nout != 1 || glow_type_bytes(&n->outs[0]) > ONNX_FOLD_MAX_BYTES)
+    /* A LOOP of constants may never end (a condition that stays true): it runs, not folds. */
+    if (n->nout != 1 || n->kind == NK_LOOP ||
+        glow_type_bytes(&n->outs[0]) > ONNX_FOLD_MAX_BYTES)
         return v;
     for (uint32_t i = 0; i < n->nin; i++)
         if (n->ins[i].node->kind != NK_CONSTANT)
