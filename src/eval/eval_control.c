@@ -127,7 +127,11 @@ static glow_status ev_loop(const glow_node *n, const glow_tensor *ins, glow_tens
     loop_run lr = { .k = (int)glow_node_int(n, GA_K, 0),
                     .s = (int)glow_node_int(n, GA_SCAN_INPUTS, 0), .len = -1 };
     int nin = (int)n->nin, nout = (int)n->nout;
-    lr.so = nout - lr.k;
+    /* With scan_count the body may end the loop before the scans are full: the last result
+     * counts the iterations run (infer_control.c keeps its scans on axis 0, forward). */
+    bool counted = glow_node_int(n, GA_SCAN_COUNT, 0) != 0;
+    int nres = nout - counted;   /* the body's results: carried and scan outputs */
+    lr.so = nres - lr.k;
     if (lr.k < 0 || lr.s < 0 || lr.so < 0 || 2 + lr.k + lr.s > nin)
         return glow_fail(d, GLOW_ERR_BAD_ATTR, "%s '%s': k = %d, %d scan inputs with %d "
                          "operands and %d results", KIND_NAME(n), lr.k, lr.s, nin, nout);
@@ -139,7 +143,7 @@ static glow_status ev_loop(const glow_node *n, const glow_tensor *ins, glow_tens
     uint8_t cond_in = cond, cond_out = 0;
     glow_type it = glow_type_scalar(GLOW_I64), ct = glow_type_scalar(GLOW_BOOL);
     lr.bins = glow_xcalloc((size_t)nin, sizeof *lr.bins);
-    lr.bouts = glow_xcalloc((size_t)(1 + nout), sizeof *lr.bouts);
+    lr.bouts = glow_xcalloc((size_t)(1 + nres), sizeof *lr.bouts);
     lr.views = glow_xcalloc((size_t)(lr.s + lr.so + 1), sizeof *lr.views);
     lr.bins[0] = glow_tensor_borrow(&it, &iter);
     lr.bins[1] = glow_tensor_borrow(&ct, &cond_in);
@@ -159,20 +163,30 @@ static glow_status ev_loop(const glow_node *n, const glow_tensor *ins, glow_tens
         for (int j = 0; j < lr.s; j++)
             move_slice(&lr.views[j], iter, lr.bins[2 + lr.k + j].data, false);
         cond_in = cond;
-        s = glow_subgraph_run(body, lr.bins, nin, lr.bouts, 1 + nout, d);
+        s = glow_subgraph_run(body, lr.bins, nin, lr.bouts, 1 + nres, d);
         for (int i = 0; s == GLOW_OK && i < lr.k; i++)
             memcpy(outs[i].data, lr.bouts[1 + i].data, glow_type_bytes(&outs[i].type));
         for (int j = 0; s == GLOW_OK && j < lr.so; j++)
             move_slice(&lr.views[lr.s + j], iter, lr.bouts[1 + lr.k + j].data, true);
         cond = cond_out != 0;
     }
+    /* The slices run are at the front of each scan output; the rest is zeroed, so a run's
+     * result never depends on an earlier run's (like the data-dependent nodes, eval_dyn.c). */
+    for (int j = 0; s == GLOW_OK && counted && j < lr.so; j++) {
+        const scan_view *v = &lr.views[lr.s + j];
+        size_t used = (size_t)iter * v->inner, total = (size_t)v->len * v->inner;
+        if (used < total)
+            memset(v->data + used, 0, total - used);
+    }
+    if (s == GLOW_OK && counted)
+        *(int64_t *)outs[nout - 1].data = iter;
     /* Scan outputs are sized for `len` iterations; fewer would leave slices unwritten. */
-    if (s == GLOW_OK && lr.len >= 0 && iter != lr.len)
+    if (s == GLOW_OK && !counted && lr.len >= 0 && iter != lr.len)
         s = glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': ended after %lld iterations, but its "
                       "scans hold %lld", KIND_NAME(n), (long long)iter, (long long)lr.len);
     for (int j = 0; j < lr.s; j++)
         glow_tensor_free(&lr.bins[2 + lr.k + j]);
-    for (int i = 1; i < 1 + nout; i++)
+    for (int i = 1; i < 1 + nres; i++)
         glow_tensor_free(&lr.bouts[i]);
     free(lr.bins);
     free(lr.bouts);

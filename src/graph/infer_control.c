@@ -1,6 +1,7 @@
 // infer_control.c - Type inference for LOOP (nodes.def): its results are its body's, declared
 // by the importer; inference checks that the operands, the scan attributes and those declared
-// types fit together, so a LOOP the verifier accepts can be run slice by slice.
+// types fit together, so a LOOP the verifier accepts can be run slice by slice. A LOOP that may
+// stop early (scan_count) has one more result, the i64 count of iterations run.
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -56,7 +57,27 @@ static glow_status infer_loop_node(infer_cx *cx)
         if (!glow_type_equal(in_type(cx, 2 + i), &cx->declared[i]))
             return ifail(cx, GLOW_ERR_BAD_TYPE, "carried value %d is %s, its result %s", i,
                          ts(in_type(cx, 2 + i)).s, ts(&cx->declared[i]).s);
-    int nsout = cx->nout - (int)k;
+    int64_t counted = attr_i(cx, GA_SCAN_COUNT, 0);
+    if (counted != 0 && counted != 1)
+        return ifail(cx, GLOW_ERR_BAD_ATTR, "scan_count = %" PRId64 " must be 0 or 1", counted);
+    int nsout = cx->nout - (int)k - (int)counted;
+    if (counted) {
+        /* The count is of iterations, so it bounds the scan outputs only: scan inputs would
+         * be read past it. Axis 0 forward keeps the slices run at the front (compact). */
+        const glow_type *c = &cx->declared[cx->nout - 1];
+        if (s != 0 || nsout < 1 || c->dtype != GLOW_I64 || c->rank != 0)
+            return ifail(cx, GLOW_ERR_BAD_SHAPE, "scan_count needs scan outputs, no scan "
+                         "inputs and a last result i64 [] (%d scan inputs, %d scan outputs, "
+                         "last %s)", (int)s, nsout, ts(c).s);
+        int na, nd;
+        const int64_t *axes = attr_ints(cx, GA_SCAN_OUT_AXES, &na);
+        const int64_t *dirs = attr_ints(cx, GA_SCAN_OUT_DIRS, &nd);
+        for (int j = 0; j < na && j < nd; j++)
+            if (axes[j] != 0 || dirs[j] != 0)
+                return ifail(cx, GLOW_ERR_BAD_ATTR, "scan_count needs scan outputs on axis 0, "
+                             "forward (scan output %d: axis %" PRId64 ", direction %" PRId64
+                             ")", j, axes[j], dirs[j]);
+    }
     const glow_type **types = glow_xcalloc((size_t)(s + nsout + 1), sizeof *types);
     for (int j = 0; j < s; j++)
         types[j] = in_type(cx, 2 + (int)k + j);

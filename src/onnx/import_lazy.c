@@ -244,6 +244,7 @@ typedef struct loop_parts {
     int nsout;                  /* scan outputs */
     const int64_t *out_axes, *out_dirs;
     int64_t len;                /* the scans' length */
+    bool counted;               /* may stop early: scan outputs bounded, a count result */
 } loop_parts;
 
 /* The type of scan output slice t stacked `len` times along axis (of the result). */
@@ -262,7 +263,7 @@ static glow_type stacked(const glow_type *t, int axis, int64_t len)
 static glow_status emit_loop(onnx_ctx *cx, const Onnx__NodeProto *np, body_build *bb,
                              const loop_parts *lp)
 {
-    int n = lp->n, nres = lp->n + lp->nsout;
+    int n = lp->n, nres = lp->n + lp->nsout + lp->counted;
     const glow_type *cond_t = &bb->out_types[0];
     if (cond_t->dtype != GLOW_BOOL || glow_type_numel(cond_t) != 1)
         return body_drop(bb, onnx_unsupported(cx, np, "the body's condition output is not "
@@ -292,6 +293,8 @@ static glow_status emit_loop(onnx_ctx *cx, const Onnx__NodeProto *np, body_build
                                            (long long)lp->out_axes[k], t->rank));
         res[n + k] = stacked(t, (int)lp->out_axes[k], lp->len);
     }
+    if (lp->counted)
+        res[nres - 1] = glow_type_scalar(GLOW_I64);
     int nops = 2 + n + lp->nscan + bb->ncaptures;
     glow_value *ops = GLOW_NEW_ARRAY(&cx->scratch, glow_value, nops);
     ops[0] = lp->trips;
@@ -301,7 +304,7 @@ static glow_status emit_loop(onnx_ctx *cx, const Onnx__NodeProto *np, body_build
         memcpy(ops + 2 + n, lp->scans, sizeof *ops * (size_t)lp->nscan);
     memcpy(ops + 2 + n + lp->nscan, bb->captures, sizeof *ops * (size_t)bb->ncaptures);
     int64_t id = body_register(cx, bb);
-    glow_attr at[7] = { GLOW_AI(BODY, id), GLOW_AI(K, n) };
+    glow_attr at[8] = { GLOW_AI(BODY, id), GLOW_AI(K, n) };
     int nat = 2;
     if (lp->nscan) {
         at[nat++] = GLOW_AI(SCAN_INPUTS, lp->nscan);
@@ -312,12 +315,27 @@ static glow_status emit_loop(onnx_ctx *cx, const Onnx__NodeProto *np, body_build
         at[nat++] = GLOW_AINTS(SCAN_OUT_AXES, lp->out_axes, lp->nsout);
         at[nat++] = GLOW_AINTS(SCAN_OUT_DIRS, lp->out_dirs, lp->nsout);
     }
+    if (lp->counted)
+        at[nat++] = GLOW_AI(SCAN_COUNT, 1);
     glow_value out;
     GLOW_TRY(onnx_build(cx, np, NK_LOOP, ops, nops, at, nat, res, nres, &out));
-    for (int i = 0; i < nres && i < (int)np->n_output; i++)
-        if (onnx_has_output(np, i))
-            GLOW_TRY(onnx_set_output(cx, np, i, glow_val(out.node, (uint32_t)i)));
+    /* A counted LOOP's scan outputs are bounded values (axis 0 has `count` slices), so a
+     * graph output gets its hidden count and consumers go through import_bnd.c's rules. */
+    glow_value count = glow_val(out.node, (uint32_t)(nres - 1));
+    for (int i = 0; i < n + lp->nsout && i < (int)np->n_output; i++) {
+        glow_value v = glow_val(out.node, (uint32_t)i);
+        if (lp->counted && i >= n)
+            GLOW_TRY(onnx_set_output_bounded(cx, np, i, v, count, 0));
+        else if (onnx_has_output(np, i))
+            GLOW_TRY(onnx_set_output(cx, np, i, v));
+    }
     return GLOW_OK;
+}
+
+static bool const_true(glow_value v)
+{
+    return v.node->kind == NK_CONSTANT && glow_type_numel(glow_value_type(v)) == 1 &&
+           glow_load_i64(glow_value_type(v)->dtype, v.node->payload.data, 0) != 0;
 }
 
 /* Whether value v of a body module is the constant true or its condition input, i.e. the
@@ -326,15 +344,15 @@ static bool never_stops(const body_build *bb, glow_value v)
 {
     if (v.node == bb->inputs[1])
         return true;
-    return v.node->kind == NK_CONSTANT && glow_type_numel(glow_value_type(v)) == 1 &&
-           glow_load_i64(glow_value_type(v)->dtype, v.node->payload.data, 0) != 0;
+    return const_true(v);
 }
 
 glow_status onnx_lazy_loop(onnx_ctx *cx, const Onnx__NodeProto *np, const Onnx__GraphProto *g,
                            glow_value trips, glow_value cond, const glow_value *carried, int n,
                            int nsout, int64_t len, bool *declined)
 {
-    *declined = false;
+    if (declined)
+        *declined = false;
     if (n + nsout < 1)
         return onnx_fail(cx, np, GLOW_ERR_INTERNAL, "a Loop without outputs to run");
     glow_type *in_types = GLOW_NEW_ARRAY(&cx->scratch, glow_type, n + 2);
@@ -346,14 +364,18 @@ glow_status onnx_lazy_loop(onnx_ctx *cx, const Onnx__NodeProto *np, const Onnx__
     body_build bb;
     GLOW_TRY(build_body(cx, np, glow_arena_printf(cx->arena, "%s/body", onnx_node_name(np)), g,
                         &sig, &bb));
-    /* Scan outputs are sized for `len` iterations: the body must not end the loop sooner. */
-    if (nsout && !never_stops(&bb, bb.outs[0])) {
+    /* Scan outputs are sized for `len` iterations. When the body may end the loop sooner (or
+     * the first condition may be false) that size is their bound and the LOOP counts the
+     * iterations it ran (docs/dynamic-shapes.md). */
+    bool counted = nsout && (!never_stops(&bb, bb.outs[0]) || !const_true(cond));
+    if (counted && declined) {
         *declined = true;
         return body_drop(&bb, GLOW_OK);
     }
     int64_t *zeros = GLOW_NEW_ARRAY(&cx->scratch, int64_t, nsout + 1);
     loop_parts lp = { .trips = trips, .cond = cond, .carried = carried, .n = n,
-                      .nsout = nsout, .out_axes = zeros, .out_dirs = zeros, .len = len };
+                      .nsout = nsout, .out_axes = zeros, .out_dirs = zeros, .len = len,
+                      .counted = counted };
     return emit_loop(cx, np, &bb, &lp);
 }
 

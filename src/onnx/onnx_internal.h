@@ -283,8 +283,11 @@ glow_status onnx_lazy_if(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value con
                          int nout);
 /* A Loop as one LOOP node running body g: trips (i64 []) and cond (bool []) computed or
  * constant, n carried values, nsout scan outputs of `len` slices (the trip count, known).
- * With scan outputs the body must provably run all `len` iterations (its condition output is
- * true or its condition input); otherwise *declined is set and nothing is built. */
+ * Unless the body provably runs all `len` iterations (cond is the constant true and the body's
+ * condition output is true or its condition input), the scan outputs are bounded values whose
+ * count is the number of iterations run (a last result of the LOOP); or, with `declined`, the
+ * caller would rather unroll such a Loop (its condition may fold): *declined is set and
+ * nothing is built. */
 glow_status onnx_lazy_loop(onnx_ctx *cx, const Onnx__NodeProto *np, const Onnx__GraphProto *g,
                            glow_value trips, glow_value cond, const glow_value *carried, int n,
                            int nsout, int64_t len, bool *declined);

@@ -8,9 +8,10 @@
 // when their counts are known and small (at most LAZY_TRIPS): the body is imported once per
 // iteration with its inputs bound to the values of the previous one, so later stages see plain
 // dataflow. Longer ones become one LOOP node: a Loop whose count or condition is known only at
-// run time, or whose count is large (with scan outputs: a known count the body cannot cut
-// short), and a Scan-9 whose length is large. What is left (scan outputs of a Loop whose count
-// is unknown: their length has no bound) is reported as unsupported naming the node.
+// run time, or whose count is large (with scan outputs: a known count, which is their length,
+// or their bound when the body may stop early), and a Scan-9 whose length is large.
+// What is left (scan outputs of a Loop whose count is unknown: their length has no bound) is
+// reported as unsupported naming the node.
 #include <stdlib.h>
 #include <string.h>
 
@@ -441,14 +442,20 @@ glow_status load_loop(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
     for (int i = 0; i < N; i++)
         carries_seq |= onnx_seq_of(ins[2 + i]) != NULL;
     /* A loop without scan outputs runs as a loop when unrolling is impossible (a count or
-     * condition known only at run time) or too big. One with scan outputs does when its count
-     * is known and large and the body cannot end it sooner (the scan outputs then have that
-     * length); otherwise it is unrolled. Carried sequences exist only at import. */
+     * condition known only at run time) or too big. One with scan outputs and a known count M
+     * does when its first condition is known only at run time (its scan outputs are then
+     * bounded by M, counted), or M is large and the body cannot end it sooner (they have M
+     * slices). Otherwise it is unrolled (a condition that folds at each iteration gives static
+     * scan outputs), and becomes a counted loop when the body's condition turns out to be
+     * computed. Carried sequences exist only at import. */
     bool can_run = K == 0 && N >= 1 && !carries_seq;
+    bool can_scan = K > 0 && !carries_seq && trips_known && trips > 0;
     bool declined = false;
     if (can_run && (!trips_known || !cond_known || trips < 0 || trips > LAZY_TRIPS))
-        return lazy_loop(cx, np, body, mv, cv, ins + 2, N, 0, -1, &declined);
-    if (K > 0 && !carries_seq && trips_known && cond_known && cond && trips > LAZY_TRIPS) {
+        return lazy_loop(cx, np, body, mv, cv, ins + 2, N, 0, -1, NULL);
+    if (can_scan && !cond_known)
+        return lazy_loop(cx, np, body, mv, cv, ins + 2, N, K, trips, NULL);
+    if (can_scan && cond && trips > LAZY_TRIPS) {
         GLOW_TRY(lazy_loop(cx, np, body, mv, cv, ins + 2, N, K, trips, &declined));
         if (!declined)
             return GLOW_OK;
@@ -478,17 +485,19 @@ glow_status load_loop(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_n
         ins[1] = onnx_scalar(cx, glow_arena_printf(cx->arena, "%s/cond", scope), GLOW_BOOL, 1);
         if ((s = onnx_import_graph(cx, np, scope, body, ins, N + 2, outs, 1 + N + K)) != GLOW_OK)
             break;
-        if (!const_scalar(outs[0], &cond) && can_run) {
+        if (!const_scalar(outs[0], &cond) && (can_run || can_scan)) {
             /* What was unrolled so far is dead now; the optimizer removes it. */
             GLOW_VEC_FREE(elems);
-            return lazy_loop(cx, np, body, mv, cv, init, N, 0, -1, &declined);
+            return lazy_loop(cx, np, body, mv, cv, init, N, can_scan ? K : 0,
+                             can_scan ? trips : -1, NULL);
         }
         if (!const_scalar(outs[0], &cond)) {
             s = onnx_unsupported(cx, np, "the body's condition output is computed at run time "
                                  "(iteration %lld), so the Loop may stop early: %s",
                                  (long long)it, carries_seq ? "a Loop carrying sequences is "
                                  "unrolled, which needs its iteration count at import"
-                                 : "its scan outputs would have no static length");
+                                 : "without a trip count M the length of its scan outputs "
+                                 "would have no bound");
             break;
         }
         for (int i = 0; i < N; i++)
