@@ -12,28 +12,7 @@ import numpy as np
 
 import glowc
 
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAILED:", what, file=sys.stderr)
-
-
-def raises(fn, needle, status=None):
-    """fn() raises glowc.Error whose message contains needle (and has status)."""
-    try:
-        fn()
-    except glowc.Error as e:
-        check(needle in str(e), "message %r lacks %r" % (str(e), needle))
-        if status is not None:
-            check(e.status == status, "status %d, expected %d" % (e.status, status))
-        return
-    check(False, "no glowc.Error (wanted %r)" % needle)
+from checks import check, done, raises
 
 
 def tail_floats(path, n):
@@ -148,5 +127,4 @@ p = subprocess.run([sys.executable, "-c", "import glowc"], env=env, capture_outp
                    text=True)
 check(p.returncode != 0 and "/nonexistent/libglowc.so" in p.stderr, "import error: %r" % p.stderr)
 
-print("%d checks, %d failed" % (checks, failures))
-sys.exit(1 if failures else 0)
+done()

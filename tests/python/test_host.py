@@ -2,33 +2,13 @@
 # bytes, sync runs and futures against a Session's outputs, BUSY on a full queue (the host
 # paused: no timing), cancel and deadline as exceptions with their statuses, statistics that
 # add up, removal, and client threads. Run by CTest like test_glowc.py.
-import sys
 import threading
 
 import numpy as np
 
 import glowc
 
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAILED:", what, file=sys.stderr)
-
-
-def raises(fn, needle, status):
-    try:
-        fn()
-    except glowc.Error as e:
-        check(needle in str(e), "message %r lacks %r" % (str(e), needle))
-        check(e.status == status, "status %d, expected %d" % (e.status, status))
-        return
-    check(False, "no glowc.Error (wanted %r)" % needle)
+from checks import check, done, raises
 
 
 def future_raises(fut, status):
@@ -124,5 +104,4 @@ with glowc.Host("cpu:t1,cpu:t1", queue=4) as h:
 raises(lambda: glowc.Host("gpu"), "unknown backend 'gpu'", 1)
 raises(lambda: h.run("lenet", [images[0]]), "closed", 1)
 
-print("%d checks, %d failed" % (checks, failures))
-sys.exit(1 if failures else 0)
+done()

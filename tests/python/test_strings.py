@@ -4,34 +4,12 @@
 # synchronous and asynchronous runs - on the ONNX node tests test_string_concat and
 # test_equal_string (../shared/onnx-node-tests). Run by CTest as test_glowc.py is.
 import os
-import sys
 
 import numpy as np
 
 import glowc
 
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAILED:", what, file=sys.stderr)
-
-
-def raises(fn, needle, status=None):
-    """fn() raises glowc.Error whose message contains needle (and has status)."""
-    try:
-        fn()
-    except glowc.Error as e:
-        check(needle in str(e), "message %r lacks %r" % (str(e), needle))
-        if status is not None:
-            check(e.status == status, "status %d, expected %d" % (e.status, status))
-        return
-    check(False, "no glowc.Error (wanted %r)" % needle)
+from checks import check, done, raises
 
 
 def same(a, b):
@@ -108,5 +86,4 @@ for f in futs:
     check(same(f.result()[0], want), "host run_async")
 h.close()
 
-print("%d checks, %d failed" % (checks, failures))
-sys.exit(1 if failures else 0)
+done()

@@ -5,34 +5,13 @@
 # python/ and GLOWC_BIN at the CLI.
 import os
 import subprocess
-import sys
 import tempfile
 
 import numpy as np
 
 import glowc
 
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAILED:", what, file=sys.stderr)
-
-
-def raises(fn, needle, status=None):
-    try:
-        fn()
-    except glowc.Error as e:
-        check(needle in str(e), "message %r lacks %r" % (str(e), needle))
-        if status is not None:
-            check(e.status == status, "status %d, expected %d" % (e.status, status))
-        return
-    check(False, "no glowc.Error (wanted %r)" % needle)
+from checks import check, done, raises
 
 
 def same(a, b):
@@ -97,5 +76,4 @@ with tempfile.TemporaryDirectory(prefix="glowc_test_tools.") as tmp:
     raises(lambda: glowc.compile_bundle(LENET, out, weights="inline"), "c-array", 1)
     raises(lambda: glowc.compile_bundle("models/none.onnx", out), "models/none.onnx", 2)
 
-print("%d checks, %d failed" % (checks, failures))
-sys.exit(1 if failures else 0)
+done()
