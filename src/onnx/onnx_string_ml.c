@@ -99,6 +99,9 @@ glow_status load_tfidf(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glow_
     glow_status st;
     GLOW_TRY(onnx_input(cx, np, 0, &ins[0]));
     const glow_type *xt = glow_value_type(ins[0]);
+    if (xt->rank != 1 && xt->rank != 2)
+        return onnx_fail(cx, np, GLOW_ERR_BAD_SHAPE, "input 0 has rank %d; it must be [C] or "
+                         "[N, C]", xt->rank);
     if (!list_constant(cx, np, NULL, "pool_int64s", NULL, "pool_strings", "pool", &ins[1], &st))
         return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "needs pool_int64s or pool_strings");
     GLOW_TRY(st);
