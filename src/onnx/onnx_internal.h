@@ -218,6 +218,10 @@ glow_status onnx_axis(onnx_ctx *cx, const Onnx__NodeProto *np, int64_t axis, int
 
 /* A helper value's name: "<node>/<what>". */
 const char *onnx_sub_name(onnx_ctx *cx, const Onnx__NodeProto *np, const char *what);
+/* Training-mode Dropout with a `seed` attribute: the reference's mask, drawn at import
+ * (onnx_dropout.c); outputs bound. */
+glow_status onnx_dropout_seeded(onnx_ctx *cx, const Onnx__NodeProto *np, glow_value x,
+                                double ratio, int opset);
 /* Fails as unsupported, naming input i as `what`, unless it is a constant at import (it
  * decides a shape). */
 glow_status onnx_input_static(onnx_ctx *cx, const Onnx__NodeProto *np, int i, const char *what);

@@ -286,9 +286,15 @@ glow_status load_dropout(onnx_ctx *cx, const Onnx__NodeProto *np, int opset, glo
         int nratio = 0;
         if (glow_load_f64(tm->type.dtype, tm->data, 0) != 0 &&
             (!onnx_has_input(np, 1) || onnx_input_floats(cx, np, 1, &ratio, &nratio) ||
-             nratio != 1 || ratio[0] != 0.0))
+             nratio != 1 || ratio[0] != 0.0)) {
+            /* With a seed the mask is the reference's, drawn at import (onnx_dropout.c). */
+            bool known = !onnx_has_input(np, 1) || (ratio && nratio == 1);
+            if (onnx_attr(np, "seed") && known)
+                return onnx_dropout_seeded(cx, np, v, ratio ? ratio[0] : 0.5, opset);
             return onnx_unsupported(cx, np, "training_mode=true with a ratio other than 0 "
-                                    "drops at random; use ratio 0 or training_mode=false");
+                                    "and no seed drops at random; give a seed, ratio 0 or "
+                                    "training_mode=false");
+        }
     }
     /* Inference: the output is the input, and nothing is dropped. */
     GLOW_TRY(onnx_set_output(cx, np, 0, v));
