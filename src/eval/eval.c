@@ -245,6 +245,11 @@ bool glow_eval_supported(const glow_node *n)
     return ok;
 }
 
+bool glow_eval_foldable(const glow_node *n)
+{
+    return n->kind != NK_LOOP && glow_eval_supported(n);
+}
+
 const char *glow_ev_kind(const glow_node *n) { return glow_node_kind_name(n->kind); }
 
 glow_status glow_ev_expect_shape(const glow_node *n, const char *what, const glow_type *t,

@@ -16,6 +16,9 @@
 glow_status glow_eval_node(const glow_node *n, const glow_tensor *ins, glow_tensor *outs,
                            glow_diag *d);
 bool glow_eval_supported(const glow_node *n);
+/* Whether folding (at import or in the optimizer) may evaluate n ahead of a run: supported,
+ * and sure to end - a LOOP is not (a while-true body with constant operands never would). */
+bool glow_eval_foldable(const glow_node *n);
 /* Like glow_eval_node, but writes into caller-provided result tensors (types equal to
  * n->outs; storage may be anyone's) and allocates nothing. Operand types are read from the
  * tensors, so n->ins may be NULL (the interpreter passes a stand-in node). */

@@ -129,7 +129,7 @@ static glow_node *known_value(onnx_ctx *cx, glow_value v, int depth, int *budget
         return input_value_const(cx, n);
     if (!cx->opt || !cx->opt->input_values || depth > 16 || --*budget < 0 || n->nout != 1 ||
         n->nin > 16 || glow_type_bytes(&n->outs[0]) > ONNX_FOLD_MAX_BYTES ||
-        !glow_eval_supported(n))
+        !glow_eval_foldable(n))
         return NULL;
     glow_tensor ins[16];
     for (uint32_t i = 0; i < n->nin; i++) {
@@ -409,13 +409,12 @@ static const char *helper_name(onnx_ctx *cx, const Onnx__NodeProto *np, const ch
 static glow_value try_fold(onnx_ctx *cx, glow_node *n)
 {
     glow_value v = glow_val(n, 0);
-    /* A LOOP with constant operands may never end (a while-true body): it runs at run time. */
-    if (n->nout != 1 || n->kind == NK_LOOP || glow_type_bytes(&n->outs[0]) > ONNX_FOLD_MAX_BYTES)
+    if (n->nout != 1 || glow_type_bytes(&n->outs[0]) > ONNX_FOLD_MAX_BYTES)
         return v;
     for (uint32_t i = 0; i < n->nin; i++)
         if (n->ins[i].node->kind != NK_CONSTANT)
             return v;
-    if (!glow_eval_supported(n))
+    if (!glow_eval_foldable(n))
         return v;
     glow_tensor ins[64];
     if (n->nin > 64)

@@ -20,10 +20,6 @@ static bool foldable(const glow_node *n)
     if (n->nin == 0 || n->nout == 0 || (glow_node_kind_flags(n->kind) & (NF_SIDE_EFFECT |
                                                                          NF_STORAGE)))
         return false;
-    /* A LOOP's iterations are not bounded at compile time (a while-true body with constant
-     * operands would hang the compiler): it runs when the program does. */
-    if (n->kind == NK_LOOP)
-        return false;
     size_t in_bytes = 0, out_bytes = 0;
     for (uint32_t i = 0; i < n->nin; i++) {
         const glow_node *in = n->ins[i].node;
@@ -47,7 +43,7 @@ static bool foldable(const glow_node *n)
      * activation, a Tile) would trade a cheap run-time op for a large constant. */
     if (out_bytes > EXPAND_LIMIT && out_bytes > 2 * in_bytes)
         return false;
-    return glow_eval_supported(n);
+    return glow_eval_foldable(n);
 }
 
 /* Evaluates operand i: a constant's payload is borrowed, a splat is filled. */
