@@ -25,8 +25,7 @@ static double dist(double a, double b)
     return isnan(e) ? INFINITY : e;
 }
 
-/* The RMS of a tensor's finite elements (what the runner's tolerance scales with). */
-static double rms_of(const glow_tensor *x)
+double fuzz_rms(const glow_tensor *x)
 {
     int64_t count = glow_type_numel(&x->type), finite = 0;
     double sq = 0;
@@ -52,7 +51,7 @@ bool fuzz_explain(const glow_tensor *interp, const glow_tensor *cpu, const glow_
         return false;
     glow_dtype t = ref->type.dtype;
     int64_t count = glow_type_numel(&ref->type);
-    double rms = rms_of(ref), rms_i = rms_of(interp);
+    double rms = fuzz_rms(ref), rms_i = fuzz_rms(interp);
     f->count = count;
     f->rms = rms;
     for (int64_t i = 0; i < count; i++) {

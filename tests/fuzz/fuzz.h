@@ -69,6 +69,8 @@ double fuzz_tolerance(int depth);
 extern double fuzz_tolerance_scale;
 
 /* --- explain.c --- */
+/* The RMS of a tensor's finite elements (what the runner's tolerance scales with). */
+double fuzz_rms(const glow_tensor *x);
 
 /* How a cpu result and the interpreter's differ, against the float64 reference, over the
  * elements where they disagree beyond the tolerance. */

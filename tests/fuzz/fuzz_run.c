@@ -295,16 +295,8 @@ static bool agree(const glow_tensor *got, const glow_tensor *ref, double tol, ch
         snprintf(msg, n, "types differ");
         return false;
     }
-    int64_t count = glow_type_numel(&ref->type), finite = 0;
-    double sq = 0;
-    for (int64_t i = 0; i < count; i++) {
-        double x = glow_load_f64(ref->type.dtype, ref->data, (size_t)i);
-        if (isfinite(x)) {
-            sq += x * x;
-            finite++;
-        }
-    }
-    double rms = finite ? sqrt(sq / (double)finite) : 0;
+    int64_t count = glow_type_numel(&ref->type);
+    double rms = fuzz_rms(ref);
     int64_t bad = 0, first = -1;
     double worst = 0;
     for (int64_t i = 0; i < count; i++) {
