@@ -60,19 +60,6 @@ static mk_model *flow_model(void)
     return mk;
 }
 
-static glow_module *load(mk_model *mk, glow_diag *d)
-{
-    size_t size;
-    uint8_t *bytes = mk_pack(mk, &size);
-    glow_module *m = glow_module_create();
-    if (glow_onnx_load_bytes(m, bytes, size, NULL, d) != GLOW_OK) {
-        glow_module_destroy(m);
-        m = NULL;
-    }
-    free(bytes);
-    return m;
-}
-
 static glow_node *placeholder(glow_module *m, const char *name)
 {
     for (glow_node *n = m->placeholders.first; n; n = n->next)
@@ -86,7 +73,7 @@ static void test_import(void)
 {
     mk_model *mk = flow_model();
     glow_diag d = { 0 };
-    glow_module *m = load(mk, &d);
+    glow_module *m = mk_load(mk, &d);
     CHECK(m != NULL);
     if (!m) {
         fprintf(stderr, "%s\n", d.msg);
@@ -121,7 +108,7 @@ static void test_run(const char *backend)
 {
     mk_model *mk = flow_model();
     glow_diag d = { 0 };
-    glow_module *m = load(mk, &d);
+    glow_module *m = mk_load(mk, &d);
     glow_program *p = NULL;
     glow_compile_options o = { .backend = backend, .stop_after = GLOW_STAGE_COMPILED };
     if (m && glow_program_create(m, &o, &p, &d) != GLOW_OK)
@@ -230,7 +217,7 @@ static void test_boolean_index(const char *backend)
     mk_output(mk, "cols", MK_I64, 1, D(6));
     mk_output(mk, "cols2", MK_I64, 2, D(1, 6));
     glow_diag d = { 0 };
-    glow_module *m = load(mk, &d);
+    glow_module *m = mk_load(mk, &d);
     glow_program *p = NULL;
     glow_compile_options o = { .backend = backend, .stop_after = GLOW_STAGE_COMPILED };
     if (m && glow_program_create(m, &o, &p, &d) != GLOW_OK)
@@ -287,7 +274,7 @@ static void refused(const char *op, const char *in2, int axis, const char *why)
         mk_attr_int(mk, n, "axis", axis);
     mk_output(mk, "y", MK_I64, -1, NULL);
     glow_diag d = { 0 };
-    glow_module *m = load(mk, &d);
+    glow_module *m = mk_load(mk, &d);
     CHECK(m == NULL);
     glow_module_destroy(m);
     CHECK_EQ(d.status, GLOW_ERR_UNSUPPORTED);

@@ -59,19 +59,6 @@ static mk_model *decoder(bool with_m, mk_model **body_out)
     return mk;
 }
 
-static glow_module *load(mk_model *mk, glow_diag *d)
-{
-    size_t size;
-    uint8_t *bytes = mk_pack(mk, &size);
-    glow_module *m = glow_module_create();
-    if (glow_onnx_load_bytes(m, bytes, size, NULL, d) != GLOW_OK) {
-        glow_module_destroy(m);
-        m = NULL;
-    }
-    free(bytes);
-    return m;
-}
-
 /* The import: one LOOP node with a last i64 [] result, and the scan outputs' placeholders
  * (and the Mul's) counted by it on axis 0, the carried one not. */
 static void check_import(glow_module *m)
@@ -143,7 +130,7 @@ static void test_decoder(const char *backend)
 {
     mk_model *body, *mk = decoder(true, &body);
     glow_diag d = { 0 };
-    glow_module *m = load(mk, &d);
+    glow_module *m = mk_load(mk, &d);
     CHECK(m != NULL);
     if (!m) {
         fprintf(stderr, "decoder loop: %s\n", d.msg);
@@ -170,7 +157,7 @@ static void test_no_bound(void)
 {
     mk_model *body, *mk = decoder(false, &body);
     glow_diag d = { 0 };
-    glow_module *m = load(mk, &d);
+    glow_module *m = mk_load(mk, &d);
     CHECK(m == NULL);
     CHECK_CONTAINS(d.msg, "Loop 'decode'");
     CHECK_CONTAINS(d.msg, "no bound");

@@ -33,19 +33,13 @@ typedef struct shape_of {
 static glow_status compile_as(mk_model *mk, const char *backend, bool inline_if,
                               glow_node_kind kind, glow_program **p, shape_of *sh, glow_diag *d)
 {
-    size_t size;
-    uint8_t *bytes = mk_pack(mk, &size);
-    glow_module *m = glow_module_create();
     glow_compile_options o = { .backend = backend, .stop_after = GLOW_STAGE_COMPILED,
                                .inline_control_flow = inline_if };
     *p = NULL;
     *sh = (shape_of){ 0 };
-    glow_status s = glow_onnx_load_bytes(m, bytes, size, NULL, d);
-    free(bytes);
-    if (s != GLOW_OK) {
-        glow_module_destroy(m);
-        return s;
-    }
+    glow_module *m = mk_load(mk, d);
+    if (!m)
+        return d->status;
     GLOW_FOR_EACH_NODE(glow_module_function(m, "main"), n) {
         sh->nodes++;
         sh->of_kind += n->kind == kind;

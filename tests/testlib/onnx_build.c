@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "onnx/onnx.h"
 #include "support/support.h"
 
 void *mk_track(mk_model *mk, void *p)
@@ -271,6 +272,19 @@ uint8_t *mk_pack(mk_model *mk, size_t *size)
     uint8_t *buf = malloc(n ? n : 1);
     *size = onnx__model_proto__pack(&mk->model, buf);
     return buf;
+}
+
+glow_module *mk_load(mk_model *mk, glow_diag *d)
+{
+    size_t size;
+    uint8_t *bytes = mk_pack(mk, &size);
+    glow_module *m = glow_module_create();
+    if (glow_onnx_load_bytes(m, bytes, size, NULL, d) != GLOW_OK) {
+        glow_module_destroy(m);
+        m = NULL;
+    }
+    free(bytes);
+    return m;
 }
 
 void mk_free(mk_model *mk)

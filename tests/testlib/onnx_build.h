@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "onnx/onnx.pb-c.h"
+#include "support/support.h"
 
 /* TensorProto.DataType codes. */
 enum {
@@ -96,6 +97,9 @@ void mk_attr_tensor(mk_model *mk, Onnx__NodeProto *n, const char *name, Onnx__Te
 
 /* Serializes the model into a malloc'd buffer. */
 uint8_t *mk_pack(mk_model *mk, size_t *size);
+
+/* Imports the model into a new module; NULL (the message in d) when the import fails. */
+struct glow_module *mk_load(mk_model *mk, glow_diag *d);
 
 /* Serializes the model into the file at path; false (with a message) when it cannot. */
 bool mk_write(mk_model *mk, const char *path);
