@@ -72,11 +72,10 @@ static glow_status cpu_prepare_hook(ir_function *f, const glow_prepare_options *
          * the NEON f32 kernels on NCHWc4. */
         cpu_isa isa;
         cpu_foreign_isa(o->triple, &isa);
+        if (isa.neon)
+            GLOW_TRY(cpu_isa_cap_check(d));
         GLOW_TRY(cpu_prepare_quant(f, &(cpu_isa){ 0 }, d));
-        if (!isa.neon)
-            return GLOW_OK;
-        GLOW_TRY(cpu_isa_cap_check(d));
-        return cpu_prepare(f, cpu_isa_vlen(&isa), o->plain_layout, d);
+        return cpu_prepare(f, cpu_isa_vlen(&isa), o->plain_layout, d); /* 0: nothing */
     }
     GLOW_TRY(cpu_isa_cap_check(d));
     cpu_isa isa;

@@ -94,6 +94,7 @@ static void host_isa_uncapped(cpu_isa *isa, const char *f)
     /* Whole names (followed by ',' or the end): "+avxvnni" also begins later features' names. */
     isa->avx512vnni = false;
     isa->avxvnni = false;
+    isa->neon = false; /* the JIT's kernel library is x86-64's (aarch64's is for bundles) */
     for (const char *p = f; (p = strstr(p, "+avx")) != NULL; p++) {
         size_t len = strcspn(p, ",");
         if (len == 11 && !strncmp(p, "+avx512vnni", len))
