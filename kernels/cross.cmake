@@ -1,6 +1,9 @@
-# cross.cmake - The scalar kernels as LLVM bitcode for aarch64 (AOT bundles for
+# cross.cmake - The kernels as LLVM bitcode for aarch64 (AOT bundles for
 # `--target aarch64-linux-gnu`, src/backend/cpu/bundle.c), embedded beside the x86-64 library as
-# glow_kernels_aarch64_bc. Only the portable files (<family>_scalar.c): the AVX ones are x86.
+# glow_kernels_aarch64_bc: the portable files (<family>_scalar.c) and the NEON ones
+# (<family>_neon.c, the blocked-layout templates at 4 lanes; kernels.cmake leaves them out of
+# the x86-64 library). The AVX files are x86 only. NEON is part of ARMv8-A, so the aarch64
+# triple's defaults need no -m flags for it.
 #
 # clang-14 needs the aarch64 C headers (Debian's libc6-dev-arm64-cross, installed by
 # scripts/setup); without them the array is empty and glowc refuses aarch64 bundles with a
@@ -19,7 +22,7 @@ if(GLOWC_AARCH64_PROBE EQUAL 0)
   set(GLOWC_AARCH64_BCS "")
   foreach(src ${GLOWC_KERNEL_SOURCES})
     get_filename_component(base ${src} NAME_WE)
-    if(NOT base MATCHES "_scalar$")
+    if(NOT base MATCHES "_scalar$" AND NOT base MATCHES "_neon$")
       continue()
     endif()
     set(bc ${GLOWC_AARCH64_BC_DIR}/${base}.bc)

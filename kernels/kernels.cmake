@@ -34,6 +34,9 @@ file(MAKE_DIRECTORY ${GLOWC_KERNEL_BC_DIR})
 set(GLOWC_KERNEL_BCS "")
 foreach(src ${GLOWC_KERNEL_SOURCES})
   get_filename_component(base ${src} NAME_WE)
+  if(base MATCHES "_neon$") # aarch64 only: cross.cmake
+    continue()
+  endif()
   set(isa_flags "")
   if(base MATCHES "_avx512$")
     set(isa_flags ${GLOWC_KERNEL_FLAGS_avx512})
@@ -70,7 +73,7 @@ add_custom_command(
   COMMENT "embedding kernels.bc"
   VERBATIM)
 target_sources(glowc PRIVATE ${GLOWC_KERNELS_C})
-# The scalar kernels for aarch64 bundles.
+# The scalar and NEON kernels for aarch64 bundles.
 include(${CMAKE_SOURCE_DIR}/kernels/cross.cmake)
 
 # LLVM 14 as the shared libLLVM-14.so: every test program links libglowc, and the static

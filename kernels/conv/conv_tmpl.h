@@ -1,5 +1,5 @@
 // conv_tmpl.h - Direct and depthwise convolution on the channel-blocked layout, written once for
-// any vector length V (conv_avx512.c: V = 16, conv_avx2.c: V = 8).
+// any vector length V (conv_avx512.c: V = 16, conv_avx2.c: V = 8, conv_neon.c: V = 4).
 //
 // The micro-kernel keeps an NM x NP tile of outputs in registers: NM (1 or 2) output-channel
 // blocks of V lanes times NP output pixels. For each input channel c of each tap it loads NM
@@ -14,8 +14,8 @@
 #include <math.h>
 #include <stdbool.h>
 
-#if GK_VLEN == 16
-#define NP_MAX 12 /* 2 x 12 accumulators + 2 weights + 1 broadcast of 32 zmm registers */
+#if GK_NREGS == 32
+#define NP_MAX 12 /* 2 x 12 accumulators + 2 weights + 1 broadcast of 32 zmm / NEON registers */
 #define NPD 8     /* depthwise: pixels per tile */
 #else
 #define NP_MAX 6  /* 2 x 6 accumulators + 2 weights + 1 broadcast of 16 ymm registers */
@@ -31,7 +31,7 @@ static const float gk_zeros[GK_VLEN];
 GK_INLINE void prefetch_floats(const float *p, size_t count)
 {
     for (size_t i = 0; i < count; i += 16)
-        _mm_prefetch((const char *)(p + i), _MM_HINT_T0);
+        GK_PREFETCH(p + i);
 }
 
 /* act(v) for the cheap activations; sigmoid and tanh are applied after the store. */
@@ -103,6 +103,8 @@ static void act_slow(float *p, size_t count, int act)
  * loop stays rolled (one iteration holds 24 FMAs; unrolling is unmeasured there). */
 #if GK_VLEN == 8
 #define TAP_UNROLL _Pragma("GCC unroll 8")
+#elif GK_VLEN == 4
+#define TAP_UNROLL _Pragma("GCC unroll 4") /* NEON: whole as with AVX2 (unmeasured on hardware) */
 #else
 #define TAP_UNROLL _Pragma("GCC unroll 1")
 #endif

@@ -1,5 +1,6 @@
 // gemm_tmpl.h - f32 GEMM over B packed in panels of NR = 2V columns, written once for any vector
-// length V (gemm_avx512.c, gemm_avx2.c). Used for FullyConnected and MatMul with constant B.
+// length V (gemm_avx512.c, gemm_avx2.c, gemm_neon.c). Used for FullyConnected and MatMul with
+// constant B.
 //
 // The micro-kernel holds an MR x NR tile of C in 2*MR vector accumulators (AVX-512: 12 x 32 in
 // 24 zmm): per k it loads the two B vectors of the panel row and broadcasts MR values of A.
@@ -8,8 +9,8 @@
 // over (panel, row tile) with rows fastest, so a thread reuses one B panel from cache.
 #include <math.h>
 
-#if GK_VLEN == 16
-#define MR 12
+#if GK_NREGS == 32
+#define MR 12 /* 24 accumulators of 32 registers (AVX-512, NEON) */
 #else
 #define MR 6
 #endif

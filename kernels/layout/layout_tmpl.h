@@ -1,6 +1,6 @@
 // layout_tmpl.h - Conversions between NCHW and the channel-blocked layout at a graph's edges,
-// written once for any vector length V (layout_avx512.c, layout_avx2.c). Work is split over
-// (image, channel block).
+// written once for any vector length V (layout_avx512.c, layout_avx2.c, layout_neon.c). Work is
+// split over (image, channel block).
 
 void GK_FN(to_nchwc)(float *out, const float *in, size_t n, size_t c, size_t hw, size_t cv,
                      int tid, int nthreads)

@@ -1,6 +1,6 @@
 // pool_tmpl.h - Max and average pooling on the channel-blocked layout, one vector per output
 // pixel (the block is the vector), written once for any vector length V (pool_avx512.c,
-// pool_avx2.c). Work is split over (image, channel block, output row).
+// pool_avx2.c, pool_neon.c). Work is split over (image, channel block, output row).
 #include <math.h>
 
 /* First and one-past-last tap index t in [0, k) with 0 <= o*s - p + t*d < size. */

@@ -67,12 +67,13 @@ GLOWC_API glowc_status glowc_bundle_create(const glowc_options *o, const char *p
     }
     if (st == GLOWC_OK) {
         api_compile_init(c, o);
-        /* Another triple or CPU gets no host-ISA preparation (blocked layouts, repacking);
-         * a bundle has no evaluator for lazy branches, so they are inlined; its object file
-         * is made each time (no cache); the options' threads are the bundle's entry's, the
-         * compile itself takes the default. */
+        /* Another triple or CPU gets no host-ISA preparation (blocked layouts, repacking;
+         * an aarch64 triple gets NEON's instead); a bundle has no evaluator for lazy
+         * branches, so they are inlined; its object file is made each time (no cache); the
+         * options' threads are the bundle's entry's, the compile itself takes the default. */
         c->copt.stop_after = GLOW_STAGE_IR_OPTIMIZED;
         c->copt.foreign_target = triple || (cpu && strcmp(cpu, "native"));
+        c->copt.target_triple = b->triple;
         c->copt.inline_control_flow = true;
         c->copt.cache_dir = NULL;
         c->copt.threads = 0;

@@ -11,6 +11,9 @@ typedef struct glow_prepare_options {
     /* False when the code is for another CPU (a cross-compiled bundle): then no host vector
      * ISA may be assumed. */
     bool host;
+    /* When !host: the target's triple (NULL: the host's triple with another CPU); an aarch64
+     * triple gets its NEON kernels. */
+    const char *triple;
     /* Keep every activation in its plain layout (tests compare the layouts). */
     bool plain_layout;
 } glow_prepare_options;

@@ -278,6 +278,7 @@ static glow_status build(glow_program *p, const glow_compile_options *opt, glow_
             GLOW_TRY(ir_optimize(p->ir, opt->ir_optimize, d));
         if (p->backend->prepare) {
             glow_prepare_options po = { .host = !opt->foreign_target,
+                                        .triple = opt->target_triple,
                                         .plain_layout = opt->plain_layout };
             GLOW_TRY(p->backend->prepare(p->ir, &po, d));
         }

@@ -28,8 +28,10 @@ typedef struct glow_compile_options {
     /* IR optimizer dumps/statistics (NULL: defaults). */
     const struct ir_opt_options *ir_optimize;
     /* The code will run on another CPU than this one (a bundle for --target / --mcpu): the
-     * backend prepares nothing for the host's vector ISA. */
+     * backend prepares nothing for the host's vector ISA; target_triple (--target, NULL when
+     * only --mcpu is given) says what it may prepare for instead. */
     bool foreign_target;
+    const char *target_triple;
     /* The backend keeps every activation in its plain layout (no blocked layouts between
      * kernels): for tests that compare the two. */
     bool plain_layout;

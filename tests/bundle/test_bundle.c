@@ -2,9 +2,9 @@
 // CNN, LeNet and SqueezeNet; each bundle linked with the system C compiler into
 // tests/bundle/driver.c and run, its outputs equal to the cpu backend's (what `glowc run
 // --backend cpu` prints); the same with --threads, embedded and C-array weights, regions
-// between PROT_NONE pages, an aarch64 bundle under qemu-aarch64, the header under C99 and
-// C++, and a run-time index out of range making the bundle return nonzero. (A program with an
-// instruction no kernel covers is refused: test_cpu_kernels_move.c, test_last_resort.)
+// between PROT_NONE pages, aarch64 bundles (NEON kernels) under qemu-aarch64, the header under
+// C99 and C++, and a run-time index out of range making the bundle return nonzero. (A program
+// with an instruction no kernel covers is refused: test_cpu_kernels_move.c, test_last_resort.)
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bundle/cnn_model.h"
 #include "check.h"
 #include "onnx/onnx.h"
 #include "quant/quant.h"
@@ -252,40 +253,96 @@ static void check_header(const char *name)
         printf("SKIP header as C++: no g++\n");
 }
 
-/* --target aarch64-linux-gnu: linked statically by the cross gcc, run under qemu-aarch64,
- * within 1e-5 relative of the x86-64 cpu backend. */
-static void check_aarch64(const char *name, const char *model, const char *input)
+/* The number of vector fused multiply-adds (fmla v<n>.4s / by element) in an aarch64 object:
+ * only the NEON kernels' vfmaq_f32 makes them (the scalar kernels are built with
+ * -ffp-contract=off, so LLVM vectorizing them gives fmul and fadd), so an aarch64 bundle of a
+ * CNN without any ran the scalar kernels. -1 when objdump fails. */
+static long vector_fmas(const char *obj)
 {
-    if (!have("aarch64-linux-gnu-gcc") || !have("qemu-aarch64")) {
-        printf("SKIP aarch64 bundle: aarch64-linux-gnu-gcc or qemu-aarch64 is missing "
-               "(scripts/setup installs gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, "
-               "qemu-user)\n");
-        return;
-    }
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "aarch64-linux-gnu-objdump -d '%s' | grep -cE "
+             "'fmla[[:space:]]+v[0-9]+\\.4s'", obj);
+    FILE *p = popen(cmd, "r");
+    long count = -1;
+    if (p && fscanf(p, "%ld", &count) != 1)
+        count = -1;
+    if (p)
+        pclose(p);
+    return count;
+}
+
+/* --target aarch64-linux-gnu: linked statically by the cross gcc, run under qemu-aarch64 with
+ * one and two threads, within 1e-5 relative of the x86-64 cpu backend; the f32 convolutions,
+ * pools and GEMMs run NEON kernels (the object holds vector FMAs). `env` (may be "") prefixes
+ * the compile: GLOWC_CPU_ISA=scalar gives the scalar kernels, and then no vector FMA. */
+static void check_aarch64_with(const char *name, const char *model, const char *input,
+                               const char *env)
+{
+    bool neon = !strstr(env, "scalar");
     char dir[512], out[600], arm[64];
-    snprintf(arm, sizeof arm, "%s_arm", name);
+    snprintf(arm, sizeof arm, "%s_arm%s", name, neon ? "" : "_scalar");
     snprintf(dir, sizeof dir, "%s/%s", tmp, arm);
     size_t n = 0;
     float *ref = reference(model, input, arm, &n);
     CHECK(ref != NULL);
     if (!ref)
         return;
-    CHECK_EQ(sh("%s compile %s --emit-bundle %s --name %s --target aarch64-linux-gnu "
-                "--threads 2", glowc_bin, model, dir, name), 0);
+    CHECK_EQ(sh("%s %s compile %s --emit-bundle %s --name %s --target aarch64-linux-gnu "
+                "--threads 2", env, glowc_bin, model, dir, name), 0);
     CHECK_EQ(sh("file %s/%s.o | grep -q aarch64 || readelf -h %s/%s.o | grep -q AArch64", dir,
                 name, dir, name), 0);
+    if (have("aarch64-linux-gnu-objdump")) {
+        char obj[600];
+        snprintf(obj, sizeof obj, "%s/%s.o", dir, name);
+        long fmas = vector_fmas(obj);
+        printf("%-10s aarch64 bundle (%s kernels): %ld vector FMAs (fmla v.4s)\n", name,
+               neon ? "NEON" : "scalar", fmas);
+        CHECK(neon ? fmas > 0 : fmas == 0);
+    } else {
+        printf("SKIP %s: no aarch64-linux-gnu-objdump to look for the NEON kernels\n", name);
+    }
     CHECK_EQ(build_driver("aarch64-linux-gnu-gcc -static", dir, name, "-DB_THREADED", ""), 0);
     snprintf(out, sizeof out, "%s/out", dir);
     CHECK_EQ(sh("qemu-aarch64 %s/run %s/%s.weights.bin %s %s/%s.in", dir, dir, name, out, tmp,
                 arm), 0);
     double diff = compare(out, ref, n);
-    printf("%-10s aarch64 bundle (qemu) vs x86-64 cpu backend: max relative difference %g\n",
-           name, diff);
+    printf("%-10s aarch64 bundle (qemu, %s) vs x86-64 cpu backend: max relative difference "
+           "%g\n", name, neon ? "NEON" : "scalar", diff);
     CHECK(diff <= 1e-5);
     CHECK_EQ(sh("qemu-aarch64 %s/run %s/%s.weights.bin %s %s/%s.in --threads --guard end", dir,
                 dir, name, out, tmp, arm), 0);
     CHECK(compare(out, ref, n) <= 1e-5);
     free(ref);
+}
+
+static bool have_aarch64(void)
+{
+    if (have("aarch64-linux-gnu-gcc") && have("qemu-aarch64"))
+        return true;
+    printf("SKIP aarch64 bundle: aarch64-linux-gnu-gcc or qemu-aarch64 is missing "
+           "(scripts/setup installs gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, "
+           "qemu-user)\n");
+    return false;
+}
+
+static void check_aarch64(const char *name, const char *model, const char *input)
+{
+    if (have_aarch64())
+        check_aarch64_with(name, model, input, "");
+}
+
+/* The NEON kernels against x86 on cnn_model.h's CNN (every blocked family at shapes that do
+ * not fill 4-lane blocks), and the same bundle with the scalar kernels. */
+static void check_aarch64_cnn(void)
+{
+    if (!have_aarch64())
+        return;
+    char model[512], input[512];
+    snprintf(model, sizeof model, "%s/cnn.onnx", tmp);
+    snprintf(input, sizeof input, "%s/cnn_input.pb", tmp);
+    CHECK(cnn_write_model(model) && cnn_write_input(input));
+    check_aarch64_with("cnn", model, input, "");
+    check_aarch64_with("cnn", model, input, "GLOWC_CPU_ISA=scalar");
 }
 
 /* An int8 bundle (glowc profile, then compile --quantize): the same bytes as the cpu
@@ -412,6 +469,8 @@ int main(void)
     check_header("lenet");
     check_header("digits");
     check_aarch64("digits", "models/digits.onnx", digit);
+    check_aarch64("lenet", "models/lenet.onnx", "models/lenet_input.pb");
+    check_aarch64_cnn();
     check_quantized("lenet", "models/lenet.onnx", "models/lenet_input.pb");
     check_bad_index();
 

@@ -3,7 +3,7 @@
 // cap as uncapped, its float twin the same numbers within rounding; the JIT's object code uses
 // no register wider than the cap allows (disassembled: no zmm at avx2, no ymm at scalar, and
 // zmm uncapped on an AVX-512 host, so that the check can fail); an unknown value is refused
-// with the list of valid ones.
+// with the list of valid ones. Code for another CPU: aarch64 gets NEON unless capped to scalar.
 #include <llvm-c/Disassembler.h>
 #include <llvm-c/Object.h>
 #include <llvm-c/Target.h>
@@ -255,6 +255,21 @@ static void test_isa_flags(void)
     setenv("GLOWC_CPU_ISA", "scalar", 1);
     cpu_host_isa(&c);
     CHECK(!c.avx2 && !c.avx512 && !c.avx512vnni && !c.avxvnni);
+    /* Code for another CPU: NEON for aarch64 bundles unless capped to scalar, nothing for
+     * another x86-64 triple or CPU; never NEON for the host. */
+    CHECK(!host.neon);
+    cpu_foreign_isa("aarch64-linux-gnu", &c);
+    CHECK(!c.neon && !c.avx2);
+    unsetenv("GLOWC_CPU_ISA");
+    cpu_foreign_isa("aarch64-linux-gnu", &c);
+    CHECK(c.neon && !c.avx2 && !c.avx512 && cpu_isa_vlen(&c) == 4);
+    setenv("GLOWC_CPU_ISA", "avx2", 1);
+    cpu_foreign_isa("aarch64-unknown-linux-gnu", &c);
+    CHECK(c.neon);
+    cpu_foreign_isa("x86_64-pc-linux-gnu", &c);
+    CHECK(!c.neon && !c.avx2 && cpu_isa_vlen(&c) == 0);
+    cpu_foreign_isa(NULL, &c);
+    CHECK(!c.neon && cpu_isa_vlen(&c) == 0);
     /* The JIT's features: AVX-512 turned off explicitly at avx2, AVX too at scalar. */
     setenv("GLOWC_CPU_ISA", "avx2", 1);
     char *f = cpu_host_features();

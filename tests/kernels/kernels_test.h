@@ -12,11 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The address of each row's kernel, in the order of gk_rows (every variant is linked natively:
- * kernels/native.cmake). */
+/* The address of each row's kernel, in the order of gk_rows (every x86 and portable variant is
+ * linked natively: kernels/native.cmake). The neon rows are aarch64 code, not linked here: NULL
+ * (gk_row_runs_here is false for them; tests/bundle/test_bundle_neon.c runs them). */
 typedef void (*gk_fn)(void);
+#define GK_ROW_FN_scalar(f) (gk_fn)f
+#define GK_ROW_FN_avx2(f) (gk_fn)f
+#define GK_ROW_FN_avx512(f) (gk_fn)f
+#define GK_ROW_FN_avx512vnni(f) (gk_fn)f
+#define GK_ROW_FN_avxvnni(f) (gk_fn)f
+#define GK_ROW_FN_neon(f) NULL
 static const gk_fn gk_row_fns[] = {
-#define KERNEL(op, dtype, isa, ...) (gk_fn)gk_##op##_##dtype##_##isa,
+#define KERNEL(op, dtype, isa, ...) GK_ROW_FN_##isa(gk_##op##_##dtype##_##isa),
 #include "../../kernels/kernels.def"
 #undef KERNEL
 };
@@ -28,7 +35,8 @@ static const gk_fn gk_row_fns[] = {
 /* The block of the row's blocked layout: its vector length in floats. */
 static inline int row_vlen(const gk_row *row)
 {
-    return !strcmp(row->isa, "avx512") ? 16 : !strcmp(row->isa, "avx2") ? 8 : 1;
+    return !strcmp(row->isa, "avx512") ? 16 : !strcmp(row->isa, "avx2") ? 8
+           : !strcmp(row->isa, "neon")  ? 4 : 1;
 }
 
 /* count floats in [-1, 1), never NULL (at least one float). */

@@ -240,9 +240,10 @@ static glow_status choose_target(const glow_bundle_options *o, target_choice *t,
         return glow_fail(d, GLOW_ERR_UNSUPPORTED, "bundle: no kernel library for target '%s' "
                          "(x86_64-* and aarch64-* have one)", t->triple);
     }
-    /* The host's CPU and vector kernels only when compiling for this machine; another
-     * triple or an explicit --mcpu gets the generic (scalar) kernels, which LLVM still
-     * vectorizes for that CPU. */
+    /* The host's CPU and vector kernels only when compiling for this machine; an aarch64
+     * triple gets the NEON kernels (cpu_foreign_isa, as the prepare step did), another
+     * triple or an explicit --mcpu the generic (scalar) kernels, which LLVM still vectorizes
+     * for that CPU. */
     bool native = t->host && (!o->cpu || !strcmp(o->cpu, "native"));
     if (native) {
         GLOW_TRY(cpu_isa_cap_check(d));
@@ -255,6 +256,9 @@ static glow_status choose_target(const glow_bundle_options *o, target_choice *t,
     } else {
         t->cpu = strdup(o->cpu && strcmp(o->cpu, "native") ? o->cpu : "generic");
         t->features = strdup("");
+        cpu_foreign_isa(o->triple, &t->isa);
+        if (t->isa.neon)
+            GLOW_TRY(cpu_isa_cap_check(d));
     }
     return GLOW_OK;
 }

@@ -61,16 +61,21 @@ static bool cpu_supports(const ir_instr *in, char *why, size_t whylen)
     return cpu_own_kind(in->kind) || glow_backend_eval_supports(in, why, whylen);
 }
 
-/* The run's error record for every target, then the prepare step for the host's vector ISA
- * (nothing more for another CPU). */
+/* The run's error record for every target, then the prepare step for the host's vector ISA,
+ * or an aarch64 target's NEON (nothing more for another CPU). */
 static glow_status cpu_prepare_hook(ir_function *f, const glow_prepare_options *o,
                                     glow_diag *d)
 {
     cpu_add_error_record(f);
     if (!o->host) {
-        /* Another CPU gets the portable int8 kernels (scalar rows, any target). */
-        cpu_isa none = { 0 };
-        return cpu_prepare_quant(f, &none, d);
+        /* Another CPU gets the portable int8 kernels (scalar rows, any target); aarch64 also
+         * the NEON f32 kernels on NCHWc4. */
+        cpu_isa isa;
+        cpu_foreign_isa(o->triple, &isa);
+        if (isa.neon)
+            GLOW_TRY(cpu_isa_cap_check(d));
+        GLOW_TRY(cpu_prepare_quant(f, &(cpu_isa){ 0 }, d));
+        return cpu_prepare(f, cpu_isa_vlen(&isa), o->plain_layout, d); /* 0: nothing */
     }
     GLOW_TRY(cpu_isa_cap_check(d));
     cpu_isa isa;

@@ -31,18 +31,22 @@
 
 #include "backend/backend.h"
 
-/* Host features the selector may use (LLVMGetHostCPUFeatures). */
+/* Target features the selector may use: the host's (LLVMGetHostCPUFeatures), or an aarch64
+ * bundle's NEON (cpu_foreign_isa). */
 typedef struct cpu_isa {
     bool avx2, avx512;
     /* The int8 kernels' dot-product instructions (kernels/qconv): AVX-512 VNNI on top of avx512,
      * the VEX-encoded AVX-VNNI on top of avx2. */
     bool avx512vnni, avxvnni;
+    /* aarch64's NEON (the f32 blocked-layout kernels' _neon rows; the int8 ones stay scalar). */
+    bool neon;
 } cpu_isa;
 
-/* The vector length of the blocked layouts on isa: 16 (AVX-512), 8 (AVX2) or 0 (none). */
+/* The vector length of the blocked layouts on isa: 16 (AVX-512), 8 (AVX2), 4 (NEON) or 0
+ * (none). */
 static inline int cpu_isa_vlen(const cpu_isa *isa)
 {
-    return isa->avx512 ? 16 : isa->avx2 ? 8 : 0;
+    return isa->avx512 ? 16 : isa->avx2 ? 8 : isa->neon ? 4 : 0;
 }
 
 /* --- fit.c --- */

@@ -14,6 +14,11 @@
 void cpu_llvm_init(void);
 /* The host's vector extensions as the selector sees them, capped by GLOWC_CPU_ISA. */
 void cpu_host_isa(cpu_isa *isa);
+/* The vector ISA of code for another CPU (a bundle for `triple`, NULL: the host's triple with
+ * another --mcpu): NEON for aarch64-* unless GLOWC_CPU_ISA=scalar, nothing otherwise. Bundles
+ * (bundle.c) and the prepare step (cpu.c) both ask here, so the layout prepared and the
+ * kernels selected agree. */
+void cpu_foreign_isa(const char *triple, cpu_isa *isa);
 /* GLOW_OK, or a usage error listing the valid values when GLOWC_CPU_ISA names no ISA. */
 glow_status cpu_isa_cap_check(glow_diag *d);
 /* The host's LLVM target features (LLVMGetHostCPUFeatures, to free with LLVMDisposeMessage)

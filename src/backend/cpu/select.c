@@ -24,8 +24,10 @@ const char *cpu_kernel_name(cpu_kernel k)
     return (unsigned)k < CPU_K_COUNT ? names[k] : "?";
 }
 
-/* The AVX-512 or AVX2 variant of a blocked-layout kernel, by the target's ISA. */
-#define FAST(isa, op) ((isa)->avx512 ? CPU_K_##op##_f32_avx512 : CPU_K_##op##_f32_avx2)
+/* The AVX-512, AVX2 or NEON variant of a blocked-layout kernel, by the target's ISA. */
+#define FAST(isa, op)                                                                         \
+    ((isa)->avx512 ? CPU_K_##op##_f32_avx512                                                  \
+     : (isa)->neon ? CPU_K_##op##_f32_neon : CPU_K_##op##_f32_avx2)
 
 /* Same-shape elementwise ops (in either layout: every operand has the same type). */
 static bool sel_elementwise(const ir_instr *in, cpu_op *op)

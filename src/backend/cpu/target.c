@@ -1,6 +1,7 @@
 // target.c - The CPU backend's LLVM target: process-wide LLVM initialization, the host's vector
-// ISA, target machines for the JIT and for object files, the attributes that make every
-// function compile for the target CPU, and the optimization pipeline (O2).
+// ISA (and an aarch64 bundle's), target machines for the JIT and for object files, the
+// attributes that make every function compile for the target CPU, and the optimization
+// pipeline (O2).
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,18 +44,20 @@ void cpu_llvm_init(void) { pthread_once(&llvm_once, llvm_init); }
 
 /* GLOWC_CPU_ISA: the vector ISA the JIT may use, at most the host's (docs/cpu-backend.md, "A
  * lesser host"), so that the kernels and the code of a lesser CPU run and can be timed here.
- * Each level is the set of cpu_isa flags it allows; "native" (or unset/empty) allows all. */
+ * Each level is the set of cpu_isa flags it allows; "native" (or unset/empty) allows all.
+ * aarch64 bundles have NEON at every level but "scalar", which gives them the scalar kernels
+ * (to compare the two). */
 typedef struct isa_level {
     const char *name;
     cpu_isa allow;
 } isa_level;
 
 static const isa_level LEVELS[] = {
-    { "scalar", { false, false, false, false } },
-    { "avx2", { true, false, false, false } },
-    { "avx2+avxvnni", { true, false, false, true } },
-    { "avx512", { true, true, false, false } },
-    { "native", { true, true, true, true } },
+    { "scalar", { false, false, false, false, false } },
+    { "avx2", { true, false, false, false, true } },
+    { "avx2+avxvnni", { true, false, false, true, true } },
+    { "avx512", { true, true, false, false, true } },
+    { "native", { true, true, true, true, true } },
 };
 #define NLEVELS (sizeof LEVELS / sizeof LEVELS[0])
 
@@ -91,6 +94,7 @@ static void host_isa_uncapped(cpu_isa *isa, const char *f)
     /* Whole names (followed by ',' or the end): "+avxvnni" also begins later features' names. */
     isa->avx512vnni = false;
     isa->avxvnni = false;
+    isa->neon = false; /* the JIT's kernel library is x86-64's (aarch64's is for bundles) */
     for (const char *p = f; (p = strstr(p, "+avx")) != NULL; p++) {
         size_t len = strcspn(p, ",");
         if (len == 11 && !strncmp(p, "+avx512vnni", len))
@@ -115,6 +119,14 @@ void cpu_host_isa(cpu_isa *isa)
         isa->avx512vnni &= l->allow.avx512vnni;
         isa->avxvnni &= l->allow.avxvnni;
     }
+}
+
+void cpu_foreign_isa(const char *triple, cpu_isa *isa)
+{
+    memset(isa, 0, sizeof *isa);
+    const isa_level *l = isa_cap_level();
+    /* NEON is part of ARMv8-A: every aarch64 CPU (any --mcpu) has it. */
+    isa->neon = triple && !strncmp(triple, "aarch64", 7) && (!l || l->allow.neon);
 }
 
 /* Whether LLVM feature `name` (without its sign) lies above the capped isa: the AVX-512 family
