@@ -34,6 +34,7 @@ typedef __m512 gk_vec;
 #define VMIN(a, b) _mm512_min_ps((a), (b))
 /* Lanes where a < 0 take b, the others keep a (leaky relu without a branch). */
 #define VSEL_NEG(a, b) _mm512_mask_blend_ps(_mm512_cmp_ps_mask((a), VZERO(), _CMP_LT_OQ), (a), (b))
+#define VSUB(a, b) _mm512_sub_ps((a), (b))
 #elif GK_VLEN == 8
 #define GK_SUFFIX _f32_avx2
 typedef __m256 gk_vec;
@@ -48,6 +49,7 @@ typedef __m256 gk_vec;
 #define VMAX(a, b) _mm256_max_ps((a), (b))
 #define VMIN(a, b) _mm256_min_ps((a), (b))
 #define VSEL_NEG(a, b) _mm256_blendv_ps((a), (b), _mm256_cmp_ps((a), VZERO(), _CMP_LT_OQ))
+#define VSUB(a, b) _mm256_sub_ps((a), (b))
 #else
 #error "GK_VLEN must be 16 or 8"
 #endif
