@@ -3,7 +3,7 @@
 // one core's peak.
 //
 // Usage: kernels_bench [--peak GFLOPS] [--isa avx512|avx2] [--time SECONDS] [--only SUBSTRING]
-//                      [--cold]
+//                      [--cold] [--wino ROUNDS]
 // Without --peak, % of peak is relative to an FMA probe measured the same way as the layers.
 // Not a test: it prints figures and never fails. Each layer runs for about --time seconds
 // (default 0.3) after a warm-up, as parts of about 1 ms (the kernels' tid/nthreads split) whose
@@ -12,8 +12,12 @@
 // were written elsewhere (input, weights and output start outside the caches, as in a network
 // whose other layers ran before), and the median call is reported: this shows the layers
 // whose memory traffic, not their FMAs, sets the time.
+// With --wino ROUNDS, every 3x3 stride-1 layer runs the direct and the Winograd F(4x4,3x3)
+// kernel as whole-layer calls at one thread, alternating, ROUNDS of each (caches warm), and
+// prints both medians and the ratio direct / Winograd (above 1: Winograd faster).
 #include "kernels.h"
 #include "backend/cpu/repack.h"
+#include "backend/cpu/winograd.h"
 
 #include <immintrin.h>
 #include <stdio.h>
@@ -43,7 +47,12 @@ static const layer layers[] = {
     { "resnet50 1x1/2 1024->2048 @14", 1024, 14, 14, 2048, 1, 2, 0, 1 },
     { "resnet50 1x1 2048->512 @7", 2048, 7, 7, 512, 1, 1, 0, 1 },
     { "vgg19 3x3 64->64 @224", 64, 224, 224, 64, 3, 1, 1, 1 },
+    { "vgg19 3x3 64->128 @112", 64, 112, 112, 128, 3, 1, 1, 1 },
+    { "vgg19 3x3 128->128 @112", 128, 112, 112, 128, 3, 1, 1, 1 },
+    { "vgg19 3x3 128->256 @56", 128, 56, 56, 256, 3, 1, 1, 1 },
     { "vgg19 3x3 256->256 @56", 256, 56, 56, 256, 3, 1, 1, 1 },
+    { "vgg19 3x3 256->512 @28", 256, 28, 28, 512, 3, 1, 1, 1 },
+    { "vgg19 3x3 512->512 @28", 512, 28, 28, 512, 3, 1, 1, 1 },
     { "vgg19 3x3 512->512 @14", 512, 14, 14, 512, 3, 1, 1, 1 },
     { "mobilenet_v2 dw 3x3 144 @56", 144, 56, 56, 144, 3, 1, 1, 144 },
 };
@@ -186,10 +195,43 @@ static void run_whole(const void *j)
     run(j, 0, 1);
 }
 
+/* --wino: the layer's weights transformed, and direct vs Winograd whole-layer calls taking
+ * turns. */
+static void wino_ab(const job *j, const float *w, int rounds)
+{
+    const layer *l = j->l;
+    int v = (int)j->v;
+    size_t cb = (size_t)(l->c + v - 1) / (size_t)v, mb = (size_t)(l->m + v - 1) / (size_t)v;
+    float *u = aligned_alloc(64, (cpu_wino_weight_floats(l->m, l->c, v) * 4 + 63) / 64 * 64);
+    cpu_wino_weights(u, w, l->m, l->c, v);
+    size_t slot = cpu_wino_slot_floats(1, l->c, l->m, (int64_t)j->oh, (int64_t)j->ow, v);
+    float *scratch = rnd(slot);
+    double td[64], tw[64], est_d, est_w;
+    rounds = rounds > 64 ? 64 : rounds < 1 ? 1 : rounds;
+    for (int r = 0; r < rounds + 1; r++) {
+        double t0 = now_s();
+        run(j, 0, 1);
+        double t1 = now_s();
+        (j->avx512 ? gk_wino_nchwc_f32_avx512 : gk_wino_nchwc_f32_avx2)(
+            j->out, j->in, u, j->bias, NULL, scratch, 1, 1, cb, (size_t)l->h, (size_t)l->w, mb,
+            j->oh, j->ow, (size_t)l->p, (size_t)l->p, GK_ACT_RELU, 0, 0, NULL, 0, 1);
+        double t2 = now_s();
+        if (r) /* the first round warms up */
+            td[r - 1] = t1 - t0, tw[r - 1] = t2 - t1;
+    }
+    qsort(td, (size_t)rounds, sizeof td[0], cmp_double);
+    qsort(tw, (size_t)rounds, sizeof tw[0], cmp_double);
+    cpu_wino_estimates(1, l->c, l->m, (int64_t)j->oh, (int64_t)j->ow, v, &est_d, &est_w);
+    printf("%-34s direct %8.3f ms  winograd %8.3f ms  ratio %5.2f  (model %5.2f: %s)\n",
+           l->name, td[rounds / 2] * 1e3, tw[rounds / 2] * 1e3, td[rounds / 2] / tw[rounds / 2],
+           est_d / est_w, est_w < est_d ? "winograd" : "direct");
+    free(u), free(scratch);
+}
+
 int main(int argc, char **argv)
 {
     double peak = 0, budget = 0.3;
-    int cold = 0;
+    int cold = 0, wino = 0;
     int avx512 = __builtin_cpu_supports("avx512f");
     const char *only = NULL;
     for (int i = 1; i < argc; i++)
@@ -208,6 +250,8 @@ int main(int argc, char **argv)
             avx512 = !strcmp(argv[i + 1], "avx512");
         else if (!strcmp(argv[i], "--only"))
             only = argv[i + 1];
+        else if (!strcmp(argv[i], "--wino"))
+            wino = atoi(argv[i + 1]);
     }
     if (!__builtin_cpu_supports("avx2") || (avx512 && !__builtin_cpu_supports("avx512f"))) {
         printf("kernels_bench: this CPU lacks the requested ISA\n");
@@ -242,6 +286,12 @@ int main(int argc, char **argv)
         j.bias = aligned_alloc(64, mb * j.v * 4);
         glow_repack_bias(j.bias, b, l->m, (int)j.v);
         j.out = aligned_alloc(64, mb * j.v * j.oh * j.ow * 4);
+        if (wino) {
+            if (l->k == 3 && l->s == 1 && l->groups == 1 && l->c >= (int)j.v)
+                wino_ab(&j, w, wino);
+            free(j.in), free(w), free(b), free(j.wt), free(j.bias), free(j.out);
+            continue;
+        }
         double flops = 2.0 * (double)l->m * (double)(l->c / l->groups) * l->k * l->k *
                        (double)(j.oh * j.ow);
         /* A long layer is timed as `parts` disjoint thread shares of about a millisecond each
@@ -267,6 +317,8 @@ int main(int argc, char **argv)
         printf("%-34s %9.3f %9.1f %6.1f%%\n", l->name, best * 1e3, gf, 100.0 * gf / peak);
         free(j.in), free(w), free(b), free(j.wt), free(j.bias), free(j.out);
     }
+    if (wino)
+        return 0;
     for (size_t gi = 0; gi < sizeof gemms / sizeof gemms[0]; gi++) {
         const gemm_shape *g = &gemms[gi];
         if (only && !strstr(g->name, only))

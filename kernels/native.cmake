@@ -11,6 +11,9 @@ foreach(fam ${GLOWC_FAST_FAMILIES})
   list(APPEND GLOWC_KERNELS_AVX512 ${CMAKE_SOURCE_DIR}/kernels/${fam}/${fam}_avx512.c)
   list(APPEND GLOWC_KERNELS_AVX2 ${CMAKE_SOURCE_DIR}/kernels/${fam}/${fam}_avx2.c)
 endforeach()
+# The Winograd F(4x4,3x3) convolution (kernels/winograd, files named wino_<isa>.c).
+list(APPEND GLOWC_KERNELS_AVX512 ${CMAKE_SOURCE_DIR}/kernels/winograd/wino_avx512.c)
+list(APPEND GLOWC_KERNELS_AVX2 ${CMAKE_SOURCE_DIR}/kernels/winograd/wino_avx2.c)
 set_source_files_properties(${GLOWC_KERNELS_AVX512} PROPERTIES
   COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mfma;-O3")
 set_source_files_properties(${GLOWC_KERNELS_AVX2} PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-O3")

@@ -42,6 +42,7 @@ typedef __m512 gk_vec;
 #define VMIN(a, b) _mm512_min_ps((a), (b))
 /* Lanes where a < 0 take b, the others keep a (leaky relu without a branch). */
 #define VSEL_NEG(a, b) _mm512_mask_blend_ps(_mm512_cmp_ps_mask((a), VZERO(), _CMP_LT_OQ), (a), (b))
+#define VSUB(a, b) _mm512_sub_ps((a), (b))
 #define GK_PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
 #elif GK_VLEN == 8
 #define GK_SUFFIX _f32_avx2
@@ -58,6 +59,7 @@ typedef __m256 gk_vec;
 #define VMAX(a, b) _mm256_max_ps((a), (b))
 #define VMIN(a, b) _mm256_min_ps((a), (b))
 #define VSEL_NEG(a, b) _mm256_blendv_ps((a), (b), _mm256_cmp_ps((a), VZERO(), _CMP_LT_OQ))
+#define VSUB(a, b) _mm256_sub_ps((a), (b))
 #define GK_PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
 #elif GK_VLEN == 4
 /* NEON (ARMv8-A's baseline: every aarch64 CPU has it), 32 registers of 4 floats. */

@@ -70,7 +70,9 @@ void cmd_dump_help(void)
            "  --dump-after=PASS  print the module to stdout after each run of optimizer pass\n"
            "                     PASS ('all': after every pass that changed something)\n"
            "  --stats            per optimizer pass: runs, nodes removed, rewrites, time (to\n"
-           "                     stderr); with --quantize, how many nodes were quantized\n"
+           "                     stderr); with --quantize, how many nodes were quantized;\n"
+           "                     from --stage ir-optimized on, a line per conv with its\n"
+           "                     kernel (cpu: winograd or direct)\n"
            "  --time-passes      only the time of each optimizer pass (to stderr)\n"
            "  --print-pipeline   print the optimizer's default pipelines with the reason for\n"
            "                     each pass, and the pass list, then exit\n"
@@ -257,6 +259,36 @@ static bool print_graph(FILE *out, const glow_program *p, const char *format)
     return true;
 }
 
+/* --stats, from the ir-optimized stage on: one line per convolution with the kernel that runs
+ * it, so the cpu backend's choice between Winograd and the direct kernel (its cost model,
+ * docs/cpu-backend.md) shows per layer. Shapes in channels, whatever the layout. */
+static void print_conv_kernels(FILE *out, const glow_program *p)
+{
+    for (const ir_instr *in = p->ir ? p->ir->first : NULL; in; in = in->next) {
+        const char *k = in->kind == IK_CPU_WINO_NCHWC   ? "winograd F(4x4,3x3)"
+                        : in->kind == IK_CPU_CONV_NCHWC ? "direct"
+                        : in->kind == IK_CPU_DWCONV_NCHWC ? "depthwise"
+                        : in->kind == IK_CONV ? "reference" : NULL;
+        if (!k || in->nops < 3)
+            continue;
+        const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
+        int64_t c = x->rank == 5 ? x->dims[1] * x->dims[4] : x->dims[1];
+        int64_t m = y->rank == 5 ? y->dims[1] * y->dims[4] : y->dims[1];
+        int64_t kh = 0, kw = 0, sh = 0, sw = 0;
+        for (uint32_t i = 0; i < in->nattr; i++) {
+            const glow_attr *a = &in->attrs[i];
+            if (a->id == GA_KERNEL && a->n == 2)
+                kh = a->v.ints[0], kw = a->v.ints[1];
+            else if (a->id == GA_STRIDES && a->n == 2)
+                sh = a->v.ints[0], sw = a->v.ints[1];
+        }
+        fprintf(out, "conv '%s' %lldx%lld/%lldx%lld %lld->%lld channels at %lldx%lld: %s\n",
+                in->name ? in->name : "?", (long long)kh, (long long)kw, (long long)sh,
+                (long long)sw, (long long)c, (long long)m, (long long)y->dims[2],
+                (long long)y->dims[3], k);
+    }
+}
+
 /* Renders into memory and then writes FILE atomically, so a failed dump never leaves a
  * truncated file behind. */
 static int write_output(const char *path, const glow_program *p, const char *format)
@@ -399,6 +431,8 @@ int cmd_dump(int argc, char **argv)
     } else {
         rc = CLI_EXIT_OK;
     }
+    if (p && a.stats && rc == CLI_EXIT_OK)
+        print_conv_kernels(stderr, p);
     glow_program_destroy(p);
     free(a.defines);
     free(a.assign);

@@ -227,6 +227,8 @@ bool cpu_select_typed(const ir_instr *in, cpu_op *op);
 /* cpu_select for Conv, ConvTranspose, MaxPool, AveragePool, LpPool and Resize (one
  * operation). */
 bool cpu_select_spatial(const ir_instr *in, cpu_op *op);
+/* cpu.wino_nchwc: the Winograd kernel of the target's vector length. */
+bool cpu_select_wino(const ir_instr *in, const cpu_isa *isa, cpu_op *op);
 
 /* --- select_reduce.c --- */
 

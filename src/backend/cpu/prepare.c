@@ -7,11 +7,12 @@
 // In order: repack the constant weights of every conv and GEMM a fast kernel can run (new
 // constants; the originals, once nothing reads them, get no memory from the planner); decide
 // which activations stay channel-blocked (layout.c) and retype them [N][C/V][H][W][V]; rewrite
-// each fast conv as cpu.conv_nchwc (or cpu.dwconv_nchwc) between a cpu.to_nchwc of its input
-// and a cpu.from_nchwc of its output where those are not blocked (scratch activations
-// allocated right around them, so the planner reuses their memory elsewhere), pools over
-// blocked activations as cpu.maxpool_nchwc / cpu.avgpool_nchwc, GEMMs as cpu.gemm_packed;
-// fold residual Adds into the convs (residual.c).
+// each fast conv as cpu.conv_nchwc (or cpu.dwconv_nchwc; cpu.wino_nchwc with its weights
+// transformed and a scratch operand where winograd.c's cost model takes Winograd F(4x4,3x3))
+// between a cpu.to_nchwc of its input and a cpu.from_nchwc of its output where those are not
+// blocked (scratch activations allocated right around them, so the planner reuses their
+// memory elsewhere), pools over blocked activations as cpu.maxpool_nchwc / cpu.avgpool_nchwc,
+// GEMMs as cpu.gemm_packed; fold residual Adds into the convs (residual.c).
 //
 // Apart, for every target (cpu_add_error_record): the run's error record cpu.err that the
 // index kernels write when an index is out of range. It is no operand of theirs (emit.c passes
@@ -22,12 +23,14 @@
 
 #include "backend/cpu/cpu_internal.h"
 #include "backend/cpu/repack.h"
+#include "backend/cpu/winograd.h"
 #include "gk_ops.h"
 
 /* What the repacking step made for one instruction. */
 typedef struct prep {
     ir_value *w, *bias;   /* repacked weight (conv blocks or GEMM panels), padded bias */
     bool dw;              /* depthwise conv */
+    bool wino;            /* Winograd F(4x4,3x3) (w transformed, winograd.c) */
 } prep;
 
 /* The constant payload behind a weight operand, or NULL when it is not a plain f32 constant. */
@@ -124,6 +127,10 @@ static glow_status prep_conv(ir_function *f, ir_instr *in, int v, prep *pr, bool
         return GLOW_OK;
     bool dw = g > 1 && g == c && m == c;
     int cv = (int)input_block(c, g, v);
+    /* 3x3 stride-1 convolutions of whole input blocks: Winograd where the cost model says. */
+    bool wino = g == 1 && cv == v && kh == 3 && kw == 3 && cp.s[0] == 1 && cp.s[1] == 1 &&
+                cp.dl[0] == 1 && cp.dl[1] == 1 && cpu_wino_weight_floats(m, c, v) &&
+                cpu_wino_choose(y->dims[0], c, m, y->dims[2], y->dims[3], v);
     size_t wn = dw ? glow_repack_dwconv_floats(c, kh, kw, v)
                    : glow_repack_conv_floats(m, c / g, g, kh, kw, v, cv);
     /* The blocked activations pad less than one block; keep them modest all the same. */
@@ -134,7 +141,15 @@ static glow_status prep_conv(ir_function *f, ir_instr *in, int v, prep *pr, bool
     glow_status s = GLOW_OK;
     float *p;
     const ir_value *wv = in->ops[2].v, *bv = bd ? in->ops[3].v : NULL;
-    if ((pr->w = find_repacked(rc, wv, "wblk", g, cv)) == NULL) {
+    if (wino) {
+        wn = cpu_wino_weight_floats(m, c, v);
+        if ((pr->w = find_repacked(rc, wv, "wino", m, c)) == NULL) {
+            if (!(pr->w = new_const(f, "wino", in->id, wn, &p, d, &s)))
+                return s;
+            cpu_wino_weights(p, wd, m, c, v);
+            remember_repacked(rc, wv, "wino", m, c, pr->w);
+        }
+    } else if ((pr->w = find_repacked(rc, wv, "wblk", g, cv)) == NULL) {
         if (!(pr->w = new_const(f, "wblk", in->id, wn, &p, d, &s)))
             return s;
         if (dw)
@@ -150,6 +165,7 @@ static glow_status prep_conv(ir_function *f, ir_instr *in, int v, prep *pr, bool
         remember_repacked(rc, bv, "bblk", m, 0, pr->bias);
     }
     pr->dw = dw;
+    pr->wino = wino;
     *fast = true;
     return GLOW_OK;
 }
@@ -244,10 +260,26 @@ static void rewrite_conv(ir_function *f, ir_instr *in, const prep *pr, int v, ir
         snprintf(name, sizeof name, "cpu.yblk.%u", in->id);
         yout = ir_alloc_create(f, name, &t);
     }
-    ir_operand ops[5] = { { yout, 'o' }, { xin, 'i' }, { pr->w, 'i' }, { work, 'x' },
+    ir_operand ops[6] = { { yout, 'o' }, { xin, 'i' }, { pr->w, 'i' }, { work, 'x' },
                           { pr->bias, 'i' } };
-    ir_instr *conv = add_instr(f, pr->dw ? IK_CPU_DWCONV_NCHWC : IK_CPU_CONV_NCHWC, in, ops,
-                               pr->bias ? 5 : 4, in);
+    ir_value *scratch = NULL;
+    if (pr->wino) {
+        /* One slot of the plan's scratch per thread (winograd.h). The weight's dims give the
+         * channels: x and y may be retyped blocked by now. */
+        const glow_type *wt = &in->ops[2].v->type;
+        glow_type t = { .dtype = GLOW_F32, .rank = 1 };
+        t.dims[0] = (int64_t)cpu_wino_slot_floats(y->type.dims[0], wt->dims[1], wt->dims[0],
+                                                  y->type.dims[2], y->type.dims[3], v) *
+                    cpu_wino_slots();
+        snprintf(name, sizeof name, "cpu.wscr.%u", in->id);
+        scratch = ir_alloc_create(f, name, &t);
+        ops[5] = ops[4];
+        ops[4] = (ir_operand){ scratch, 'x' };
+    }
+    int nops = (pr->bias ? 5 : 4) + (pr->wino ? 1 : 0);
+    ir_instr *conv = add_instr(f, pr->wino ? IK_CPU_WINO_NCHWC : pr->dw ? IK_CPU_DWCONV_NCHWC
+                                                                         : IK_CPU_CONV_NCHWC,
+                               in, ops, nops, in);
     ir_instr *from = NULL;
     if (yout != y)
         from = add_instr(f, IK_CPU_FROM_NCHWC, in, (ir_operand[]){ { y, 'o' }, { yout, 'i' } },
@@ -256,6 +288,8 @@ static void rewrite_conv(ir_function *f, ir_instr *in, const prep *pr, int v, ir
     /* The scratch buffers live exactly over the instructions that use them. */
     if (to)
         cpu_mark_lifetime(f, xin, to, conv);
+    if (scratch)
+        cpu_mark_lifetime(f, scratch, conv, conv);
     if (from)
         cpu_mark_lifetime(f, yout, conv, from);
 }

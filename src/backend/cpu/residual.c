@@ -20,7 +20,8 @@ static bool is_marker(const ir_instr *in) { return in->kind == IK_ALLOC || in->k
 
 static bool blocked_conv(const ir_instr *in)
 {
-    return in->kind == IK_CPU_CONV_NCHWC || in->kind == IK_CPU_DWCONV_NCHWC;
+    return in->kind == IK_CPU_CONV_NCHWC || in->kind == IK_CPU_DWCONV_NCHWC ||
+           in->kind == IK_CPU_WINO_NCHWC;
 }
 
 /* The conv that last wrote y before `add`, when nothing between them touches y, r or z. */
@@ -46,9 +47,11 @@ static bool fuse_one(ir_function *f, ir_instr *add, int yi, const bool *blocked,
     if (y->kind != IV_ALLOC || r->kind != IV_ALLOC || z->kind != IV_ALLOC ||
         (z != y && z != r) || y == r || !blocked[y->id] || !blocked[r->id] || !blocked[z->id])
         return false;
-    /* A conv with a bias and no residual yet: [y, x, w, work, bias]. */
+    /* A conv with a bias and no residual yet: [y, x, w, work, bias] (Winograd's with its
+     * scratch before the bias). */
     ir_instr *c = producer(add, y, r, z);
-    if (!c || c->nops != 5 || c->ops[4].v->type.rank != 1 || cpu_attr(c, GA_FUSED_ACT) ||
+    uint32_t nb = c && c->kind == IK_CPU_WINO_NCHWC ? 6 : 5;
+    if (!c || c->nops != nb || c->ops[nb - 1].v->type.rank != 1 || cpu_attr(c, GA_FUSED_ACT) ||
         ir_root(c->ops[1].v) == z || ir_root(c->ops[1].v) == y)
         return false;
     /* y must not be read after the Add unless the conv's result stays in it. */
@@ -71,12 +74,12 @@ static bool fuse_one(ir_function *f, ir_instr *add, int yi, const bool *blocked,
                  act->ops[1].v == z))
         act = NULL;
     ir_instr *before = add->prev;   /* stays: y's dealloc comes after the Add */
-    ir_operand *ops = GLOW_NEW_ARRAY(&f->arena, ir_operand, 6);
-    memcpy(ops, c->ops, 5 * sizeof *ops);
+    ir_operand *ops = GLOW_NEW_ARRAY(&f->arena, ir_operand, nb + 1);
+    memcpy(ops, c->ops, nb * sizeof *ops);
     ops[0].v = z;
-    ops[5] = (ir_operand){ r, 'i' };
+    ops[nb] = (ir_operand){ r, 'i' };
     c->ops = ops;
-    c->nops = 6;
+    c->nops = nb + 1;
     if (act) {
         glow_attr *attrs = GLOW_NEW_ARRAY(&f->arena, glow_attr, c->nattr + 1);
         memcpy(attrs, c->attrs, c->nattr * sizeof *attrs);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
+#include "backend/cpu/winograd.h"
 #include "gk_dtype.h"
 #include "gk_ops.h"
 #include "resize_math.h"
@@ -276,6 +277,50 @@ static bool resize(const ir_instr *in, cpu_op *op)
     int nargs = (int)(sizeof a / sizeof a[0]);
     cpu_make_op(op, f32 ? CPU_K_resize_f32_scalar : CPU_K_resize_any_scalar, a + f32,
                 nargs - f32);
+    return true;
+}
+
+/* cpu.wino_nchwc [y, x, U, work, scratch, bias?, res?]: a 3x3 stride-1 group-1 convolution
+ * whose input blocks are whole vectors, output and residual in the blocked layout of the
+ * target's vector length; the scratch holds whole slots of the shape's plan. */
+bool cpu_select_wino(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
+{
+    int v = cpu_isa_vlen(isa);
+    cpu_conv cp;
+    if (!v || in->nops < 5 || !cpu_conv_attrs(in, &cp) || cp.g != 1 || cp.k[0] != 3 ||
+        cp.k[1] != 3 || cp.s[0] != 1 || cp.s[1] != 1 || cp.dl[0] != 1 || cp.dl[1] != 1)
+        return false;
+    const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v, *sv = in->ops[4].v;
+    const ir_value *bias = NULL, *res = NULL;
+    for (uint32_t i = 5; i < in->nops; i++) {
+        if (in->ops[i].v->type.rank == 1)
+            bias = in->ops[i].v;
+        else
+            res = in->ops[i].v;
+    }
+    const glow_type *y = &yv->type, *x = &xv->type;
+    if (!cpu_nchwc_bytes(y, v) || !cpu_nchwc_bytes(x, v) || (x->rank == 5 && x->dims[4] != v) ||
+        (res && !glow_type_equal(&res->type, y)) || sv->type.dtype != GLOW_F32)
+        return false;
+    for (uint32_t i = 1; i < in->nops; i++)
+        if (cpu_overlap(yv, in->ops[i].v) && !(in->ops[i].v == res && res->addr == yv->addr))
+            return false;
+    if (cpu_overlap(sv, xv) || (res && cpu_overlap(sv, res)))
+        return false;
+    int64_t n, mb, oh, ow, xn, cb, ih, iw;
+    cpu_nchwc_dims(y, v, &n, &mb, &oh, &ow);
+    cpu_nchwc_dims(x, v, &xn, &cb, &ih, &iw);
+    size_t slot = cpu_wino_slot_floats(n, cb * v, mb * v, oh, ow, v);
+    int64_t slots = slot ? glow_type_numel(&sv->type) / (int64_t)slot : 0;
+    if (xn != n || slots < 1 || (int64_t)(ih + cp.p[0] + cp.p[2]) != oh + 2 ||
+        (int64_t)(iw + cp.p[1] + cp.p[3]) != ow + 2)
+        return false;
+    CPU_OP(op, isa->avx512 ? CPU_K_wino_nchwc_f32_avx512 : CPU_K_wino_nchwc_f32_avx2,
+           cpu_ptr(yv, 0), cpu_ptr(xv, 0), cpu_ptr(in->ops[2].v, 0), cpu_opt_ptr(bias),
+           cpu_opt_ptr(res), cpu_ptr(sv, 0), cpu_num(slots), cpu_num(n), cpu_num(cb), cpu_num(ih),
+           cpu_num(iw), cpu_num(mb), cpu_num(oh), cpu_num(ow), cpu_num(cp.p[0]),
+           cpu_num(cp.p[1]), cpu_num(cp.act), cpu_real(cp.alpha), cpu_real(cp.beta),
+           cpu_ptr(in->ops[3].v, 0));
     return true;
 }
 

@@ -1,0 +1,100 @@
+// winograd.c - The Winograd F(4x4,3x3) convolution's compile-time side: the choice per layer
+// against the direct kernel, and the weight transform (kernels/winograd, docs/cpu-backend.md
+// "Winograd convolution").
+//
+// The choice compares two estimates of one thread's cycles from the shape alone: the direct
+// kernel's multiply-adds (9 per output and input channel) at its measured efficiency, and the
+// Winograd plan's (wino_plan.h: 36 per 4x4 tile, the transforms, and its transformed weights,
+// 4x the direct kernel's, read once per tile group). Winograd wins on wide planes with enough
+// channels; it loses on the deep layers of few tiles, where the weights dominate.
+#include "backend/cpu/winograd.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "winograd/wino_plan.h"
+
+/* Direct-kernel cycles: its multiply-adds on 2 FMA pipes at the efficiency measured with
+ * kernels_bench on the 3x3 layers of VGG-19 and ResNet-50 (docs/cpu-backend.md). */
+#define DIRECT_EFFICIENCY 0.90
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+void cpu_wino_estimates(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v,
+                        double *direct, double *wino)
+{
+    size_t cb = (size_t)cdiv(c, v), mb = (size_t)cdiv(m, v);
+    double macs = (double)n * (double)oh * (double)ow * 9.0 * (double)(cb * (size_t)v) *
+                  (double)mb;
+    *direct = macs / 2.0 / DIRECT_EFFICIENCY;
+    gk_wino_plan p = gk_wino_plan_of((size_t)n, cb, mb, (size_t)oh, (size_t)ow, (size_t)v);
+    *wino = p.cycles;
+}
+
+bool cpu_wino_choose(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v)
+{
+    /* The kernel exists for AVX-512 and AVX2 blocks only: an aarch64 bundle's NEON blocks of
+     * 4 keep the direct convolution, whatever GLOWC_WINOGRAD says. */
+    if (v != 16 && v != 8)
+        return false;
+    const char *env = getenv("GLOWC_WINOGRAD");
+    if (env && !strcmp(env, "0"))
+        return false;
+    if (env && !strcmp(env, "1"))
+        return true;
+    double direct, wino;
+    cpu_wino_estimates(n, c, m, oh, ow, v, &direct, &wino);
+    return wino < direct;
+}
+
+size_t cpu_wino_weight_floats(int64_t m, int64_t c, int v)
+{
+    if (m <= 0 || c <= 0 || v <= 0)
+        return 0;
+    uint64_t f = (uint64_t)cdiv(m, v) * 36 * (uint64_t)(cdiv(c, v) * v) * (uint64_t)v;
+    return f > (SIZE_MAX >> 3) || f / 36 / (uint64_t)v < (uint64_t)cdiv(m, v) ? 0 : (size_t)f;
+}
+
+/* G of F(4x4,3x3): the 6x3 kernel transform for the points 0, 1, -1, 2, -2, infinity. */
+static const double G[6][3] = {
+    { 1.0 / 4, 0, 0 },
+    { -1.0 / 6, -1.0 / 6, -1.0 / 6 },
+    { -1.0 / 6, 1.0 / 6, -1.0 / 6 },
+    { 1.0 / 24, 1.0 / 12, 1.0 / 6 },
+    { 1.0 / 24, -1.0 / 12, 1.0 / 6 },
+    { 0, 0, 1 },
+};
+
+void cpu_wino_weights(float *out, const float *w, int64_t m, int64_t c, int v)
+{
+    int64_t cpad = cdiv(c, v) * v;
+    memset(out, 0, cpu_wino_weight_floats(m, c, v) * sizeof(float));
+    for (int64_t oc = 0; oc < m; oc++)
+        for (int64_t ic = 0; ic < c; ic++) {
+            const float *g = w + (oc * c + ic) * 9;
+            double gg[6][3]; /* G g */
+            for (int i = 0; i < 6; i++)
+                for (int s = 0; s < 3; s++)
+                    gg[i][s] = G[i][0] * g[s] + G[i][1] * g[3 + s] + G[i][2] * g[6 + s];
+            for (int i = 0; i < 6; i++)
+                for (int k = 0; k < 6; k++) {
+                    double u = gg[i][0] * G[k][0] + gg[i][1] * G[k][1] + gg[i][2] * G[k][2];
+                    int64_t e = i * 6 + k;
+                    out[(((oc / v) * 36 + e) * cpad + ic) * v + oc % v] = (float)u;
+                }
+        }
+}
+
+size_t cpu_wino_slot_floats(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v)
+{
+    gk_wino_plan p = gk_wino_plan_of((size_t)n, (size_t)cdiv(c, v), (size_t)cdiv(m, v),
+                                     (size_t)oh, (size_t)ow, (size_t)v);
+    return p.slot;
+}
+
+int cpu_wino_slots(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores < 1 ? 1 : cores > 16 ? 16 : (int)cores;
+}

@@ -1,0 +1,31 @@
+// winograd.h - The Winograd F(4x4,3x3) convolution on the cpu backend: which 3x3 convolutions
+// take it (a cost model against the direct kernel, GLOWC_WINOGRAD overrides it) and the
+// compile-time transform of their weights (kernels/winograd).
+#ifndef GLOW_CPU_WINOGRAD_H
+#define GLOW_CPU_WINOGRAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Whether a 3x3, stride-1, dilation-1, group-1 convolution of n images, c -> m channels, output
+ * oh x ow, runs Winograd on vector length v. GLOWC_WINOGRAD=0 says never, =1 always (where
+ * the kernel applies), unset or anything else asks the cost model. */
+bool cpu_wino_choose(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v);
+
+/* The cost model's two estimates (cycles at one thread), for `glowc dump --stats` and tests. */
+void cpu_wino_estimates(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v,
+                        double *direct, double *wino);
+
+/* Floats of the transformed weight: [ceil(m/v)][36][ceil(c/v) * v][v], 0 on overflow. */
+size_t cpu_wino_weight_floats(int64_t m, int64_t c, int v);
+/* ONNX weight [m][c][3][3] -> U = G g G^T per (output, input) channel, in double and rounded
+ * once, zero-padded past m and c. */
+void cpu_wino_weights(float *out, const float *w, int64_t m, int64_t c, int v);
+
+/* Scratch floats of one thread, and the threads given a slot: one per online core (at most
+ * 16); threads past them take no units of the kernel. */
+size_t cpu_wino_slot_floats(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v);
+int cpu_wino_slots(void);
+
+#endif

@@ -1,0 +1,169 @@
+// test_wino.c - The Winograd F(4x4,3x3) kernels (AVX-512 and AVX2) with their compile-time weight
+// transform (src/backend/cpu/winograd.c) against a naive NCHW convolution in double, on random
+// shapes: planes not multiples of the 4x4 tile and of one pixel, pads 0 and 1 on each side
+// (asymmetric), 1-4 input and output blocks with partial last blocks, batch 2 (tile groups
+// spanning images), bias, the fused activations and the residual (also in place); and the
+// same bits for one thread, two threads splitting statically, two taking units from the
+// counter, and two threads sharing one scratch slot (the second takes no units).
+#include "backend/cpu/winograd.h"
+#include "check.h"
+#include "kernels_test.h"
+
+typedef struct {
+    int n, c, h, w, m, pt, pl, pb, pr, act, res;
+} wcase;
+
+/* Naive 3x3 stride-1 convolution with begin pads pt/pl; the output extent follows from all
+ * four pads. *scale: the largest magnitude before the activation (at least 1). */
+static void ref_conv(const wcase *t, int oh, int ow, const float *x, const float *w,
+                     const float *b, const float *r, float *y, double *scale)
+{
+    *scale = 1;
+    for (int n = 0; n < t->n; n++)
+        for (int m = 0; m < t->m; m++)
+            for (int oy = 0; oy < oh; oy++)
+                for (int ox = 0; ox < ow; ox++) {
+                    double acc = b[m];
+                    for (int c = 0; c < t->c; c++)
+                        for (int ky = 0; ky < 3; ky++)
+                            for (int kx = 0; kx < 3; kx++) {
+                                int iy = oy - t->pt + ky, ix = ox - t->pl + kx;
+                                if (iy < 0 || iy >= t->h || ix < 0 || ix >= t->w)
+                                    continue;
+                                acc += (double)x[((n * t->c + c) * t->h + iy) * t->w + ix] *
+                                       w[((m * t->c + c) * 3 + ky) * 3 + kx];
+                            }
+                    size_t yi = (((size_t)n * t->m + m) * oh + oy) * ow + ox;
+                    if (r)
+                        acc += r[yi];
+                    *scale = fmax(*scale, fabs(acc));
+                    y[yi] = ref_act((float)acc, t->act, -0.5f, 0.75f);
+                }
+}
+
+/* Largest |a - b| over the layer's scale (ref_conv): the transforms' rounding scales with the
+ * tile's values, not with each output (an output near zero among large ones carries the
+ * error of the large ones; the direct kernel's element-wise 1e-4 does not apply). */
+static double max_scaled_err(const float *a, const float *b, size_t count, double scale)
+{
+    double worst = 0;
+    for (size_t i = 0; i < count; i++) {
+        double e = fabs((double)a[i] - b[i]);
+        if (!(e <= worst))
+            worst = isnan(e) ? INFINITY : e;
+    }
+    return worst / scale;
+}
+
+static void run_case(const gk_row *row, const wcase *t)
+{
+    __typeof__(gk_wino_nchwc_f32_avx512) *wino = ROW_FN(row, gk_wino_nchwc_f32_avx512);
+    int V = row_vlen(row);
+    int oh = t->h + t->pt + t->pb - 2, ow = t->w + t->pl + t->pr - 2;
+    size_t xs = (size_t)t->n * t->c * t->h * t->w, ys = (size_t)t->n * t->m * oh * ow;
+    float *x = rnd_buf(xs), *w = rnd_buf((size_t)t->m * t->c * 9), *b = rnd_buf((size_t)t->m);
+    float *r = t->res ? rnd_buf(ys) : NULL, *y = rnd_buf(ys), *got = rnd_buf(ys);
+    double scale;
+    ref_conv(t, oh, ow, x, w, b, r, y, &scale);
+
+    size_t cb = (size_t)(t->c + V - 1) / V, mb = (size_t)(t->m + V - 1) / V;
+    float *xb = to_blocked(x, t->n, t->c, t->h * t->w, V);
+    float *rb = r ? to_blocked(r, t->n, t->m, oh * ow, V) : NULL;
+    size_t bsz = (size_t)t->n * mb * V * oh * ow;
+    float *bias = rnd_buf(glow_repack_bias_floats(t->m, V));
+    glow_repack_bias(bias, b, t->m, V);
+    size_t wf = cpu_wino_weight_floats(t->m, t->c, V);
+    CHECK(wf == mb * 36 * cb * V * V);
+    float *wt = rnd_buf(wf);
+    cpu_wino_weights(wt, w, t->m, t->c, V);
+    size_t slot = cpu_wino_slot_floats(t->n, t->c, t->m, oh, ow, V);
+    CHECK(slot > 0);
+    float *scratch = rnd_buf(2 * slot);
+    /* Runs: 1 thread; 2 static; 2 from the counter (residual in place); 2 with one slot. */
+    float *yb[4];
+    for (int k = 0; k < 4; k++) {
+        yb[k] = rnd_buf(bsz);
+        const float *rr = rb;
+        if (rb && k == 2) {
+            memcpy(yb[k], rb, bsz * sizeof(float));
+            rr = yb[k];
+        }
+        unsigned counter = 0, *work = k >= 2 ? &counter : NULL;
+        int nt = k == 0 ? 1 : 2;
+        size_t slots = k == 3 ? 1 : 2;
+        for (int tid = 0; tid < nt; tid++)
+            wino(yb[k], xb, wt, bias, rr, scratch, slots, (size_t)t->n, cb, (size_t)t->h,
+                 (size_t)t->w, mb, (size_t)oh, (size_t)ow, (size_t)t->pt, (size_t)t->pl,
+                 t->act, -0.5f, 0.75f, work, tid, nt);
+    }
+    from_blocked(got, yb[0], t->n, t->m, oh * ow, V);
+    double worst = max_scaled_err(got, y, ys, scale);
+    CHECK(worst < 3e-5);
+    if (!(worst < 3e-5) || getenv("WINO_VERBOSE"))
+        fprintf(stderr, "  %s n%d c%d %dx%d m%d pads %d,%d,%d,%d act%d res%d: max err %g of "
+                "the scale (element-wise %g)\n", row->name, t->n, t->c, t->h, t->w, t->m, t->pt,
+                t->pl, t->pb, t->pr, t->act, t->res, worst, max_rel_err(got, y, ys));
+    for (int k = 1; k < 4; k++)
+        CHECK(memcmp(yb[0], yb[k], bsz * sizeof(float)) == 0);
+    /* Padding channels past M stay zero (the next layer relies on it). */
+    if (t->m % V && t->act != GK_ACT_SIGMOID && t->act != GK_ACT_TANH && !t->res) {
+        int zero = 1;
+        for (size_t i = 0; i < (size_t)t->n * mb * oh * ow * V; i++)
+            zero &= (int)(i % V) < t->m % V || (i / ((size_t)oh * ow * V)) % mb != mb - 1 ||
+                    yb[0][i] == 0.0f;
+        CHECK(zero);
+    }
+    for (int k = 0; k < 4; k++)
+        free(yb[k]);
+    free(x), free(w), free(b), free(r), free(y), free(got), free(xb), free(rb), free(bias);
+    free(wt), free(scratch);
+}
+
+static const wcase fixed[] = {
+    /* n  c    h   w   m  pt pl pb pr act res */
+    { 1, 16, 1, 1, 16, 1, 1, 1, 1, 0, 0 },    /* one pixel */
+    { 1, 16, 3, 3, 16, 0, 0, 0, 0, 1, 0 },    /* window = input: one output */
+    { 1, 32, 8, 8, 32, 1, 1, 1, 1, 1, 1 },    /* whole tiles */
+    { 2, 64, 30, 29, 80, 1, 1, 1, 1, 1, 1 },  /* many tile groups over two images */
+    { 1, 256, 14, 14, 256, 1, 1, 1, 1, 1, 0 },/* many input blocks: chunks, partial sums */
+    { 1, 24, 9, 13, 40, 0, 1, 1, 0, 3, 1 },   /* asymmetric pads */
+};
+
+/* A random case: 1-4 blocks of channels (the last partial or whole), planes of 1-19. */
+static wcase random_case(int V)
+{
+    wcase t;
+    t.n = 1 + rand() % 2;
+    t.c = (rand() % 4) * V + 1 + rand() % V;
+    t.m = (rand() % 4) * V + 1 + rand() % V;
+    do {
+        t.h = 1 + rand() % 19;
+        t.w = 1 + rand() % 19;
+        t.pt = rand() % 2, t.pl = rand() % 2, t.pb = rand() % 2, t.pr = rand() % 2;
+    } while (t.h + t.pt + t.pb < 3 || t.w + t.pl + t.pr < 3);
+    static const int acts[] = { GK_ACT_NONE, GK_ACT_RELU, GK_ACT_CLIP, GK_ACT_LEAKY_RELU,
+                                GK_ACT_SIGMOID };
+    t.act = acts[rand() % 5];
+    t.res = rand() % 2;
+    return t;
+}
+
+static void test_wino(const gk_row *row)
+{
+    srand(19);
+    for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
+        run_case(row, &fixed[k]);
+    for (int k = 0; k < 40; k++) {
+        wcase t = random_case(row_vlen(row));
+        run_case(row, &t);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static const kernel_test tests[] = {
+        { "wino_nchwc_f32", test_wino },
+    };
+    CHECK_EQ(kernel_tests_run(argc, argv, tests, sizeof tests / sizeof tests[0]), 0);
+    return CHECK_DONE();
+}
