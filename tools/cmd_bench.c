@@ -1,5 +1,5 @@
 // cmd_bench.c - `glowc bench MODEL`: compile time, latency over repeated runs, throughput,
-// planned memory and peak RSS of a model on one backend, as text or JSON. A client of the
+// planned memory, the JIT's own memory and peak RSS of a model on one backend, as text or JSON. A client of the
 // public API: the model is a session (specialized to the --input files when given), timed
 // through glowc_session_run, its figures from glowc_session_get_info; --devices is a host
 // (cmd_bench_host.c).
@@ -23,7 +23,8 @@ void cmd_bench_help(void)
            "\n"
            "Compiles the ONNX model MODEL for a backend and runs it repeatedly, reporting\n"
            "load and compile time, latency (min/median/max over the timed runs, after the\n"
-           "warm-up runs), throughput, the planned memory regions and the peak RSS.\n"
+           "warm-up runs), throughput, the planned memory regions, the JIT's own memory\n"
+           "(its machine code, and what code generation left resident) and the peak RSS.\n"
            "\n"
            "options:\n");
     cli_model_help("threads for the backend (default: the backend's choice)");
@@ -75,6 +76,7 @@ typedef struct bench_result {
     bool checked;
     double max_abs, max_rel;
     uint64_t constant, mutable_, activation; /* planned region sizes, bytes */
+    uint64_t code, codegen_anon, codegen_file; /* the JIT's own memory (glowc_session_info) */
     long long peak_rss;     /* bytes */
     int64_t batch;
 } bench_result;
@@ -409,6 +411,9 @@ static int bench_model(const bench_args *a, glowc_tensor **files, bench_result *
         r->constant = si.constant_bytes;
         r->mutable_ = si.mutable_bytes;
         r->activation = si.activation_bytes;
+        r->code = si.code_bytes;
+        r->codegen_anon = si.codegen_anon_bytes;
+        r->codegen_file = si.codegen_file_bytes;
         memcpy(r->sorted, r->lat_ms, (size_t)r->nruns * sizeof *r->sorted);
         qsort(r->sorted, (size_t)r->nruns, sizeof *r->sorted, cmp_double);
     }
@@ -468,6 +473,9 @@ static void print_json(const bench_args *a, const bench_result *r)
     printf("  \"memory\": {\"constant_bytes\": %llu, \"mutable_bytes\": %llu, "
            "\"activation_bytes\": %llu},\n", (unsigned long long)r->constant,
            (unsigned long long)r->mutable_, (unsigned long long)r->activation);
+    printf("  \"jit\": {\"code_bytes\": %llu, \"codegen_anon_bytes\": %llu, "
+           "\"codegen_file_bytes\": %llu},\n", (unsigned long long)r->code,
+           (unsigned long long)r->codegen_anon, (unsigned long long)r->codegen_file);
     printf("  \"peak_rss_bytes\": %lld", r->peak_rss);
     if (r->checked) {
         printf(",\n  \"check\": {\"max_abs_err\": ");
@@ -500,6 +508,10 @@ static void print_text(const bench_args *a, const bench_result *r)
     printf("memory      constant %.3f MiB, mutable %.3f MiB, activations %.3f MiB\n",
            (double)r->constant / 1048576, (double)r->mutable_ / 1048576,
            (double)r->activation / 1048576);
+    /* Beside the regions, what compiling keeps: with the regions, most of the peak RSS. */
+    printf("jit         code %.3f MiB; code generation kept %.3f MiB anonymous, %.3f MiB of "
+           "file pages\n", (double)r->code / 1048576, (double)r->codegen_anon / 1048576,
+           (double)r->codegen_file / 1048576);
     printf("peak RSS    %.3f MiB\n", (double)r->peak_rss / 1048576);
     if (r->checked)
         printf("vs reference  max abs error %.3g, max rel error %.3g\n", r->max_abs, r->max_rel);

@@ -452,6 +452,13 @@ typedef struct glowc_session_info {
     double compile_ms;          /* optimizing, lowering, planning and generating code */
     int fallbacks;              /* instructions the backend runs through its evaluator */
     int code_cached;            /* 1: the machine code came from the cache directory */
+    /* The compiler's own memory once compiled (0 when unknown or none, the interpreter):
+     * the machine code kept, and what code generation left resident in this process, as
+     * anonymous memory (code, JIT state, compiler heap kept) and file pages (mostly the
+     * compiler library's code). */
+    uint64_t code_bytes;
+    uint64_t codegen_anon_bytes;
+    uint64_t codegen_file_bytes;
 } glowc_session_info;
 
 GLOWC_API glowc_status glowc_session_get_info(const glowc_session *s, glowc_session_info *info);

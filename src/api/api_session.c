@@ -246,6 +246,9 @@ GLOWC_API glowc_status glowc_session_get_info(const glowc_session *s, glowc_sess
         .load_ms = s->load_ms, .compile_ms = s->compile_ms,
         .fallbacks = glow_program_fallbacks(p, &fb),
         .code_cached = glow_program_code_cached(p),
+        .code_bytes = glow_program_code_bytes(p),
+        .codegen_anon_bytes = p->codegen_anon,
+        .codegen_file_bytes = p->codegen_file,
     };
     return GLOWC_OK;
 }

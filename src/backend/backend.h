@@ -67,6 +67,9 @@ struct glow_backend {
      * that the backend hands to the evaluator, in program order; points *out at them (the
      * state's) and returns how many. */
     int (*fallbacks)(const void *state, const ir_instr *const **out);
+    /* Optional (NULL: none): bytes of machine code the backend made and keeps (the cpu
+     * backend's object code, linked into its JIT). */
+    uint64_t (*code_bytes)(const void *state);
 };
 
 /* --- backend.c: what every backend needs --- */

@@ -191,6 +191,22 @@ glow_node *glow_constant_create(glow_module *m, const char *name, const glow_typ
     return n;
 }
 
+glow_node *glow_constant_borrow(glow_module *m, const char *name, const glow_type *t,
+                                glow_mapping *map, const void *data)
+{
+    size_t bytes = glow_type_bytes(t);
+    if (bytes == SIZE_MAX || t->dtype == GLOW_STRING || !glow_mapping_holds(map, data, bytes))
+        return NULL;
+    void *payload = glow_arena_borrow(&m->arena, map, data, bytes);
+    if (!payload)
+        return NULL;
+    glow_node *n = node_new(m, NK_CONSTANT, name, 1);
+    n->outs[0] = *t;
+    n->payload = glow_tensor_borrow(t, payload);
+    list_insert_before(&m->constants, NULL, n);
+    return n;
+}
+
 glow_node *glow_placeholder_create(glow_module *m, const char *name, const glow_type *t,
                                    bool is_input)
 {

@@ -233,6 +233,12 @@ glow_function *glow_module_function(glow_module *m, const char *name); /* NULL i
  * returns NULL only when memory for a model-declared size cannot be had. */
 glow_node *glow_constant_create(glow_module *m, const char *name, const glow_type *t,
                                 const void *data);
+/* A constant whose payload borrows `data` from the file mapping `map` (not copied): the
+ * module keeps a reference to the mapping while the constant's payload lives. The bytes are
+ * read-only: passes that change a constant's value make a new one (folding, repacking). Not
+ * for strings. NULL when out of memory. */
+glow_node *glow_constant_borrow(glow_module *m, const char *name, const glow_type *t,
+                                glow_mapping *map, const void *data);
 glow_node *glow_placeholder_create(glow_module *m, const char *name, const glow_type *t,
                                    bool is_input);
 glow_node *glow_module_find_placeholder(glow_module *m, const char *name);

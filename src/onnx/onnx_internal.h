@@ -46,6 +46,9 @@ typedef struct onnx_ctx {
     unsigned bnd_inputs;
     unsigned bnd_relaid;          /* those moved out of the compact prefix first (bnd_moved) */
     glow_value bnd_moved;
+    /* Added by onnx_load.c: the model file's mapping, or NULL when it was read; large
+     * raw_data of the initializers point into it (onnx_map.c) and constants borrow it. */
+    glow_mapping *map;
 } onnx_ctx;
 
 /* Constants computed at import (folding, ConstantOfShape, Range) larger than this stay
@@ -71,6 +74,24 @@ typedef glow_status (*onnx_loader)(onnx_ctx *cx, const Onnx__NodeProto *np, int 
  * (checked without recursion, before protobuf-c's recursive unpacking sees them). */
 bool onnx_nesting_ok(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t size,
                      int max_depth);
+
+/* --- onnx_map.c --- */
+
+/* raw_data fields this large are left in the file mapping (smaller ones are copied). */
+#define ONNX_MAP_MIN_BYTES ((size_t)64 << 10)
+
+/* A raw_data payload cut out of a model: of initializer `index` of the top graph, at byte
+ * `off` of the file, `len` bytes. */
+typedef struct onnx_cut {
+    size_t index, off, len;
+} onnx_cut;
+
+/* Writes to *out (malloc'd) the model data[0 .. size) without the raw_data fields of its
+ * top graph's initializers that are min_len bytes or more, and lists them in *cuts
+ * (malloc'd). False, with nothing allocated, when there is nothing to cut or the bytes are
+ * not the expected shape (then the whole model is unpacked as it is). */
+bool onnx_cut_raw_data(const uint8_t *data, size_t size, size_t min_len, uint8_t **out,
+                       size_t *out_size, onnx_cut **cuts, size_t *ncuts);
 
 /* --- onnx_ops.c (table from onnx_ops.def) --- */
 
@@ -320,6 +341,9 @@ glow_value onnx_f64_constant(onnx_ctx *cx, const Onnx__NodeProto *np, const char
  * element kinds glowc lacks. `what` names the tensor in messages. */
 glow_status onnx_tensor_from_proto(const Onnx__TensorProto *tp, glow_arena *a, glow_tensor *t,
                                    const char *what, glow_diag *d);
+/* True when tp's raw_data holds its elements exactly as a payload holds them (no unpacking,
+ * no normalizing, the sizes agree, no external data): *ty is then the tensor's type. */
+bool onnx_tensor_raw_plain(const Onnx__TensorProto *tp, glow_type *ty);
 /* Fills a TensorProto with t's dims, data_type and raw_data pointing into t (no copy), or,
  * for the packed 4- and 2-bit kinds, into a packed copy it returns for the caller to free
  * (NULL otherwise). */

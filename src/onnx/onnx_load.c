@@ -139,11 +139,26 @@ static void report(load_state *ls, glow_diag *d)
     glow_fail(d, s, "%s", buf);
 }
 
+/* True when tp's raw_data lies in the file mapping (onnx_map.c cut it out of the unpacked
+ * copy): protobuf-c must not free it. */
+static bool raw_mapped(const onnx_ctx *cx, const Onnx__TensorProto *tp)
+{
+    return cx->map && tp->has_raw_data && tp->raw_data.data &&
+           glow_mapping_holds(cx->map, tp->raw_data.data, tp->raw_data.len);
+}
+
 /* Frees the values of tp, which the module now holds a copy of: the model's weights then live
  * once in memory (the module's copy) instead of twice until the model is freed. */
-static void drop_values(Onnx__TensorProto *tp)
+static void drop_values(const onnx_ctx *cx, Onnx__TensorProto *tp)
 {
 #define DROP(data, count) (free(tp->data), tp->data = NULL, tp->count = 0)
+    if (raw_mapped(cx, tp)) {
+        /* The module borrows these bytes or has copied them: the pages can go either way
+         * (a borrowed payload reads them back from the file when it is used). */
+        glow_mapping_drop(cx->map, tp->raw_data.data, tp->raw_data.len);
+        tp->raw_data.data = NULL;
+        tp->raw_data.len = 0;
+    }
     DROP(raw_data.data, raw_data.len);
     tp->has_raw_data = false;
     DROP(float_data, n_float_data);
@@ -162,8 +177,20 @@ static void load_initializers(onnx_ctx *cx, const Onnx__GraphProto *g)
         glow_diag d = { 0 };
         glow_tensor t;
         glow_value v = { NULL, 0 };
-        glow_status s = onnx_tensor_from_proto(tp, &cx->scratch, &t, name, &d);
-        if (s == GLOW_OK) {
+        glow_status s = GLOW_OK;
+        glow_type ty;
+        if (raw_mapped(cx, tp) && onnx_tensor_raw_plain(tp, &ty)) {
+            /* Straight from the mapping: borrowed where the evaluator can read the elements in
+             * place (aligned to their size), else copied once. */
+            const char *nm = glow_arena_strdup(cx->arena, name);
+            const void *raw = tp->raw_data.data;
+            v.node = (uintptr_t)raw % glow_dtype_size(ty.dtype) == 0
+                         ? glow_constant_borrow(cx->m, nm, &ty, cx->map, raw)
+                         : glow_constant_create(cx->m, nm, &ty, raw);
+            if (!v.node)
+                s = glow_fail(&d, GLOW_ERR_TOO_LARGE, "initializer '%s' does not fit in memory",
+                              name);
+        } else if ((s = onnx_tensor_from_proto(tp, &cx->scratch, &t, name, &d)) == GLOW_OK) {
             v.node = glow_constant_create(cx->m, glow_arena_strdup(cx->arena, name), &t.type,
                                           t.data);
             if (!v.node)
@@ -172,7 +199,7 @@ static void load_initializers(onnx_ctx *cx, const Onnx__GraphProto *g)
         }
         glow_arena_reset(&cx->scratch);
         if (s == GLOW_OK)
-            drop_values(tp);
+            drop_values(cx, tp);
         if (s != GLOW_OK) {
             char msg[4200];
             snprintf(msg, sizeof(msg), "initializer '%s': %s", name, d.msg);
@@ -368,7 +395,10 @@ static void load_outputs(onnx_ctx *cx, const Onnx__GraphProto *g)
     }
 }
 
-static Onnx__ModelProto *unpack(const uint8_t *data, size_t size, glow_diag *d)
+/* Unpacks size bytes of data, a model of file_size bytes (more when onnx_map.c cut its
+ * weights out): messages give the file's size. */
+static Onnx__ModelProto *unpack(const uint8_t *data, size_t size, size_t file_size,
+                                glow_diag *d)
 {
     if (!onnx_nesting_ok(&onnx__model_proto__descriptor, data, size, ONNX_MAX_NESTING)) {
         glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX model (its messages nest more than %d "
@@ -378,13 +408,28 @@ static Onnx__ModelProto *unpack(const uint8_t *data, size_t size, glow_diag *d)
     Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, size, data);
     if (!mp)
         glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX model (the protobuf does not parse; %zu "
-                  "bytes)", size);
+                  "bytes)", file_size);
     return mp;
 }
 
-/* Builds m from the unpacked model mp, which it frees. */
-static glow_status load_model(glow_module *m, Onnx__ModelProto *mp, const glow_onnx_options *opt,
-                              glow_diag *d)
+/* Unhooks the raw_data that point into the mapping from the top graph's initializers, so
+ * that protobuf-c frees only what it allocated. */
+static void unhook_mapped(const onnx_ctx *cx, Onnx__ModelProto *mp)
+{
+    for (size_t i = 0; mp->graph && i < mp->graph->n_initializer; i++) {
+        Onnx__TensorProto *tp = mp->graph->initializer[i];
+        if (raw_mapped(cx, tp)) {
+            tp->raw_data.data = NULL;
+            tp->raw_data.len = 0;
+            tp->has_raw_data = false;
+        }
+    }
+}
+
+/* Builds m from the unpacked model mp, which it frees; `map` is the file's mapping that its
+ * large raw_data point into, or NULL. */
+static glow_status load_model(glow_module *m, Onnx__ModelProto *mp, glow_mapping *map,
+                              const glow_onnx_options *opt, glow_diag *d)
 {
     if (!mp->graph) {
         onnx__model_proto__free_unpacked(mp, NULL);
@@ -394,6 +439,7 @@ static glow_status load_model(glow_module *m, Onnx__ModelProto *mp, const glow_o
     onnx_ctx *cx = &ls.cx;
     bool found;
     cx->m = m;
+    cx->map = map;
     cx->arena = &m->arena;
     cx->opt = opt;
     cx->opset = domain_opset(mp, "", &found);
@@ -420,25 +466,84 @@ static glow_status load_model(glow_module *m, Onnx__ModelProto *mp, const glow_o
     GLOW_VEC_FREE(ls.unsup);
     glow_strmap_free(&cx->values);
     glow_arena_release(&cx->scratch);
+    unhook_mapped(cx, mp);
     onnx__model_proto__free_unpacked(mp, NULL);
     return s;
+}
+
+/* Puts the cut payloads back into the unpacked model as pointers into the mapping; false
+ * when the model does not hold them where the walk found them (then nothing is hooked). */
+static bool hook_mapped(Onnx__ModelProto *mp, const glow_mapping *map, const onnx_cut *cuts,
+                        size_t ncuts)
+{
+    const Onnx__GraphProto *g = mp->graph;
+    for (size_t i = 0; i < ncuts; i++)
+        if (!g || cuts[i].index >= g->n_initializer || g->initializer[cuts[i].index]->has_raw_data)
+            return false;
+    const uint8_t *base = glow_mapping_data(map);
+    for (size_t i = 0; i < ncuts; i++) {
+        Onnx__TensorProto *tp = g->initializer[cuts[i].index];
+        tp->has_raw_data = true;
+        tp->raw_data.data = (uint8_t *)(uintptr_t)(base + cuts[i].off);
+        tp->raw_data.len = cuts[i].len;
+    }
+    return true;
+}
+
+/* Loads a mapped model: the weights' raw_data stay in the mapping (onnx_map.c), and the
+ * constants borrow them or copy them from there, so the file's bytes are read once. */
+static glow_status load_mapped(glow_module *m, glow_mapping *map, const glow_onnx_options *opt,
+                               glow_diag *d)
+{
+    const uint8_t *data = glow_mapping_data(map);
+    size_t size = glow_mapping_size(map), small_size, ncuts;
+    uint8_t *small;
+    onnx_cut *cuts;
+    Onnx__ModelProto *mp = NULL;
+    if (onnx_cut_raw_data(data, size, ONNX_MAP_MIN_BYTES, &small, &small_size, &cuts, &ncuts)) {
+        mp = unpack(small, small_size, size, d);
+        free(small);
+        if (mp && !hook_mapped(mp, map, cuts, ncuts)) {
+            onnx__model_proto__free_unpacked(mp, NULL);
+            mp = NULL;   /* not expected: unpack the whole file instead */
+        } else if (!mp) {
+            free(cuts);
+            return GLOW_ERR_PARSE;
+        }
+        free(cuts);
+    }
+    if (!mp) {
+        mp = unpack(data, size, size, d);
+        if (!mp)
+            return GLOW_ERR_PARSE;
+    }
+    /* Reading the walk and the small fields brought pages in; the weights' are read again
+     * only when a constant is made of them. */
+    glow_mapping_drop(map, data, size);
+    return load_model(m, mp, map, opt, d);
 }
 
 glow_status glow_onnx_load(glow_module *m, const char *path, const glow_onnx_options *opt,
                            glow_diag *d)
 {
+    glow_mapping *map = glow_map_file(path);
+    if (map) {
+        glow_status s = load_mapped(m, map, opt, d);
+        glow_mapping_unref(map);   /* borrowed payloads hold their own references */
+        return s;
+    }
     uint8_t *data;
     size_t size;
     GLOW_TRY(glow_read_file(path, &data, &size, d));
     /* The file's bytes go before the graph is built: the unpacked model has its own copy. */
-    Onnx__ModelProto *mp = unpack(data, size, d);
+    Onnx__ModelProto *mp = unpack(data, size, size, d);
     free(data);
-    return mp ? load_model(m, mp, opt, d) : GLOW_ERR_PARSE;
+    return mp ? load_model(m, mp, NULL, opt, d) : GLOW_ERR_PARSE;
 }
 
 glow_status glow_onnx_load_bytes(glow_module *m, const uint8_t *data, size_t size,
                                  const glow_onnx_options *opt, glow_diag *d)
 {
-    Onnx__ModelProto *mp = unpack(data, size, d);
-    return mp ? load_model(m, mp, opt, d) : GLOW_ERR_PARSE;
+    Onnx__ModelProto *mp = unpack(data, size, size, d);
+    return mp ? load_model(m, mp, NULL, opt, d) : GLOW_ERR_PARSE;
 }

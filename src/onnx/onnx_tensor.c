@@ -232,6 +232,24 @@ glow_status onnx_tensor_from_proto(const Onnx__TensorProto *tp, glow_arena *a, g
     return GLOW_OK;
 }
 
+bool onnx_tensor_raw_plain(const Onnx__TensorProto *tp, glow_type *ty)
+{
+    glow_dtype dt;
+    if (!tp->has_raw_data || !glow_dtype_from_onnx(tp->has_data_type ? tp->data_type : 0, &dt) ||
+        dt == GLOW_STRING || dt == GLOW_BOOL || glow_dtype_file_bits(dt) < 8 ||
+        (tp->has_data_location && tp->data_location == 1) || tp->n_external_data > 0 ||
+        tp->segment)
+        return false;
+    int64_t numel;
+    size_t bytes;
+    glow_diag d = { 0 };
+    if (checked_shape(tp->dims, tp->n_dims, dt, &numel, &bytes, "", &d) != GLOW_OK ||
+        tp->raw_data.len != bytes || bytes == 0)
+        return false;
+    *ty = glow_type_make(dt, (int)tp->n_dims, tp->dims);
+    return true;
+}
+
 void *onnx_tensor_to_proto(const glow_tensor *t, const char *name, Onnx__TensorProto *tp,
                            int64_t *dims_storage)
 {

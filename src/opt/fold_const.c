@@ -93,12 +93,74 @@ static void fold(opt_cx *cx, glow_node *n)
         glow_tensor_free(&outs[r]);
 }
 
+/* Source bytes from which a lone 2-D transpose is folded streaming (below). */
+#define STREAM_BYTES ((size_t)1 << 20)
+
+/* Folds the Transpose n of a 2-D constant nothing else reads (VGG-19's 400 MB classifier
+ * weight under Gemm's transB) straight into the new constant, reading the source in row order
+ * and giving its pages back behind the read position when it has a mapping of its own: the
+ * source and the result then never coexist whole (evaluating and copying the result would
+ * hold the weight three times). The source is freed after; its only user goes. */
+static bool fold_lone_transpose(opt_cx *cx, glow_node *n)
+{
+    glow_node *src = n->ins[0].node;
+    const glow_type *t = &src->outs[0];
+    int np = 0;
+    const int64_t *perm = glow_node_ints(n, GA_PERM, &np);
+    size_t es = glow_dtype_size(t->dtype), bytes = glow_type_bytes(t);
+    if (src->kind != NK_CONSTANT || src->nusers != 1 || !src->payload.data || t->rank != 2 ||
+        np != 2 || perm[0] != 1 || perm[1] != 0 || bytes < STREAM_BYTES || bytes == SIZE_MAX ||
+        t->dtype == GLOW_STRING || (es != 1 && es != 2 && es != 4 && es != 8))
+        return false;
+    glow_node *c = opt_constant(cx, n, "folded", &n->outs[0], NULL);
+    if (!c)
+        return true;   /* cx->status says why */
+    const uint8_t *in = src->payload.data;
+    uint8_t *out = c->payload.data;
+    int64_t rows = t->dims[0], cols = t->dims[1];
+    /* Row order, in 64 x 64 tiles: what is in flight is 64 source rows (VGG-19: 6 MiB). */
+    const int64_t tile = 64;
+    const uint8_t *dropped = in;   /* source given back below this */
+    for (int64_t r0 = 0; r0 < rows; r0 += tile) {
+        int64_t r1 = r0 + tile < rows ? r0 + tile : rows;
+        for (int64_t c0 = 0; c0 < cols; c0 += tile) {
+            int64_t c1 = c0 + tile < cols ? c0 + tile : cols;
+#define MOVE(T)                                                                  \
+    for (int64_t r = r0; r < r1; r++)                                            \
+        for (int64_t k = c0; k < c1; k++)                                        \
+            ((T *)(void *)out)[k * rows + r] = ((const T *)(const void *)in)[r * cols + k]
+            switch (es) {
+            case 1: MOVE(uint8_t); break;
+            case 2: MOVE(uint16_t); break;
+            case 4: MOVE(uint32_t); break;
+            default: MOVE(uint64_t); break;
+            }
+#undef MOVE
+        }
+        const uint8_t *done = in + (size_t)r1 * (size_t)cols * es;
+        glow_arena_drop_pages(&cx->m->arena, in, dropped, (size_t)(done - dropped));
+        uintptr_t page = (uintptr_t)done & ~(uintptr_t)4095;
+        if (page > (uintptr_t)dropped)
+            dropped = in + (page - (uintptr_t)in);
+    }
+    glow_replace_all_uses(cx->f, glow_val(n, 0), glow_val(c, 0));
+    c->nusers += n->nusers;
+    n->nusers = 0;
+    opt_erase(n);
+    void *ptr = src->payload.data;
+    glow_arena_free_alone(&cx->m->arena, &ptr, 1);
+    if (!ptr)
+        src->payload.data = NULL;
+    cx->changes++;
+    return true;
+}
+
 void glow_pass_fold_const(opt_cx *cx)
 {
     GLOW_FOR_EACH_NODE(cx->f, n) {
         if (!opt_ok(cx))
             return;
-        if (foldable(n))
+        if (foldable(n) && !(n->kind == NK_TRANSPOSE && fold_lone_transpose(cx, n)))
             fold(cx, n);
     }
 }

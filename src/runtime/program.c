@@ -2,6 +2,9 @@
 // IRGen -> plan -> backend) and running a compiled program on input tensors, on execution
 // contexts (one run's regions and backend state) so that one program serves concurrent runs.
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 #include <sys/mman.h>
 
@@ -193,6 +196,19 @@ static void release_payloads(glow_program *p, bool live_too)
  * multipliers, shapes), and they are a small part of any model's weights. */
 #define FREE_EARLY_BYTES ((size_t)1 << 20)
 
+/* Copies a payload nothing reads after this copy into the region a few MiB at a time,
+ * giving the source's pages back behind the copy: a weight and its copy never coexist whole
+ * (VGG-19's 400 MB classifier weight would otherwise count twice at this point). */
+static void copy_last(glow_arena *a, uint8_t *dst, const uint8_t *src, size_t bytes)
+{
+    const size_t step = (size_t)4 << 20;
+    for (size_t at = 0; at < bytes; at += step) {
+        size_t n = bytes - at < step ? bytes - at : step;
+        memcpy(dst + at, src + at, n);
+        glow_arena_drop_pages(a, src, src + at, n);
+    }
+}
+
 /* Copies every live constant weight into the constant region, freeing the big payloads as
  * it goes (node aux counts each payload's weights still to copy). */
 static void fill_constants(glow_program *p)
@@ -208,10 +224,14 @@ static void fill_constants(glow_program *p)
             continue;
         glow_node *c = v->storage;
         size_t bytes = glow_type_bytes(&v->type);
-        memcpy(p->constant + v->addr, c->payload.data, bytes);
         uintptr_t left = (uintptr_t)c->aux - 1;
         c->aux = (void *)left;
-        if (left == 0 && glow_type_bytes(&c->outs[0]) >= FREE_EARLY_BYTES) {
+        bool last = left == 0 && glow_type_bytes(&c->outs[0]) >= FREE_EARLY_BYTES;
+        if (last)
+            copy_last(&p->m->arena, p->constant + v->addr, c->payload.data, bytes);
+        else
+            memcpy(p->constant + v->addr, c->payload.data, bytes);
+        if (last) {
             void *ptr = c->payload.data;
             glow_arena_free_alone(&p->m->arena, &ptr, 1);
             if (!ptr)
@@ -296,7 +316,21 @@ static glow_status build(glow_program *p, const glow_compile_options *opt, glow_
                          "weights", (unsigned long long)p->ir->constant_bytes);
     fill_constants(p);
     glow_codegen_options co = { .threads = opt->threads, .cache_dir = opt->cache_dir };
+    uint64_t anon0 = 0, file0 = 0, anon1 = 0, file1 = 0;
+    bool known = glow_process_rss(&anon0, &file0);
     GLOW_TRY(p->backend->compile(p->ir, &co, &p->state, d));
+#ifdef __GLIBC__
+    /* Code generation's heap is free now, but glibc keeps what it freed mapped (several MiB
+     * of LLVM's memory, over the arenas of the threads that compiled in parts): the runs'
+     * peak is the regions plus what stays. */
+    malloc_trim(0);
+#endif
+    /* Process-wide figures: another thread allocating meanwhile would count too, which
+     * `glowc bench` (one compile at a time) does not do. */
+    if (known && glow_process_rss(&anon1, &file1)) {
+        p->codegen_anon = anon1 > anon0 ? anon1 - anon0 : 0;
+        p->codegen_file = file1 > file0 ? file1 - file0 : 0;
+    }
     release_payloads(p, true);
     /* glow_program_run's context now, so that a program that compiled can run. */
     return glow_exec_create(p, &p->exec, d);
@@ -526,6 +560,11 @@ glow_tensor glow_program_output(const glow_program *p, int i)
         return glow_exec_output(p->exec, i);
     static uint8_t empty[64];
     return glow_tensor_borrow(&p->outputs[i]->outs[0], empty);
+}
+
+uint64_t glow_program_code_bytes(const glow_program *p)
+{
+    return p && p->state && p->backend->code_bytes ? p->backend->code_bytes(p->state) : 0;
 }
 
 bool glow_program_code_cached(const glow_program *p)

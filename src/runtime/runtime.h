@@ -72,6 +72,10 @@ typedef struct glow_program {
     glow_node **outputs;    /* output placeholders, model order */
     ir_value **input_vals, **output_vals; /* their weights in the IR (NULL if unused) */
     ir_value **output_counts; /* an output's run-time extent (i64), NULL for static shapes */
+    /* What the backend's code generation left resident: growth of this process's anonymous
+     * and file-backed RSS over it (the JIT's code and state, the compiler's heap it keeps,
+     * the compiler library's pages), 0 when unknown. */
+    uint64_t codegen_anon, codegen_file;
 } glow_program;
 
 /* Lets the evaluator run the bodies of lazy IF and LOOP nodes (subgraph_run.c); the pipeline
@@ -134,6 +138,8 @@ int glow_program_fallbacks(const glow_program *p, const ir_instr *const **out);
 /* True when the backend took the program's machine code from the compiled-code cache
  * (glow_compile_options.cache_dir) instead of generating it. */
 bool glow_program_code_cached(const glow_program *p);
+/* Bytes of machine code the backend keeps for p (0: none, or not a compiling backend). */
+uint64_t glow_program_code_bytes(const glow_program *p);
 void glow_program_destroy(glow_program *p);
 
 /* --- program_report.c --- */

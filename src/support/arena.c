@@ -4,7 +4,8 @@
 // before glow_arena_reset, every allocation is zeroed without a memset. Requests larger than
 // a quarter of the standard chunk get a chunk of their own, placed behind the current bump
 // chunk so the space left there is not wasted. The heap functions glow_xmalloc & co live
-// here too: they are the only other allocation path outside arenas.
+// here too: they are the only other allocation path outside arenas. An arena may also hold
+// borrowed allocations: ranges of a file mapping (glow_arena_borrow), freed like big ones.
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ struct glow_arena_chunk {
     unsigned char *data; /* 16-byte aligned start inside this block */
     bool alone;          /* holds one big request alone (glow_arena_free_alone may free it) */
     size_t mapped;       /* bytes mapped with mmap (0: from calloc) */
+    glow_mapping *borrowed; /* data lies in this file mapping (glow_arena_borrow) */
 };
 
 static _Noreturn void out_of_memory(size_t size)
@@ -102,10 +104,28 @@ static glow_arena_chunk *chunk_new(size_t cap)
 
 static void chunk_free(glow_arena_chunk *c)
 {
-    if (c->mapped)
-        munmap(c, c->mapped);
-    else
+    if (c->borrowed) {
+        /* Pages of a file: the process need not keep them, whoever else maps the file. */
+        glow_mapping_drop(c->borrowed, c->data, c->cap);
+        glow_mapping_unref(c->borrowed);
         free(c);
+    } else if (c->mapped) {
+        munmap(c, c->mapped);
+    } else {
+        free(c);
+    }
+}
+
+/* Links a chunk holding one allocation behind the bump chunk (as big requests are). */
+static void link_alone(glow_arena *a, glow_arena_chunk *c)
+{
+    c->alone = true;
+    if (a->head) {
+        c->next = a->head->next;
+        a->head->next = c;
+    } else {
+        a->head = c;
+    }
 }
 
 void *glow_arena_try_alloc(glow_arena *a, size_t size)
@@ -127,13 +147,7 @@ void *glow_arena_try_alloc(glow_arena *a, size_t size)
         if (!c)
             return NULL;
         c->used = rounded;
-        c->alone = true;
-        if (head) {
-            c->next = head->next;
-            head->next = c;
-        } else {
-            a->head = c;
-        }
+        link_alone(a, c);
         a->used_bytes += size;
         return c->data;
     }
@@ -191,6 +205,45 @@ size_t glow_arena_free_alone(glow_arena *a, void **ptrs, size_t n)
     }
     free(sorted);
     return freed;
+}
+
+void *glow_arena_borrow(glow_arena *a, glow_mapping *m, const void *p, size_t len)
+{
+    glow_arena_chunk *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    glow_mapping_ref(m);
+    c->borrowed = m;
+    c->data = (unsigned char *)p;
+    c->cap = c->used = len;
+    link_alone(a, c);
+    a->used_bytes += len;
+    return (void *)p;
+}
+
+static const glow_arena_chunk *find_alone(const glow_arena *a, const void *p)
+{
+    for (const glow_arena_chunk *c = a->head; c; c = c->next)
+        if (c->alone && c->data == p)
+            return c;
+    return NULL;
+}
+
+glow_mapping *glow_arena_borrowed_from(const glow_arena *a, const void *p)
+{
+    const glow_arena_chunk *c = p ? find_alone(a, p) : NULL;
+    return c ? c->borrowed : NULL;
+}
+
+void glow_arena_drop_pages(glow_arena *a, const void *alloc, const void *p, size_t len)
+{
+    const glow_arena_chunk *c = alloc ? find_alone(a, alloc) : NULL;
+    if (!c || (!c->mapped && !c->borrowed))
+        return;
+    uintptr_t lo = (uintptr_t)c->data, x = (uintptr_t)p;
+    if (x < lo || x - lo > c->cap || len > c->cap - (x - lo))
+        return;
+    glow_drop_pages(p, len);
 }
 
 void *glow_arena_alloc(glow_arena *a, size_t size)

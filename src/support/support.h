@@ -78,6 +78,9 @@ bool glow_text_is_safe(const char *s, size_t len, bool allow_newline);
 uint64_t glow_machine_memory(void);
 /* Reads a positive size: bytes, or with a binary unit K, M, G, T (also KiB, MB, ...). */
 bool glow_parse_size(const char *s, uint64_t *out);
+/* This process's resident memory now, anonymous and file-backed, in bytes; false when the
+ * system does not say (no /proc). */
+bool glow_process_rss(uint64_t *anon, uint64_t *file);
 
 /* --- arena.c --- */
 
@@ -104,6 +107,38 @@ void glow_arena_reset(glow_arena *a);   /* frees all chunks; the arena can be re
  * again (weights once copied into a program's constant region). */
 size_t glow_arena_free_alone(glow_arena *a, void **ptrs, size_t n);
 #define glow_arena_release glow_arena_reset
+
+/* --- mapfile.c --- */
+
+/* A read-only mapping of a whole file, shared by reference count. */
+typedef struct glow_mapping glow_mapping;
+
+/* Maps a regular non-empty file read-only (one reference); NULL when it cannot, and the
+ * caller then reads the file instead (glow_read_file says why it fails, if it does). */
+glow_mapping *glow_map_file(const char *path);
+const uint8_t *glow_mapping_data(const glow_mapping *m);
+size_t glow_mapping_size(const glow_mapping *m);
+/* True when [p, p + len) lies inside the mapping. */
+bool glow_mapping_holds(const glow_mapping *m, const void *p, size_t len);
+void glow_mapping_ref(glow_mapping *m);
+/* Drops a reference; the last one unmaps the file. */
+void glow_mapping_unref(glow_mapping *m);
+/* Gives the whole pages of [p, p + len) back (a later read maps them in again). */
+void glow_mapping_drop(const glow_mapping *m, const void *p, size_t len);
+/* Gives the whole pages inside [p, p + len) of any private mapping back; an anonymous
+ * mapping's dropped pages read as zeros afterwards, so only for bytes nothing reads again. */
+void glow_drop_pages(const void *p, size_t len);
+
+/* Records [p, p + len) of mapping m as an allocation of arena a that the arena does not
+ * own: it holds a reference to m, and freeing it (glow_arena_free_alone, reset) drops the
+ * pages and the reference. Returns p, or NULL when out of memory. The bytes are read-only. */
+void *glow_arena_borrow(glow_arena *a, glow_mapping *m, const void *p, size_t len);
+/* The mapping an allocation of a was borrowed from, or NULL for the arena's own memory. */
+glow_mapping *glow_arena_borrowed_from(const glow_arena *a, const void *p);
+/* Gives back the whole pages inside [p, p + len) of a's allocation starting at `alloc`
+ * when it has a chunk of its own that is mapped (big payloads): for a payload read once
+ * front to back whose read part nothing reads again. A no-op for other allocations. */
+void glow_arena_drop_pages(glow_arena *a, const void *alloc, const void *p, size_t len);
 
 #define GLOW_NEW(a, T) ((T *)glow_arena_alloc((a), sizeof(T)))
 #define GLOW_NEW_ARRAY(a, T, n) ((T *)glow_arena_alloc((a), sizeof(T) * (size_t)(n)))

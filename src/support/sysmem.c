@@ -51,3 +51,26 @@ bool glow_parse_size(const char *s, uint64_t *out)
     *out = (uint64_t)v << shift;
     return true;
 }
+
+bool glow_process_rss(uint64_t *anon, uint64_t *file)
+{
+    /* RssAnon: heap and anonymous mappings; RssFile: pages of mapped files (libraries,
+     * mapped models). Both in kB in /proc/self/status. */
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return false;
+    char line[256];
+    int found = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long kb;
+        if (sscanf(line, "RssAnon: %llu", &kb) == 1) {
+            *anon = (uint64_t)kb * 1024;
+            found++;
+        } else if (sscanf(line, "RssFile: %llu", &kb) == 1) {
+            *file = (uint64_t)kb * 1024;
+            found++;
+        }
+    }
+    fclose(f);
+    return found == 2;
+}

@@ -174,6 +174,11 @@ static glow_status cpu_compile(ir_function *f, const glow_codegen_options *o, vo
     return GLOW_OK;
 }
 
+static uint64_t cpu_code_bytes(const void *state)
+{
+    return cpu_jit_code_bytes(((const cpu_state *)state)->jit);
+}
+
 static bool cpu_code_cached(const void *state)
 {
     return ((const cpu_state *)state)->cached;
@@ -282,4 +287,5 @@ const glow_backend glow_cpu_backend = {
     .fuse_activation = cpu_fuse_activation,
     .prepare = cpu_prepare_hook,
     .fallbacks = cpu_fallback_list,
+    .code_bytes = cpu_code_bytes,
 };

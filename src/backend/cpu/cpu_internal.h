@@ -328,6 +328,8 @@ glow_status cpu_jit_create(cpu_module *m, glow_threadpool *pool, const char *cac
                            const cpu_host_symbol *syms, int nsyms, cpu_jit **out,
                            cpu_run_fn *run, bool *cached, glow_diag *d);
 void cpu_jit_destroy(cpu_jit *j);
+/* Bytes of object code the JIT was given (its code and data sections, relocations). */
+uint64_t cpu_jit_code_bytes(const cpu_jit *j);
 
 
 #endif

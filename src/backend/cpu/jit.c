@@ -14,6 +14,7 @@
 
 struct cpu_jit {
     LLVMOrcLLJITRef jit;
+    uint64_t code_bytes;   /* object code handed to the JIT */
 };
 
 static glow_status jit_error(LLVMErrorRef e, const char *what, glow_diag *d)
@@ -34,6 +35,11 @@ void cpu_jit_destroy(cpu_jit *j)
             LLVMConsumeError(e);
     }
     free(j);
+}
+
+uint64_t cpu_jit_code_bytes(const cpu_jit *j)
+{
+    return j ? j->code_bytes : 0;
 }
 
 static LLVMJITCSymbolMapPair host_symbol(LLVMOrcLLJITRef jit, const char *name, void *addr)
@@ -83,6 +89,7 @@ glow_status cpu_jit_create(cpu_module *m, glow_threadpool *pool, const char *cac
     int given = 0;
     for (; !e && given < nobj; given++) {
         what = "adding the object code";
+        j->code_bytes += LLVMGetBufferSize(objs[given]);
         e = LLVMOrcLLJITAddObjectFile(j->jit, jd, objs[given]);
     }
     for (int i = given; i < nobj; i++)

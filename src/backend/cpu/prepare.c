@@ -106,6 +106,46 @@ static ir_value *new_const(ir_function *f, const char *what, uint32_t id, size_t
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* The constant behind a weight operand (or a view of one), else NULL. */
+static glow_node *const_node(ir_value *v)
+{
+    v = v ? ir_root(v) : NULL;
+    return v && v->kind == IV_WEIGHT && v->storage && v->storage->kind == NK_CONSTANT
+               ? v->storage : NULL;
+}
+
+/* Counts in each constant's aux the instruction operands that read it, so that an original
+ * weight can be freed as soon as its last reader has a repacked copy: the originals and the
+ * copies then never coexist whole (ResNet-50 would hold its weights twice, VGG-19 its 400 MB
+ * classifier). */
+static void count_readers(ir_function *f)
+{
+    for (glow_node *c = f->module->constants.first; c; c = c->next)
+        c->aux = NULL;
+    for (ir_instr *in = f->first; in; in = in->next)
+        for (uint32_t k = 0; k < in->nops; k++) {
+            glow_node *c = const_node(in->ops[k].v);
+            if (c)
+                c->aux = (void *)((uintptr_t)c->aux + 1);
+        }
+}
+
+/* Operand v of a fast instruction is replaced by its repacked copy: the last such reader
+ * frees the original payload (a borrowed one gives its file pages back). */
+static void release_original(ir_function *f, ir_value *v)
+{
+    glow_node *c = const_node(v);
+    if (!c || !c->aux)
+        return;
+    c->aux = (void *)((uintptr_t)c->aux - 1);
+    if (c->aux || !c->payload.data)
+        return;
+    void *ptr = c->payload.data;
+    glow_arena_free_alone(&f->module->arena, &ptr, 1);
+    if (!ptr)
+        c->payload.data = NULL;
+}
+
 /* The channel block of a conv's blocked input: all C channels of a first conv with fewer
  * than v of them, v otherwise. */
 static int64_t input_block(int64_t c, int64_t g, int v) { return g == 1 && c < v ? c : v; }
@@ -170,6 +210,29 @@ static glow_status prep_conv(ir_function *f, ir_instr *in, int v, prep *pr, bool
     return GLOW_OK;
 }
 
+/* Packs B (K x N, a constant's payload) into panels at p. When this instruction is B's only
+ * reader (count_readers), B's pages go back as they are read: a large classifier weight
+ * (VGG-19's 400 MB) and its panels then never coexist whole. */
+static void pack_gemm_b(ir_function *f, ir_value *bv, float *p, const float *bd, int64_t k,
+                        int64_t n, int nr)
+{
+    glow_node *c = const_node(bv);
+    bool alone = c && (uintptr_t)c->aux == 1;
+    int64_t step = alone ? ((int64_t)1 << 20) / (n > 0 ? n : 1) + 1 : k;
+    const uint8_t *dropped = (const uint8_t *)bd;
+    for (int64_t k0 = 0; k0 < k; k0 += step) {
+        int64_t k1 = k0 + step < k ? k0 + step : k;
+        glow_repack_gemm_b_rows(p, bd, k0, k1, k, n, n, nr);
+        if (!alone)
+            continue;
+        const uint8_t *done = (const uint8_t *)(bd + k1 * n);
+        glow_arena_drop_pages(&f->module->arena, bd, dropped, (size_t)(done - dropped));
+        uintptr_t page = (uintptr_t)done & ~(uintptr_t)4095;
+        if (page > (uintptr_t)dropped)
+            dropped = (const uint8_t *)bd + (page - (uintptr_t)bd);
+    }
+}
+
 /* FullyConnected / 2-D MatMul whose right operand is a constant: B as GEMM panels. */
 static glow_status prep_gemm(ir_function *f, ir_instr *in, int v, prep *pr, bool *fast,
                              repack_cache *rc, glow_diag *d)
@@ -195,7 +258,7 @@ static glow_status prep_gemm(ir_function *f, ir_instr *in, int v, prep *pr, bool
     if ((pr->w = find_repacked(rc, in->ops[2].v, "gemm", 0, 0)) == NULL) {
         if (!(pr->w = new_const(f, "gemm", in->id, pn, &p, d, &s)))
             return s;
-        glow_repack_gemm_b(p, bd, k, n, n, 0, 2 * v);
+        pack_gemm_b(f, in->ops[2].v, p, bd, k, n, 2 * v);
         remember_repacked(rc, in->ops[2].v, "gemm", 0, 0, pr->w);
     }
     if (fc)
@@ -376,13 +439,22 @@ glow_status cpu_prepare(ir_function *f, int v, bool plain, glow_diag *d)
     glow_status s = GLOW_OK;
     int nfast = 0;
     repack_cache rc = { 0 };
+    count_readers(f);
     for (ir_instr *in = f->first; in && s == GLOW_OK; in = in->next) {
         if (in->kind == IK_CONV)
             s = prep_conv(f, in, v, &pr[in->id], &fast[in->id], &rc, d);
         else if (in->kind == IK_FULLY_CONNECTED || in->kind == IK_MATMUL)
             s = prep_gemm(f, in, v, &pr[in->id], &fast[in->id], &rc, d);
-        nfast += s == GLOW_OK && fast[in->id];
+        if (s != GLOW_OK || !fast[in->id])
+            continue;
+        nfast++;
+        /* Every fast instruction is rewritten below to read the copies instead. */
+        release_original(f, in->ops[2].v);
+        if (in->kind == IK_CONV && pr[in->id].bias)
+            release_original(f, in->ops[3].v);
     }
+    for (glow_node *c = f->module->constants.first; c; c = c->next)
+        c->aux = NULL;
     bool *blocked = NULL;
     if (s == GLOW_OK && nfast) {
         blocked = plain ? glow_xcalloc(n, sizeof *blocked) : cpu_plan_layout(f, v, fast);

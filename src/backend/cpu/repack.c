@@ -90,20 +90,36 @@ size_t glow_repack_gemm_b_floats(int64_t k, int64_t n, int nr)
     return nr <= 0 ? 0 : count(f, 3);
 }
 
+void glow_repack_gemm_b_rows(float *out, const float *b, int64_t k0, int64_t k1, int64_t k,
+                             int64_t n, int64_t ldb, int nr)
+{
+    /* Row by row, each row dealt out to every panel: the panels fill evenly as B is read,
+     * which is what lets a caller free B behind the read position. */
+    int64_t panels = ceil_div(n, nr);
+    for (int64_t kk = k0; kk < k1; kk++)
+        for (int64_t p = 0; p < panels; p++) {
+            int64_t n0 = p * nr, cnt = n - n0 < nr ? n - n0 : nr;
+            float *o = out + (p * k + kk) * nr;
+            memcpy(o, b + kk * ldb + n0, (size_t)cnt * sizeof(float));
+            for (int64_t j = cnt; j < nr; j++)
+                o[j] = 0.0f;
+        }
+}
+
 void glow_repack_gemm_b(float *out, const float *b, int64_t k, int64_t n, int64_t ldb,
                         int trans_b, int nr)
 {
+    if (!trans_b) {
+        glow_repack_gemm_b_rows(out, b, 0, k, k, n, ldb, nr);
+        return;
+    }
     int64_t panels = ceil_div(n, nr);
     float *o = out;
     for (int64_t p = 0; p < panels; p++)
         for (int64_t kk = 0; kk < k; kk++) {
             int64_t n0 = p * nr, cnt = n - n0 < nr ? n - n0 : nr;
-            if (!trans_b) {
-                memcpy(o, b + kk * ldb + n0, (size_t)cnt * sizeof(float));
-            } else {
-                for (int64_t j = 0; j < cnt; j++)
-                    o[j] = b[(n0 + j) * ldb + kk];
-            }
+            for (int64_t j = 0; j < cnt; j++)
+                o[j] = b[(n0 + j) * ldb + kk];
             for (int64_t j = cnt; j < nr; j++)
                 o[j] = 0.0f;
             o += nr;

@@ -28,5 +28,10 @@ void glow_repack_bias(float *out, const float *bias, int64_t m, int v);
 size_t glow_repack_gemm_b_floats(int64_t k, int64_t n, int nr);
 void glow_repack_gemm_b(float *out, const float *b, int64_t k, int64_t n, int64_t ldb,
                         int trans_b, int nr);
+/* Rows k0 .. k1 of a B that is not transposed into the panels glow_repack_gemm_b makes
+ * (out is the whole packed B): B is read front to back, so the caller may give back what is
+ * read after each range. */
+void glow_repack_gemm_b_rows(float *out, const float *b, int64_t k0, int64_t k1, int64_t k,
+                             int64_t n, int64_t ldb, int nr);
 
 #endif
