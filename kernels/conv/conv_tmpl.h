@@ -14,6 +14,8 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "../act_vec.h"
+
 #if GK_NREGS == 32
 #define NP_MAX 12 /* 2 x 12 accumulators + 2 weights + 1 broadcast of 32 zmm / NEON registers */
 #define NPD 8     /* depthwise: pixels per tile */
@@ -32,23 +34,6 @@ GK_INLINE void prefetch_floats(const float *p, size_t count)
 {
     for (size_t i = 0; i < count; i += 16)
         GK_PREFETCH(p + i);
-}
-
-/* act(v) for the cheap activations; sigmoid and tanh are applied after the store. */
-GK_INLINE gk_vec act_vec(gk_vec v, int act, float alpha, float beta)
-{
-    switch (act) {
-    case GK_ACT_RELU: return VMAX(VZERO(), v); /* max keeps its 2nd operand on NaN: v */
-    case GK_ACT_CLIP: return VMIN(VSET1(beta), VMAX(VSET1(alpha), v));
-    case GK_ACT_LEAKY_RELU: return VSEL_NEG(v, VMUL(v, VSET1(alpha)));
-    default: return v;
-    }
-}
-
-static void act_slow(float *p, size_t count, int act)
-{
-    for (size_t i = 0; i < count; i++)
-        p[i] = act == GK_ACT_SIGMOID ? 1.0f / (1.0f + expf(-p[i])) : tanhf(p[i]);
 }
 
 /* The tiles below name their registers a0_<p> / a1_<p> (output block 0 / 1, pixel p) and

@@ -16,6 +16,8 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "../act_vec.h"
+
 #include "wino_plan.h"
 
 #if GK_VLEN == 16
@@ -23,24 +25,6 @@
 #else
 #define WNP 6  /* 2 x 6 accumulators of 16 ymm registers */
 #endif
-
-/* act(v) for the cheap activations; sigmoid and tanh are applied after the store, as the
- * direct kernel does. */
-GK_INLINE gk_vec wino_act(gk_vec v, int act, float alpha, float beta)
-{
-    switch (act) {
-    case GK_ACT_RELU: return VMAX(VZERO(), v); /* max keeps its 2nd operand on NaN: v */
-    case GK_ACT_CLIP: return VMIN(VSET1(beta), VMAX(VSET1(alpha), v));
-    case GK_ACT_LEAKY_RELU: return VSEL_NEG(v, VMUL(v, VSET1(alpha)));
-    default: return v;
-    }
-}
-
-static void wino_act_slow(float *p, size_t count, int act)
-{
-    for (size_t i = 0; i < count; i++)
-        p[i] = act == GK_ACT_SIGMOID ? 1.0f / (1.0f + expf(-p[i])) : tanhf(p[i]);
-}
 
 /* t = B^T d along one line of six vectors (every value is a sum of at most four terms). */
 #define WINO_IN_1D(d0, d1, d2, d3, d4, d5, t)                                         \
@@ -136,9 +120,9 @@ GK_INLINE void wino_output_tile(const wino_shape *s, float *out, const float *re
             gk_vec v = VADD(y[a], b);
             if (res)
                 v = VADD(v, VLOAD(res + o));
-            VSTORE(out + o, wino_act(v, act, alpha, beta));
+            VSTORE(out + o, act_vec(v, act, alpha, beta));
             if (act >= GK_ACT_SIGMOID)
-                wino_act_slow(out + o, V, act);
+                act_slow(out + o, V, act);
         }
     }
 }
