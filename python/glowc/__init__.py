@@ -163,7 +163,9 @@ class _SessionInfo(ctypes.Structure):
                [(n, ctypes.c_uint64) for n in ("constant_bytes", "mutable_bytes",
                                                 "activation_bytes")] + \
                [(n, ctypes.c_double) for n in ("load_ms", "compile_ms")] + \
-               [("fallbacks", ctypes.c_int), ("code_cached", ctypes.c_int)]
+               [("fallbacks", ctypes.c_int), ("code_cached", ctypes.c_int)] + \
+               [(n, ctypes.c_uint64) for n in ("code_bytes", "codegen_anon_bytes",
+                                                "codegen_file_bytes")]
 
 
 _session_info = _fn("glowc_session_get_info", ctypes.c_int, _P, ctypes.POINTER(_SessionInfo))
@@ -372,7 +374,9 @@ class Session(_Closing):
         """What the session is made of: {"backend", "threads", "constant_bytes" (weights,
         shared by runs), "mutable_bytes" (inputs and outputs) and "activation_bytes" (both per
         concurrent run), "load_ms", "compile_ms", "fallbacks" (instructions the backend runs
-        through its evaluator), "code_cached" (machine code from cache_dir)}."""
+        through its evaluator), "code_cached" (machine code from cache_dir), "code_bytes",
+        "codegen_anon_bytes" and "codegen_file_bytes" (the compiler's own memory once compiled:
+        machine code kept, and what code generation left resident; 0 when unknown)}."""
         if not self._s:
             raise Error(1, "the session is closed")
         i = _SessionInfo()

@@ -32,6 +32,9 @@ check(200000 < info["constant_bytes"] < 300000, "constant bytes %r" % info)
 check(info["mutable_bytes"] >= (784 + 10) * 4 and info["activation_bytes"] > 0, "regions")
 check(info["compile_ms"] > 0 and info["load_ms"] > 0, "times %r" % info)
 check(info["fallbacks"] == 0 and info["code_cached"] is False, "fallbacks, cache %r" % info)
+# The struct's last fields: a ctypes mirror shorter than the C struct let the library write
+# past it (heap corruption that crashed the interpreter at exit).
+check(info["code_bytes"] > 0 and info["codegen_anon_bytes"] >= 0, "jit memory %r" % info)
 s.close()
 
 with tempfile.TemporaryDirectory(prefix="glowc_test_tools.") as tmp:
