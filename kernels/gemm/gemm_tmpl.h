@@ -9,22 +9,14 @@
 // over (panel, row tile) with rows fastest, so a thread reuses one B panel from cache.
 #include <math.h>
 
+#include "../act_vec.h"
+
 #if GK_NREGS == 32
 #define MR 12 /* 24 accumulators of 32 registers (AVX-512, NEON) */
 #else
 #define MR 6
 #endif
 #define NR (2 * GK_VLEN)
-
-GK_INLINE gk_vec gemm_act(gk_vec v, int act, float alpha, float beta)
-{
-    switch (act) {
-    case GK_ACT_RELU: return VMAX(VZERO(), v); /* max keeps its 2nd operand on NaN: v */
-    case GK_ACT_CLIP: return VMIN(VSET1(beta), VMAX(VSET1(alpha), v));
-    case GK_ACT_LEAKY_RELU: return VSEL_NEG(v, VMUL(v, VSET1(alpha)));
-    default: return v;
-    }
-}
 
 /* Epilogue of one row of the tile: bias, residual, activation; `cols` < NR in the last panel
  * goes through a bounce buffer so nothing past N is read or written. */
@@ -41,8 +33,8 @@ GK_INLINE void store_row(gk_vec a0, gk_vec a1, float *c, const float *bias, cons
             a0 = VADD(a0, VLOAD(res));
             a1 = VADD(a1, VLOAD(res + GK_VLEN));
         }
-        VSTORE(c, gemm_act(a0, act, alpha, beta));
-        VSTORE(c + GK_VLEN, gemm_act(a1, act, alpha, beta));
+        VSTORE(c, act_vec(a0, act, alpha, beta));
+        VSTORE(c + GK_VLEN, act_vec(a1, act, alpha, beta));
     } else {
         VSTORE(tmp, a0);
         VSTORE(tmp + GK_VLEN, a1);
@@ -58,8 +50,7 @@ GK_INLINE void store_row(gk_vec a0, gk_vec a1, float *c, const float *bias, cons
         }
     }
     if (act >= GK_ACT_SIGMOID)
-        for (size_t j = 0; j < cols; j++)
-            c[j] = act == GK_ACT_SIGMOID ? 1.0f / (1.0f + expf(-c[j])) : tanhf(c[j]);
+        act_slow(c, cols, act);
 }
 
 /* Rows are named registers c0_<i> / c1_<i> (the two vectors of the panel) guarded by
