@@ -311,20 +311,28 @@ glow_status glow_onnx_summarize(const char *path, glow_arena *a, glow_onnx_summa
                                 glow_diag *d)
 {
     memset(out, 0, sizeof *out);
-    uint8_t *data = NULL;
-    size_t size = 0;
-    GLOW_TRY(glow_read_file(path, &data, &size, d));
-    if (!onnx_nesting_ok(&onnx__model_proto__descriptor, data, size, ONNX_MAX_NESTING)) {
+    /* A mapped file is unpacked without its large weights (onnx_map.c), so `run` and
+     * `profile`, which summarize before they load, do not hold the weights twice. */
+    glow_mapping *map = glow_map_file(path);
+    glow_diag ud = { 0 };
+    Onnx__ModelProto *mp;
+    if (map) {
+        mp = onnx_unpack_mapped(map, &ud);
+    } else {
+        uint8_t *data = NULL;
+        size_t size = 0;
+        GLOW_TRY(glow_read_file(path, &data, &size, d));
+        mp = onnx_unpack(data, size, size, &ud);
         free(data);
-        return glow_fail(d, GLOW_ERR_PARSE, "%s: not a valid ONNX model (its messages nest "
-                         "more than %d deep)", path, ONNX_MAX_NESTING);
     }
-    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, size, data);
-    free(data);
-    if (!mp)
-        return glow_fail(d, GLOW_ERR_PARSE, "%s: not a valid ONNX model (protobuf parse failed)",
-                         path);
-    glow_status s = summarize_proto(mp, a, out, path, d);
-    onnx__model_proto__free_unpacked(mp, NULL);
+    glow_status s;
+    if (mp) {
+        s = summarize_proto(mp, a, out, path, d);
+        onnx_free_mapped(mp, map);
+    } else {
+        s = glow_fail(d, ud.status, "%s: %s", path, ud.msg);
+    }
+    if (map)
+        glow_mapping_unref(map);
     return s;
 }

@@ -92,6 +92,18 @@ typedef struct onnx_cut {
  * not the expected shape (then the whole model is unpacked as it is). */
 bool onnx_cut_raw_data(const uint8_t *data, size_t size, size_t min_len, uint8_t **out,
                        size_t *out_size, onnx_cut **cuts, size_t *ncuts);
+/* Unpacks size bytes of data, a model of file_size bytes (more when its weights were cut
+ * out): NULL, with the reason in d, when it nests too deep or does not parse. */
+Onnx__ModelProto *onnx_unpack(const uint8_t *data, size_t size, size_t file_size, glow_diag *d);
+/* Unpacks a mapped model with its large raw_data left in the mapping: the unpacked
+ * TensorProtos point into it (the whole file is unpacked when the walk gives up). Free the
+ * result with onnx_free_mapped. */
+Onnx__ModelProto *onnx_unpack_mapped(const glow_mapping *map, glow_diag *d);
+/* True when tp's raw_data lies in map (NULL: never): protobuf-c must not free it. */
+bool onnx_raw_mapped(const glow_mapping *map, const Onnx__TensorProto *tp);
+/* Frees a model from onnx_unpack_mapped (map NULL: from onnx_unpack), leaving the mapping's
+ * bytes alone. */
+void onnx_free_mapped(Onnx__ModelProto *mp, const glow_mapping *map);
 
 /* --- onnx_ops.c (table from onnx_ops.def) --- */
 

@@ -139,20 +139,12 @@ static void report(load_state *ls, glow_diag *d)
     glow_fail(d, s, "%s", buf);
 }
 
-/* True when tp's raw_data lies in the file mapping (onnx_map.c cut it out of the unpacked
- * copy): protobuf-c must not free it. */
-static bool raw_mapped(const onnx_ctx *cx, const Onnx__TensorProto *tp)
-{
-    return cx->map && tp->has_raw_data && tp->raw_data.data &&
-           glow_mapping_holds(cx->map, tp->raw_data.data, tp->raw_data.len);
-}
-
 /* Frees the values of tp, which the module now holds a copy of: the model's weights then live
  * once in memory (the module's copy) instead of twice until the model is freed. */
 static void drop_values(const onnx_ctx *cx, Onnx__TensorProto *tp)
 {
 #define DROP(data, count) (free(tp->data), tp->data = NULL, tp->count = 0)
-    if (raw_mapped(cx, tp)) {
+    if (onnx_raw_mapped(cx->map, tp)) {
         /* The module borrows these bytes or has copied them: the pages can go either way
          * (a borrowed payload reads them back from the file when it is used). */
         glow_mapping_drop(cx->map, tp->raw_data.data, tp->raw_data.len);
@@ -179,7 +171,7 @@ static void load_initializers(onnx_ctx *cx, const Onnx__GraphProto *g)
         glow_value v = { NULL, 0 };
         glow_status s = GLOW_OK;
         glow_type ty;
-        if (raw_mapped(cx, tp) && onnx_tensor_raw_plain(tp, &ty)) {
+        if (onnx_raw_mapped(cx->map, tp) && onnx_tensor_raw_plain(tp, &ty)) {
             /* Straight from the mapping: borrowed where the evaluator can read the elements in
              * place (aligned to their size), else copied once. */
             const char *nm = glow_arena_strdup(cx->arena, name);
@@ -395,37 +387,6 @@ static void load_outputs(onnx_ctx *cx, const Onnx__GraphProto *g)
     }
 }
 
-/* Unpacks size bytes of data, a model of file_size bytes (more when onnx_map.c cut its
- * weights out): messages give the file's size. */
-static Onnx__ModelProto *unpack(const uint8_t *data, size_t size, size_t file_size,
-                                glow_diag *d)
-{
-    if (!onnx_nesting_ok(&onnx__model_proto__descriptor, data, size, ONNX_MAX_NESTING)) {
-        glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX model (its messages nest more than %d "
-                  "deep, e.g. subgraphs within subgraphs)", ONNX_MAX_NESTING);
-        return NULL;
-    }
-    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, size, data);
-    if (!mp)
-        glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX model (the protobuf does not parse; %zu "
-                  "bytes)", file_size);
-    return mp;
-}
-
-/* Unhooks the raw_data that point into the mapping from the top graph's initializers, so
- * that protobuf-c frees only what it allocated. */
-static void unhook_mapped(const onnx_ctx *cx, Onnx__ModelProto *mp)
-{
-    for (size_t i = 0; mp->graph && i < mp->graph->n_initializer; i++) {
-        Onnx__TensorProto *tp = mp->graph->initializer[i];
-        if (raw_mapped(cx, tp)) {
-            tp->raw_data.data = NULL;
-            tp->raw_data.len = 0;
-            tp->has_raw_data = false;
-        }
-    }
-}
-
 /* Builds m from the unpacked model mp, which it frees; `map` is the file's mapping that its
  * large raw_data point into, or NULL. */
 static glow_status load_model(glow_module *m, Onnx__ModelProto *mp, glow_mapping *map,
@@ -466,28 +427,8 @@ static glow_status load_model(glow_module *m, Onnx__ModelProto *mp, glow_mapping
     GLOW_VEC_FREE(ls.unsup);
     glow_strmap_free(&cx->values);
     glow_arena_release(&cx->scratch);
-    unhook_mapped(cx, mp);
-    onnx__model_proto__free_unpacked(mp, NULL);
+    onnx_free_mapped(mp, cx->map);
     return s;
-}
-
-/* Puts the cut payloads back into the unpacked model as pointers into the mapping; false
- * when the model does not hold them where the walk found them (then nothing is hooked). */
-static bool hook_mapped(Onnx__ModelProto *mp, const glow_mapping *map, const onnx_cut *cuts,
-                        size_t ncuts)
-{
-    const Onnx__GraphProto *g = mp->graph;
-    for (size_t i = 0; i < ncuts; i++)
-        if (!g || cuts[i].index >= g->n_initializer || g->initializer[cuts[i].index]->has_raw_data)
-            return false;
-    const uint8_t *base = glow_mapping_data(map);
-    for (size_t i = 0; i < ncuts; i++) {
-        Onnx__TensorProto *tp = g->initializer[cuts[i].index];
-        tp->has_raw_data = true;
-        tp->raw_data.data = (uint8_t *)(uintptr_t)(base + cuts[i].off);
-        tp->raw_data.len = cuts[i].len;
-    }
-    return true;
 }
 
 /* Loads a mapped model: the weights' raw_data stay in the mapping (onnx_map.c), and the
@@ -495,32 +436,8 @@ static bool hook_mapped(Onnx__ModelProto *mp, const glow_mapping *map, const onn
 static glow_status load_mapped(glow_module *m, glow_mapping *map, const glow_onnx_options *opt,
                                glow_diag *d)
 {
-    const uint8_t *data = glow_mapping_data(map);
-    size_t size = glow_mapping_size(map), small_size, ncuts;
-    uint8_t *small;
-    onnx_cut *cuts;
-    Onnx__ModelProto *mp = NULL;
-    if (onnx_cut_raw_data(data, size, ONNX_MAP_MIN_BYTES, &small, &small_size, &cuts, &ncuts)) {
-        mp = unpack(small, small_size, size, d);
-        free(small);
-        if (mp && !hook_mapped(mp, map, cuts, ncuts)) {
-            onnx__model_proto__free_unpacked(mp, NULL);
-            mp = NULL;   /* not expected: unpack the whole file instead */
-        } else if (!mp) {
-            free(cuts);
-            return GLOW_ERR_PARSE;
-        }
-        free(cuts);
-    }
-    if (!mp) {
-        mp = unpack(data, size, size, d);
-        if (!mp)
-            return GLOW_ERR_PARSE;
-    }
-    /* Reading the walk and the small fields brought pages in; the weights' are read again
-     * only when a constant is made of them. */
-    glow_mapping_drop(map, data, size);
-    return load_model(m, mp, map, opt, d);
+    Onnx__ModelProto *mp = onnx_unpack_mapped(map, d);
+    return mp ? load_model(m, mp, map, opt, d) : GLOW_ERR_PARSE;
 }
 
 glow_status glow_onnx_load(glow_module *m, const char *path, const glow_onnx_options *opt,
@@ -536,7 +453,7 @@ glow_status glow_onnx_load(glow_module *m, const char *path, const glow_onnx_opt
     size_t size;
     GLOW_TRY(glow_read_file(path, &data, &size, d));
     /* The file's bytes go before the graph is built: the unpacked model has its own copy. */
-    Onnx__ModelProto *mp = unpack(data, size, size, d);
+    Onnx__ModelProto *mp = onnx_unpack(data, size, size, d);
     free(data);
     return mp ? load_model(m, mp, NULL, opt, d) : GLOW_ERR_PARSE;
 }
@@ -544,6 +461,6 @@ glow_status glow_onnx_load(glow_module *m, const char *path, const glow_onnx_opt
 glow_status glow_onnx_load_bytes(glow_module *m, const uint8_t *data, size_t size,
                                  const glow_onnx_options *opt, glow_diag *d)
 {
-    Onnx__ModelProto *mp = unpack(data, size, size, d);
+    Onnx__ModelProto *mp = onnx_unpack(data, size, size, d);
     return mp ? load_model(m, mp, NULL, opt, d) : GLOW_ERR_PARSE;
 }

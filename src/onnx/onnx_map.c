@@ -203,3 +203,82 @@ bool onnx_cut_raw_data(const uint8_t *data, size_t size, size_t min_len, uint8_t
     *ncuts = found.len;
     return true;
 }
+
+Onnx__ModelProto *onnx_unpack(const uint8_t *data, size_t size, size_t file_size, glow_diag *d)
+{
+    if (!onnx_nesting_ok(&onnx__model_proto__descriptor, data, size, ONNX_MAX_NESTING)) {
+        glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX model (its messages nest more than %d "
+                  "deep, e.g. subgraphs within subgraphs)", ONNX_MAX_NESTING);
+        return NULL;
+    }
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, size, data);
+    if (!mp)
+        glow_fail(d, GLOW_ERR_PARSE, "not a valid ONNX model (the protobuf does not parse; %zu "
+                  "bytes)", file_size);
+    return mp;
+}
+
+/* Puts the cut payloads back into the unpacked model as pointers into the mapping; false
+ * when the model does not hold them where the walk found them (then nothing is hooked). */
+static bool hook_mapped(Onnx__ModelProto *mp, const glow_mapping *map, const onnx_cut *cuts,
+                        size_t ncuts)
+{
+    const Onnx__GraphProto *g = mp->graph;
+    for (size_t i = 0; i < ncuts; i++)
+        if (!g || cuts[i].index >= g->n_initializer || g->initializer[cuts[i].index]->has_raw_data)
+            return false;
+    const uint8_t *base = glow_mapping_data(map);
+    for (size_t i = 0; i < ncuts; i++) {
+        Onnx__TensorProto *tp = g->initializer[cuts[i].index];
+        tp->has_raw_data = true;
+        tp->raw_data.data = (uint8_t *)(uintptr_t)(base + cuts[i].off);
+        tp->raw_data.len = cuts[i].len;
+    }
+    return true;
+}
+
+Onnx__ModelProto *onnx_unpack_mapped(const glow_mapping *map, glow_diag *d)
+{
+    const uint8_t *data = glow_mapping_data(map);
+    size_t size = glow_mapping_size(map), small_size, ncuts;
+    uint8_t *small;
+    onnx_cut *cuts;
+    Onnx__ModelProto *mp = NULL;
+    if (onnx_cut_raw_data(data, size, ONNX_MAP_MIN_BYTES, &small, &small_size, &cuts, &ncuts)) {
+        mp = onnx_unpack(small, small_size, size, d);
+        free(small);
+        bool hooked = mp && hook_mapped(mp, map, cuts, ncuts);
+        free(cuts);
+        if (!mp)
+            return NULL;
+        if (!hooked) {
+            onnx__model_proto__free_unpacked(mp, NULL);
+            mp = NULL;   /* not expected: unpack the whole file instead */
+        }
+    }
+    if (!mp)
+        mp = onnx_unpack(data, size, size, d);
+    /* Reading the walk and the small fields brought pages in; the weights' are read again
+     * only when something reads them. */
+    glow_mapping_drop(map, data, size);
+    return mp;
+}
+
+bool onnx_raw_mapped(const glow_mapping *map, const Onnx__TensorProto *tp)
+{
+    return map && tp->has_raw_data && tp->raw_data.data &&
+           glow_mapping_holds(map, tp->raw_data.data, tp->raw_data.len);
+}
+
+void onnx_free_mapped(Onnx__ModelProto *mp, const glow_mapping *map)
+{
+    for (size_t i = 0; map && mp->graph && i < mp->graph->n_initializer; i++) {
+        Onnx__TensorProto *tp = mp->graph->initializer[i];
+        if (onnx_raw_mapped(map, tp)) {
+            tp->raw_data.data = NULL;
+            tp->raw_data.len = 0;
+            tp->has_raw_data = false;
+        }
+    }
+    onnx__model_proto__free_unpacked(mp, NULL);
+}
