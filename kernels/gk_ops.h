@@ -57,11 +57,13 @@ typedef enum {
 
 /* gk_chain_f32_*: a run of up to GK_CHAIN_MAX same-size elementwise steps in one loop. Step k's
  * op is > 0 a gk_unary_op, < 0 the gk_binary_op -op, GK_CHAIN_CLIP for min(max(a, p), q),
+ * GK_CHAIN_LEAKY_RELU for a < 0 ? a * p : a,
  * GK_CHAIN_TYPED + a gk_typed_unary (with its p, q) or -(GK_CHAIN_TYPED + a gk_typed_binary):
  * that op of the typed kernels on f32 (computed in f64, rounded once). */
 typedef enum {
     GK_CHAIN_MAX = 4,
     GK_CHAIN_CLIP = 100,
+    GK_CHAIN_LEAKY_RELU = 101,
     GK_CHAIN_TYPED = 200,
 } gk_chain_code;
 

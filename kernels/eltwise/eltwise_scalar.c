@@ -72,12 +72,14 @@ void gk_binary_f32_scalar(int op, int64_t n, const float *a, const float *b, flo
 }
 
 /* One step of a chain: op > 0 unary of a, op < 0 binary -op of (a, b), GK_CHAIN_CLIP
- * min(max(a, p), q), beyond +-GK_CHAIN_TYPED a typed op as gk_unary_any/gk_binary_any
+ * min(max(a, p), q), GK_CHAIN_LEAKY_RELU a < 0 ? a * p : a, beyond +-GK_CHAIN_TYPED a typed op as gk_unary_any/gk_binary_any
  * compute it on f32. */
 static inline float step1(int op, double p, double q, const float *a, const float *b, int64_t i)
 {
     if (op == GK_CHAIN_CLIP)
         return gk_act(GK_ACT_CLIP, a[i], p, q);
+    if (op == GK_CHAIN_LEAKY_RELU)
+        return gk_act(GK_ACT_LEAKY_RELU, a[i], p, q);
     if (op > GK_CHAIN_TYPED)
         return (float)gk_unary_f64(op - GK_CHAIN_TYPED, p, q, a[i]);
     if (op < -GK_CHAIN_TYPED)

@@ -175,6 +175,29 @@ static void case_chain(void)
     output(node(NK_ADD, (glow_value[]){ z, x }, 2, NULL, 0));
 }
 
+/* Convs with LeakyRelu (YOLO's activation): kept whole by lowering, fused into the conv's
+ * store, so the activations between stay blocked; the one after the Add is not after a conv
+ * and runs on the blocked bytes. */
+static void case_leaky(void)
+{
+    int64_t k[2] = { 3, 3 }, s[2] = { 1, 1 }, dl[2] = { 1, 1 }, p[4] = { 1, 1, 1, 1 };
+    glow_attr a[] = { GLOW_AINTS(KERNEL, k, 2), GLOW_AINTS(STRIDES, s, 2),
+                      GLOW_AINTS(PADS, p, 4), GLOW_AINTS(DILATIONS, dl, 2), GLOW_AI(GROUP, 1) };
+    glow_attr la[] = { GLOW_AF(ALPHA, 0.1) };
+    glow_value x = input("x", 4, DIMS(1, 16, 9, 11)), y = x;
+    for (int i = 0; i < 3; i++) {
+        int64_t c = glow_value_type(y)->dims[1];
+        glow_value in[3] = { y, cst(4, DIMS(32, c, 3, 3)), cst(1, DIMS(32)) };
+        glow_value z = node(NK_LEAKY_RELU, (glow_value[]){ node(NK_CONV, in, 3, a, 5) }, 1,
+                            la, 1);
+        if (i == 1)
+            z = node(NK_LEAKY_RELU, (glow_value[]){ node(NK_ADD, (glow_value[]){ z, y }, 2,
+                                                         NULL, 0) }, 1, la, 1);
+        y = z;
+    }
+    output(y);
+}
+
 /* --- layouts kept blocked between kernels, residuals fused into convs --- */
 
 static glow_value relu6(glow_value x)
@@ -317,6 +340,10 @@ int main(void)
         diff(convs[i].what, case_conv, 100 + i, 1e-5, 1);
     }
     diff("conv chain + residual", case_chain, 200, 1e-5, 2);
+    /* One conversion in (x), one out; the Add (after the second conv's activation: no
+     * residual to fuse) and the LeakyRelu after it run on the blocked bytes. */
+    diff_x("conv + LeakyRelu", case_leaky, 210, 1e-5,
+           (expect){ .fast = 3, .layout = true, .conversions = 2, .adds = 1 });
     for (layout_batch = 1; layout_batch <= 2; layout_batch++) {
         /* One conversion in (the first conv's 3 channels), none out; both Adds fused. */
         diff_x("resnet blocks", case_resnet_blocks, 500 + layout_batch, 1e-5,

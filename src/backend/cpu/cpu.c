@@ -48,11 +48,13 @@ typedef struct cpu_run {
 } cpu_run;
 
 /* Nodes kept whole beyond lowering's rules: FullyConnected, which the packed GEMM kernel runs
- * with bias and activation fused, and f32 Clip, fused into the Conv/FC before it (ReLU6) or
- * run by the act kernel. */
+ * with bias and activation fused, and f32 Clip and LeakyRelu, fused into the Conv/FC before
+ * them (ReLU6, YOLO's leaky activations) or run by the elementwise kernels. Lowered, LeakyRelu
+ * became a Mul by a splat and a Max, which neither fused nor stayed in the blocked layout. */
 static bool cpu_keeps_node(const glow_node *n)
 {
-    return n->kind == NK_FULLY_CONNECTED || (n->kind == NK_CLIP && n->outs[0].dtype == GLOW_F32);
+    return n->kind == NK_FULLY_CONNECTED ||
+           ((n->kind == NK_CLIP || n->kind == NK_LEAKY_RELU) && n->outs[0].dtype == GLOW_F32);
 }
 
 /* The evaluator's instructions, and the backend's own (prepare.c), which only kernels run. */

@@ -156,6 +156,7 @@ int cpu_eltwise_op(const ir_instr *in)
     case IK_MIN: op = -GK_BIN_MIN; break;
     case IK_POW: op = -GK_BIN_POW; break;
     case IK_CLIP: op = GK_CHAIN_CLIP; break;
+    case IK_LEAKY_RELU: op = GK_CHAIN_LEAKY_RELU; break;
     default: return 0;
     }
     if (!cpu_all_f32(in) || in->nout != 1 || in->nops != (op > 0 ? 2u : 3u))

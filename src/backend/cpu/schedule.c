@@ -119,10 +119,11 @@ static bool chain_step(const cpu_op *op, int64_t *n, cpu_arg st[ST_ARGS])
         break;
     }
     case CPU_K_act_f32_scalar: {
-        if (a[0].i != GK_ACT_CLIP)
+        if (a[0].i != GK_ACT_CLIP && a[0].i != GK_ACT_LEAKY_RELU)
             return false;
         *n = a[3].i;
-        cpu_arg s[ST_ARGS] = { num(GK_CHAIN_CLIP), a[1], a[2], a[4], none, a[5] };
+        cpu_arg s[ST_ARGS] = { num(a[0].i == GK_ACT_CLIP ? GK_CHAIN_CLIP : GK_CHAIN_LEAKY_RELU),
+                               a[1], a[2], a[4], none, a[5] };
         memcpy(st, s, sizeof s);
         break;
     }

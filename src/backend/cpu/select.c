@@ -46,6 +46,11 @@ static bool sel_elementwise(const ir_instr *in, cpu_op *op)
         CPU_OP(op, CPU_K_act_f32_scalar, cpu_num(GK_ACT_CLIP), cpu_real(lo ? lo->v.f : -INFINITY),
                cpu_real(hi ? hi->v.f : INFINITY), cpu_num(n), cpu_ptr(in->ops[1].v, 0),
                cpu_ptr(y, 0));
+    } else if (code == GK_CHAIN_LEAKY_RELU) {
+        const glow_attr *al = cpu_attr(in, GA_ALPHA);
+        CPU_OP(op, CPU_K_act_f32_scalar, cpu_num(GK_ACT_LEAKY_RELU),
+               cpu_real(al ? al->v.f : 0.01), cpu_real(0), cpu_num(n), cpu_ptr(in->ops[1].v, 0),
+               cpu_ptr(y, 0));
     } else if (code > 0) {
         CPU_OP(op, CPU_K_unary_f32_scalar, cpu_num(code), cpu_num(n), cpu_ptr(in->ops[1].v, 0),
                cpu_ptr(y, 0));
