@@ -112,15 +112,48 @@ static bool cnn_write_model(const char *path)
     return ok;
 }
 
-/* Writes the model's input x as a TensorProto file; false when it cannot. */
-static bool cnn_write_input(const char *path)
+/* A second model for Winograd (3x3 stride-1 convs on whole channel blocks, which the first
+ * model's 8 channels are not under AVX-512): x [2,16,13,15], Conv 16 -> 32 + Relu, Conv
+ * 32 -> 32 + the first's output (a residual folded into the Winograd conv) + Relu, Conv
+ * 32 -> 16: planes of 13 x 15 leave partial 4 x 4 tiles at both edges. */
+static bool cnn_write_wino_model(const char *path)
 {
-    enum { N = 2 * 3 * 17 * 17 };
-    static float x[N];
+    mk_model *mk = mk_new(13);
+    uint32_t st = 4242;
+    mk_input(mk, "x", MK_F32, 4, (int64_t[]){ 2, 16, 13, 15 });
+    static const int64_t chans[4] = { 16, 32, 32, 16 };
+    static const char *w[3] = { "w1", "w2", "w3" }, *b[3] = { "b1", "b2", "b3" };
+    static const char *in[3] = { "x", "r1", "r2" }, *c[3] = { "c1", "c2", "c3" };
+    for (int i = 0; i < 3; i++) {
+        cnn_weight(mk, w[i], 4, (int64_t[]){ chans[i + 1], chans[i], 3, 3 }, 0.15f, &st);
+        cnn_weight(mk, b[i], 1, (int64_t[]){ chans[i + 1] }, 0.1f, &st);
+        cnn_conv(mk, in[i], w[i], b[i], c[i], 1, 1, 1, 1);
+        if (i == 0)
+            cnn_unary(mk, "Relu", "c1", "r1");
+        if (i == 1) {
+            mk_node(mk, "Add", "a2", 2, (const char *[]){ "c2", "r1" }, 1,
+                    (const char *[]){ "a2" });
+            cnn_unary(mk, "Relu", "a2", "r2");
+        }
+    }
+    mk_output(mk, "c3", MK_F32, 4, (int64_t[]){ 2, 16, 13, 15 });
+    bool ok = mk_write(mk, path);
+    mk_free(mk);
+    return ok;
+}
+
+/* Writes a pseudo-random input x of the given 4-D shape as a TensorProto file; false when it
+ * cannot. */
+static bool cnn_write_input_dims(const char *path, const int64_t dims[4])
+{
+    size_t n = (size_t)(dims[0] * dims[1] * dims[2] * dims[3]);
+    float *x = malloc(n * sizeof(float));
+    if (!x)
+        return false;
     uint32_t st = 777;
-    for (int i = 0; i < N; i++)
+    for (size_t i = 0; i < n; i++)
         x[i] = cnn_rand(&st, 1.0f);
-    glow_type t = { .dtype = GLOW_F32, .rank = 4, .dims = { 2, 3, 17, 17 } };
+    glow_type t = { .dtype = GLOW_F32, .rank = 4, .dims = { dims[0], dims[1], dims[2], dims[3] } };
     glow_tensor tx = glow_tensor_borrow(&t, x);
     uint8_t *pb = NULL;
     size_t size = 0;
@@ -128,7 +161,14 @@ static bool cnn_write_input(const char *path)
     bool ok = glow_tensor_to_pb(&tx, "x", &pb, &size, &d) == GLOW_OK &&
               glow_write_file(path, pb, size, &d) == GLOW_OK;
     free(pb);
+    free(x);
     return ok;
+}
+
+/* The first model's input x [2,3,17,17]. */
+static bool cnn_write_input(const char *path)
+{
+    return cnn_write_input_dims(path, (const int64_t[]){ 2, 3, 17, 17 });
 }
 
 #endif

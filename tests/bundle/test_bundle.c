@@ -345,6 +345,25 @@ static void check_aarch64_cnn(void)
     check_aarch64_with("cnn", model, input, "GLOWC_CPU_ISA=scalar");
 }
 
+/* Winograd convolutions in a bundle: their transformed weights in NAME.weights.bin and the
+ * same outputs as the JIT's (both forced to Winograd with GLOWC_WINOGRAD=1), at 1 and 3
+ * threads. Only where the host has a blocked layout for them (AVX2 or AVX-512). */
+static void check_winograd(void)
+{
+    if (sh("grep -qw avx2 /proc/cpuinfo") != 0 || getenv("GLOWC_CPU_ISA"))
+        return;
+    char model[512], input[512];
+    snprintf(model, sizeof model, "%s/wino.onnx", tmp);
+    snprintf(input, sizeof input, "%s/wino_input.pb", tmp);
+    CHECK(cnn_write_wino_model(model) &&
+          cnn_write_input_dims(input, (const int64_t[]){ 2, 16, 13, 15 }));
+    setenv("GLOWC_WINOGRAD", "1", 1);
+    CHECK_EQ(sh("test \"$(%s dump %s --backend cpu --stage ir-optimized --stats 2>&1 | grep -c "
+                "': winograd')\" = 3", glowc_bin, model), 0);
+    run_case(&(model_case){ "wino", model, input, true, true, true });
+    unsetenv("GLOWC_WINOGRAD");
+}
+
 /* An int8 bundle (glowc profile, then compile --quantize): the same bytes as the cpu
  * backend's quantized run, on this machine and (portable int8 kernels) as an aarch64 bundle
  * under qemu; its constant region a quarter of the float bundle's. */
@@ -471,6 +490,7 @@ int main(void)
     check_aarch64("digits", "models/digits.onnx", digit);
     check_aarch64("lenet", "models/lenet.onnx", "models/lenet_input.pb");
     check_aarch64_cnn();
+    check_winograd();
     check_quantized("lenet", "models/lenet.onnx", "models/lenet_input.pb");
     check_bad_index();
 
