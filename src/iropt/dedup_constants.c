@@ -1,6 +1,12 @@
 // dedup_constants.c - Stores identical constant weights once: equal type and equal bytes make
 // every use (and every view) of the later weight refer to the first, and the later weight
 // leaves the declare section, so the constant region holds it once.
+//
+// Candidates are found by a hash of each weight's first and last SAMPLE_BYTES only, and the
+// whole bytes compared where that hash matches: hashing every byte read each weight in full
+// (a model's weights borrowed from the file mapping all came back into memory at once, before
+// repacking reads them one layer at a time), and weights that differ almost always differ in
+// their first values.
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +26,20 @@ static int by_hash(const void *a, const void *b)
 }
 
 static const uint8_t *payload(const ir_value *v) { return v->storage->payload.data; }
+
+#define SAMPLE_BYTES 4096
+
+/* A hash of v's type, its size and its first and last SAMPLE_BYTES. */
+static uint64_t sample_hash(const ir_value *v)
+{
+    size_t n = glow_type_bytes(&v->type);
+    const uint8_t *p = payload(v);
+    uint64_t h = glow_hash64(v->type.dims, sizeof(int64_t) * (size_t)v->type.rank,
+                             (uint64_t)v->type.dtype * 1000003u + n);
+    if (n <= 2 * SAMPLE_BYTES)
+        return glow_hash64(p, n, h);
+    return glow_hash64(p + n - SAMPLE_BYTES, SAMPLE_BYTES, glow_hash64(p, SAMPLE_BYTES, h));
+}
 
 static bool same_constant(const ir_value *a, const ir_value *b)
 {
@@ -64,7 +84,7 @@ void ir_pass_dedup_constants(iropt_cx *cx)
             continue;
         if (glow_type_bytes(&v->type) && !payload(v))
             continue;
-        entry e = { v, glow_hash64(payload(v), glow_type_bytes(&v->type), v->type.dtype) };
+        entry e = { v, sample_hash(v) };
         GLOW_VEC_PUSH(cs, e);
     }
     if (cs.len)

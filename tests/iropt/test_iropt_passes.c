@@ -204,6 +204,32 @@ static void test_dedup_peephole_dse_copies(void)
     end();
 }
 
+/* Large constants are matched by a hash of their ends, then compared whole: equal ones merge,
+ * ones that differ only in the middle do not. */
+static void test_dedup_large(void)
+{
+    begin();
+    glow_value x = input("x", 1, DIMS(8192));
+    glow_value k[3];
+    for (int i = 0; i < 3; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "k%d", i);
+        k[i] = constant(name, 1, DIMS(8192), 2.0f);
+    }
+    ((float *)k[2].node->payload.data)[4100] = 3.0f;
+    save("out", bin(NK_MUL, "c", bin(NK_ADD, "b", bin(NK_ADD, "a", x, k[0]), k[1]), k[2]));
+    ir_function *ir = gen();
+    PASSES(ir, IR_PASS_DEDUP_CONSTANTS);
+    bool seen[3] = { false };
+    for (ir_value *v = ir->values; v; v = v->next)
+        for (int i = 0; i < 3; i++)
+            seen[i] |= v->kind == IV_WEIGHT && v->storage == k[i].node;
+    CHECK(seen[0] && !seen[1] && seen[2]);
+    ir_function_destroy(ir);
+    check_same_results();
+    end();
+}
+
 /* The first Save copy must stay: its source is read after it (by the second output's Exp),
  * which then writes straight into its own output. */
 static void test_copy_kept(void)
@@ -321,6 +347,7 @@ int main(void)
     test_slice_views();
     test_concat_inplace();
     test_dedup_peephole_dse_copies();
+    test_dedup_large();
     test_copy_kept();
     test_const_weights_and_lifetimes();
     test_pipeline_numerics();
