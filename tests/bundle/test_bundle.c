@@ -501,6 +501,11 @@ int main(void)
                 "test $? = 1", glowc_bin, tmp), 0);
     CHECK_EQ(sh("%s compile models/lenet.onnx --emit-bundle %s/x --target mips-unknown-none; "
                 "rc=$?; test $rc = 1 -o $rc = 2", glowc_bin, tmp), 0);
+    /* A big-endian aarch64 is refused (little-endian kernels and weights), nothing written. */
+    CHECK_EQ(sh("%s compile models/lenet.onnx --emit-bundle %s/be --target "
+                "aarch64_be-linux-gnu 2>%s/be.err; rc=$?; test $rc = 2 && "
+                "grep -q 'big-endian' %s/be.err && test ! -e %s/be/lenet.o", glowc_bin, tmp,
+                tmp, tmp, tmp), 0);
 
     if (!check_failures)
         sh("rm -rf %s", tmp);

@@ -226,7 +226,13 @@ static glow_status choose_target(const glow_bundle_options *o, target_choice *t,
         LLVMDisposeMessage(err);
         return s;
     }
-    if (!strncmp(t->triple, "x86_64", 6)) {
+    if (!strncmp(t->triple, "aarch64_be", 10)) {
+        /* The aarch64 kernel library and the weights file are little-endian: a big-endian
+         * object would read every weight byte-swapped. */
+        return glow_fail(d, GLOW_ERR_UNSUPPORTED, "bundle: target '%s' is big-endian; the "
+                         "kernels and the weights file are little-endian (aarch64-* is "
+                         "supported)", t->triple);
+    } else if (!strncmp(t->triple, "x86_64", 6)) {
         t->bc = glow_kernels_bc;
         t->bc_size = glow_kernels_bc_size;
     } else if (!strncmp(t->triple, "aarch64", 7)) {
