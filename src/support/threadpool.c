@@ -6,10 +6,20 @@
 // spins with a CPU pause and falls back to sched_yield, since the machine may have fewer
 // free cores than threads; either way it is a sequentially consistent rendezvous, which
 // orders every thread's stores before it against every thread's loads after it.
+//
+// With GLOWC_THREAD_STATS=1 in the environment a pool also measures where its runs' time
+// goes: each thread's time waiting at barriers, and at the end of each run the time from a
+// thread's return to the last one's (the run's own end barrier), printed to stderr when the
+// pool is destroyed. A diagnostic for looking at the split of work (docs/cpu-backend.md,
+// "Threads"), not an interface; runs without barriers (compiling in parts) are not counted.
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "support/threadpool.h"
@@ -29,7 +39,25 @@ struct glow_threadpool {
     /* Barrier: arrivals in this round and the round number. */
     atomic_int bar_count;
     atomic_uint bar_gen;
+    /* GLOWC_THREAD_STATS: per thread, ns waiting at barriers in the current run and in all
+     * counted runs, ns between its return and the run's end, and when it returned; the
+     * counted runs, their barriers and their wall time. Each thread writes its own slots;
+     * thread 0 reads them once the run is over. */
+    struct thread_stats {
+        uint64_t bar_ns, run_bar_ns, end_ns, done_at;
+    } *stats;
+    uint64_t runs, barriers, run_ns;
+    atomic_uint run_barriers;
 };
+
+static _Thread_local int tl_tid;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 typedef struct worker_arg {
     glow_threadpool *p;
@@ -79,7 +107,10 @@ static void *worker_main(void *opaque)
         if (atomic_load(&p->stop))
             return NULL;
         seen = atomic_load(&p->gen);
+        tl_tid = tid;
         p->fn(p->arg, tid);
+        if (p->stats)
+            p->stats[tid].done_at = now_ns();
         if (atomic_fetch_sub(&p->remaining, 1) == 1) {
             pthread_mutex_lock(&p->mu);
             pthread_cond_signal(&p->done);
@@ -100,6 +131,12 @@ glow_threadpool *glow_threadpool_create(int nthreads)
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
     p->threads = calloc((size_t)nthreads, sizeof(*p->threads));
+    const char *st = getenv("GLOWC_THREAD_STATS");
+    if (st && !strcmp(st, "1") && nthreads > 1 &&
+        !(p->stats = calloc((size_t)nthreads, sizeof(*p->stats)))) {
+        glow_threadpool_destroy(p);
+        return NULL;
+    }
     if (!p->threads) {
         glow_threadpool_destroy(p);
         return NULL;
@@ -124,6 +161,53 @@ glow_threadpool *glow_threadpool_create(int nthreads)
 
 int glow_threadpool_size(const glow_threadpool *p) { return p->n; }
 
+/* Adds a finished run to the statistics when it had barriers (a program's run). */
+static void count_run(glow_threadpool *p, uint64_t t0)
+{
+    unsigned nbar = atomic_exchange(&p->run_barriers, 0);
+    uint64_t last = 0;
+    for (int t = 0; t < p->n; t++)
+        last = p->stats[t].done_at > last ? p->stats[t].done_at : last;
+    for (int t = 0; t < p->n; t++) {
+        struct thread_stats *s = &p->stats[t];
+        if (nbar) {
+            s->bar_ns += s->run_bar_ns;
+            s->end_ns += last - s->done_at;
+        }
+        s->run_bar_ns = 0;
+    }
+    if (nbar) {
+        p->runs++;
+        p->barriers += nbar / (unsigned)p->n;
+        p->run_ns += last - t0;
+    }
+}
+
+bool glow_threadpool_idle(const glow_threadpool *p, int tid, double *barrier_ms,
+                          double *end_ms)
+{
+    if (!p->stats || !p->runs || tid < 0 || tid >= p->n)
+        return false;
+    *barrier_ms = (double)p->stats[tid].bar_ns * 1e-6 / (double)p->runs;
+    *end_ms = (double)p->stats[tid].end_ns * 1e-6 / (double)p->runs;
+    return true;
+}
+
+static void print_stats(const glow_threadpool *p)
+{
+    if (!p->runs)
+        return;
+    double per = 1e-6 / (double)p->runs, run = (double)p->run_ns * per;
+    fprintf(stderr, "glowc: thread stats: %d threads, %" PRIu64 " runs of %.3f ms, %" PRIu64
+            " barriers per run\n", p->n, p->runs, run, p->barriers / p->runs);
+    for (int t = 0; t < p->n; t++) {
+        double bar = (double)p->stats[t].bar_ns * per, end = (double)p->stats[t].end_ns * per;
+        fprintf(stderr, "glowc:   thread %d: idle %.3f ms per run at barriers, %.3f ms at the "
+                "end (%.1f%% of the run)\n", t, bar, end,
+                run > 0 ? 100.0 * (bar + end) / run : 0.0);
+    }
+}
+
 void glow_threadpool_run(glow_threadpool *p, void (*fn)(void *arg, int tid), void *arg)
 {
     if (p->n == 1) {
@@ -132,12 +216,16 @@ void glow_threadpool_run(glow_threadpool *p, void (*fn)(void *arg, int tid), voi
     }
     p->fn = fn;
     p->arg = arg;
+    uint64_t t0 = p->stats ? now_ns() : 0;
     atomic_store(&p->remaining, p->n - 1);
     pthread_mutex_lock(&p->mu);
     atomic_fetch_add(&p->gen, 1);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
+    tl_tid = 0;
     fn(arg, 0);
+    if (p->stats)
+        p->stats[0].done_at = now_ns();
     /* Wait for the workers: spin briefly (they usually finish together), then sleep. */
     for (int i = 0; i < 20000 && atomic_load(&p->remaining) > 0; i++)
         cpu_relax();
@@ -145,12 +233,19 @@ void glow_threadpool_run(glow_threadpool *p, void (*fn)(void *arg, int tid), voi
     while (atomic_load(&p->remaining) > 0)
         pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
+    if (p->stats)
+        count_run(p, t0);
 }
 
 void glow_threadpool_barrier(glow_threadpool *p)
 {
     if (p->n == 1)
         return;
+    uint64_t t0 = 0;
+    if (p->stats) {
+        atomic_fetch_add(&p->run_barriers, 1);
+        t0 = now_ns();
+    }
     unsigned round = atomic_load(&p->bar_gen);
     if (atomic_fetch_add(&p->bar_count, 1) == p->n - 1) {
         atomic_store(&p->bar_count, 0);
@@ -158,6 +253,8 @@ void glow_threadpool_barrier(glow_threadpool *p)
         return;
     }
     wait_change(&p->bar_gen, round);
+    if (p->stats)
+        p->stats[tl_tid].run_bar_ns += now_ns() - t0;
 }
 
 void glow_threadpool_destroy(glow_threadpool *p)
@@ -173,6 +270,9 @@ void glow_threadpool_destroy(glow_threadpool *p)
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->wake);
     pthread_cond_destroy(&p->done);
+    if (p->stats)
+        print_stats(p);
+    free(p->stats);
     free(p->threads);
     free(p);
 }

@@ -20,6 +20,12 @@ void glow_threadpool_run(glow_threadpool *p, void (*fn)(void *arg, int tid), voi
 /* Called by every thread of a run: returns once all N threads have reached it, with the
  * writes of each made before the barrier visible to all after it. */
 void glow_threadpool_barrier(glow_threadpool *p);
+/* With GLOWC_THREAD_STATS=1 in the environment when the pool was made: thread tid's mean
+ * time per run (ms) waiting at barriers and waiting at the run's end for the last thread,
+ * over the runs that had barriers (also printed to stderr when the pool is destroyed).
+ * False when the pool does not measure, has counted no run, or tid is out of range. */
+bool glow_threadpool_idle(const glow_threadpool *p, int tid, double *barrier_ms,
+                          double *end_ms);
 void glow_threadpool_destroy(glow_threadpool *p);
 
 #endif
