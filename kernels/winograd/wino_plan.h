@@ -25,10 +25,10 @@
 
 typedef struct gk_wino_plan {
     size_t tiles;      /* 4x4 output tiles of all images (a group may span images) */
-    size_t tg, ngr;    /* tiles per group (a multiple of np), groups */
+    size_t tg, ngr;    /* tiles per group (a multiple of nq), groups */
     size_t mg, nmg;    /* output blocks per output group, output groups */
     size_t kc;         /* input blocks per chunk */
-    size_t np;         /* tiles of the GEMM register tile */
+    size_t np;         /* tiles of the GEMM register tile (its tails: gk_wino_nq) */
     size_t slot;       /* scratch floats per thread: Vt then Mt */
     double cycles;     /* the estimate (one thread) */
 } gk_wino_plan;
@@ -39,15 +39,24 @@ static inline size_t gk_wino_np(size_t v)
     return v >= 16 ? 12 : 6;
 }
 
+/* A group's tiles past its whole register tiles run in tails of nq tiles (4 x nq or 2 x 2nq
+ * accumulators): a group is padded to a multiple of nq, not of np. */
+static inline size_t gk_wino_nq(size_t v)
+{
+    return v >= 16 ? 4 : 2;
+}
+
 /* Estimated cycles of one plan (AVX-512/AVX2 core, 2 FMA pipes). */
 static inline double gk_wino_cost(size_t n_tiles, size_t cb, size_t mb, size_t v, size_t tg,
-                                  size_t mg, size_t kc, size_t np)
+                                  size_t mg, size_t kc, size_t np, size_t nq)
 {
     size_t ngr = (n_tiles + tg - 1) / tg, nmg = (mb + mg - 1) / mg, nck = (cb + kc - 1) / kc;
-    /* Tiles computed, the last group's padded to the register tile. */
-    size_t last = n_tiles - (ngr - 1) * tg;
-    double done = (double)((ngr - 1) * tg + (last + np - 1) / np * np);
-    double fma = done * 36.0 * (double)(cb * v) * (double)mb;
+    /* Tiles computed, each group's padded to the tail's nq; of them, those in tails (fewer
+     * accumulators, more loads per multiply-add: counted 10% slower). */
+    size_t last = n_tiles - (ngr - 1) * tg, lastp = (last + nq - 1) / nq * nq;
+    double done = (double)((ngr - 1) * tg + lastp);
+    double tail = (double)((ngr - 1) * (tg % np) + lastp % np);
+    double fma = (done + 0.1 * tail) * 36.0 * (double)(cb * v) * (double)mb;
     /* At 75% of the FMA peak (the direct kernel reaches 80-97%: shorter reductions here, and
      * the broadcasts' loads); a group of one output block runs one-block register tiles, bound
      * by loads, not FMAs. */
@@ -75,18 +84,21 @@ static inline gk_wino_plan gk_wino_plan_of(size_t n, size_t cb, size_t mb, size_
                                            size_t ow, size_t v)
 {
     gk_wino_plan p = { 0 };
-    size_t np = gk_wino_np(v);
+    size_t np = gk_wino_np(v), nq = gk_wino_nq(v);
     p.np = np;
     p.tiles = n * ((oh + 3) / 4) * ((ow + 3) / 4);
     double best = -1.0;
-    size_t maxk = (p.tiles + np - 1) / np;
+    /* Groups of whole register tiles, or one group of all the tiles (whole register tiles and
+     * a tail: a 14x14 plane's 16 tiles as 12 + 4). The kernel plans at every call, so the
+     * search stays short. */
+    size_t all = (p.tiles + nq - 1) / nq * nq, maxk = (p.tiles + np - 1) / np;
     for (size_t k = 1; k <= maxk; k++) {
-        size_t tg = k * np;
+        size_t tg = k * np < all ? k * np : all;
         for (size_t mg = 1;; mg = mg * 2 < mb ? mg * 2 : mb) {
             for (size_t kc = 1;; kc = kc * 2 < cb ? kc * 2 : cb) {
                 size_t floats = 36 * tg * v * (kc + mg);
                 if (floats * sizeof(float) <= GK_WINO_L2 || (k == 1 && mg == 1 && kc == 1)) {
-                    double c = gk_wino_cost(p.tiles, cb, mb, v, tg, mg, kc, np);
+                    double c = gk_wino_cost(p.tiles, cb, mb, v, tg, mg, kc, np, nq);
                     if (best < 0 || c < best) {
                         best = c;
                         p.tg = tg, p.mg = mg, p.kc = kc;
