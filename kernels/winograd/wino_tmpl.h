@@ -234,32 +234,33 @@ void GK_FN(wino_nchwc)(float *out, const float *in, const float *wt, const float
     gk_wino_plan pl = gk_wino_plan_of(n, cb, mb, oh, ow, V);
     wino_shape s = { cb, ih, iw, mb, oh, ow, ph, pw, (oh + 3) / 4, (ow + 3) / 4, 0 };
     s.tpi = s.th * s.tw;
-    const size_t tg = pl.tg, kc = pl.kc, mg = pl.mg;
-    float *vt = scratch + (size_t)tid * pl.slot, *mt = vt + 36 * kc * tg * V;
-    /* Vt [36][kc][tg][V], Mt [36][mg][tg][V]. */
-    const size_t vt_e = kc * tg * V, mt_e = mg * tg * V, cpad = cb * V;
+    /* A group of tg tiles computes ts of them (gk_wino_padded): the scratch's tile stride. */
+    const size_t tg = pl.tg, ts = pl.tgp, kc = pl.kc, mg = pl.mg;
+    float *vt = scratch + (size_t)tid * pl.slot, *mt = vt + 36 * kc * ts * V;
+    /* Vt [36][kc][ts][V], Mt [36][mg][ts][V]. */
+    const size_t vt_e = kc * ts * V, mt_e = mg * ts * V, cpad = cb * V;
     const size_t w_m = 36 * cpad * V; /* floats between output blocks' weights */
     gk_units units = gk_units_of(pl.ngr * pl.nmg, work, tid, nth);
     for (size_t u; gk_units_next(&units, &u);) {
         size_t grp = u / pl.nmg, mgi = u % pl.nmg;
         size_t r0 = grp * tg, nt = pl.tiles - r0 < tg ? pl.tiles - r0 : tg;
-        size_t ntp = (nt + WNQ - 1) / WNQ * WNQ, nfull = ntp / WNP * WNP;
+        size_t ntp = gk_wino_padded(nt, V, mg), nfull = ntp / WNP * WNP;
         size_t m0 = mgi * mg, nm = mb - m0 < mg ? mb - m0 : mg;
         for (size_t k0 = 0; k0 < cb; k0 += kc) {
             size_t nk = cb - k0 < kc ? cb - k0 : kc;
             for (size_t kb = 0; kb < nk; kb++) {
                 for (size_t t = 0; t < nt; t++)
-                    wino_input_tile(&s, in, r0 + t, k0 + kb, vt + (kb * tg + t) * V, vt_e);
+                    wino_input_tile(&s, in, r0 + t, k0 + kb, vt + (kb * ts + t) * V, vt_e);
                 /* The register tile's dead tiles read zeros (their sums are never stored). */
                 for (size_t e = 0; e < 36; e++)
                     for (size_t t = nt; t < ntp; t++)
-                        VSTORE(vt + e * vt_e + (kb * tg + t) * V, VZERO());
+                        VSTORE(vt + e * vt_e + (kb * ts + t) * V, VZERO());
             }
             for (size_t e = 0; e < 36; e++) {
                 const float *ae = vt + e * vt_e;
                 for (size_t mi = 0; mi < nm; mi += 2) {
                     const float *w = wt + (m0 + mi) * w_m + (e * cpad + k0 * V) * V;
-                    float *c = mt + e * mt_e + mi * tg * V;
+                    float *c = mt + e * mt_e + mi * ts * V;
                     /* The next position's weights of this pair into L2: a unit reads its
                      * weights once, in runs of nk * V * V floats per block and position,
                      * too short for the hardware prefetchers when they come from memory. */
@@ -270,24 +271,24 @@ void GK_FN(wino_nchwc)(float *out, const float *in, const float *wt, const float
                                              _MM_HINT_T1);
                     for (size_t t = 0; t < nfull; t += WNP) {
                         if (mi + 1 < nm)
-                            wino_gemm(2, WNP, ae + t * V, tg * V, nk, w, w_m, c + t * V,
-                                      tg * V, k0 == 0);
+                            wino_gemm(2, WNP, ae + t * V, ts * V, nk, w, w_m, c + t * V,
+                                      ts * V, k0 == 0);
                         else
-                            wino_gemm(1, WNP, ae + t * V, tg * V, nk, w, w_m, c + t * V,
-                                      tg * V, k0 == 0);
+                            wino_gemm(1, WNP, ae + t * V, ts * V, nk, w, w_m, c + t * V,
+                                      ts * V, k0 == 0);
                     }
                 }
                 /* The tail after all the pairs: their weights of this position are in L1/L2
                  * now. */
                 if (ntp > nfull)
-                    wino_gemm_tail((ntp - nfull) / WNQ, ae + nfull * V, tg * V, nk,
+                    wino_gemm_tail((ntp - nfull) / WNQ, ae + nfull * V, ts * V, nk,
                                    wt + m0 * w_m + (e * cpad + k0 * V) * V, w_m,
-                                   mt + e * mt_e + nfull * V, tg * V, nm, k0 == 0);
+                                   mt + e * mt_e + nfull * V, ts * V, nm, k0 == 0);
             }
         }
         for (size_t mi = 0; mi < nm; mi++)
             for (size_t t = 0; t < nt; t++)
-                wino_output_tile(&s, out, res, r0 + t, m0 + mi, mt + (mi * tg + t) * V, mt_e,
+                wino_output_tile(&s, out, res, r0 + t, m0 + mi, mt + (mi * ts + t) * V, mt_e,
                                  bias, act, alpha, beta);
     }
 }
