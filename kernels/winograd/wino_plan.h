@@ -103,16 +103,17 @@ static inline double gk_wino_cost(size_t n_tiles, size_t cb, size_t mb, size_t v
     /* Transformed weights: the first read from memory; read again by every further tile group,
      * from L2 while they fit half of it, from L3 up to 8 MiB, else from memory. */
     double wbytes = 36.0 * (double)(cb * v) * (double)(mb * v) * 4.0;
-    double wcost = wbytes / GK_WINO_BW_MEM;
+    double wfirst = wbytes / GK_WINO_BW_MEM, wcost = 0.0;
     if (wbytes > (double)GK_WINO_L2)
-        wcost += (double)(ngr - 1) * wbytes /
-                 (wbytes > 8.0 * 1048576.0 ? GK_WINO_BW_MEM : GK_WINO_BW_L3);
+        wcost = (double)(ngr - 1) * wbytes /
+                (wbytes > 8.0 * 1048576.0 ? GK_WINO_BW_MEM : GK_WINO_BW_L3);
     double c = gemm + partial + itf + otf + wcost;
-    /* Fewer than 8 units leave threads idle at the end (the same rule as the direct conv). */
+    /* Fewer than 8 units leave threads idle at the end (the same rule as the direct conv);
+     * not the first read of the weights, which the direct estimate has unpenalized. */
     size_t units = ngr * nmg;
     if (units < 8)
         c *= 1.0 + 0.1 * (double)(8 - units);
-    return c;
+    return c + wfirst;
 }
 
 static inline gk_wino_plan gk_wino_plan_of(size_t n, size_t cb, size_t mb, size_t oh,
