@@ -23,14 +23,16 @@
 
 /* The memory rule: Winograd's weights are 4x the direct kernel's and stay resident (constant
  * region, RSS, the bundle's weights file, their load at startup), so a layer takes it only if
- * its estimate saves at least this many cycles per run for every extra byte: 0.1 (25 us per
+ * its estimate saves at least this many cycles per run for every extra byte: 0.2 (50 us per
  * MiB at 4.2 GHz; reading a MiB from the page cache at load costs 100-200 us, repaid within
- * 4-8 runs). The wide planes pass by far (VGG-19 512->512 @28: 1.2 cycles per byte, @56 and
- * up 5-80); at batch 1 it declines the 14x14 layers of GoogLeNet's first two inceptions
- * (0.06: 1.11x for 2-3 MB each) and would decline any layer whose estimated gain is within a
- * few percent; 7x7 layers lose anyway at batch 1 (their weights feed 4 tiles), and at batch 8
- * every 3x3 layer gains 0.2-2 cycles per byte. */
-#define WINO_CYCLES_PER_BYTE 0.1
+ * 2-4 runs). The wide planes pass by far (VGG-19's 512->512 @28: 1.2 cycles per byte, @56 and
+ * up 5-80). With AVX-512 at batch 1 it declines every 14x14 layer (ResNet-50's 256->256,
+ * VGG-19's 512->512, GoogLeNet's: 0.06-0.15 cycles per byte, estimated 1.1-1.3x the direct
+ * kernel; in the networks, whose weights come from memory, ResNet-50 b1 ran 2% slower with
+ * them and VGG-19's constant region would grow by 113 MB); with AVX2, whose direct kernel is
+ * slower, 14x14 passes (0.25-0.4). 7x7 layers lose anyway at batch 1 (4x the weights for 4
+ * tiles); at batch 8 the 3x3 layers of the bench models gain 0.4-2 cycles per byte. */
+#define WINO_CYCLES_PER_BYTE 0.2
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
