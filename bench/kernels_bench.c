@@ -233,9 +233,13 @@ static void wino_ab(const job *j, const float *w, int rounds)
     qsort(td, (size_t)rounds, sizeof td[0], cmp_double);
     qsort(tw, (size_t)rounds, sizeof tw[0], cmp_double);
     cpu_wino_estimates(1, l->c, l->m, (int64_t)j->oh, (int64_t)j->ow, v, &est_d, &est_w);
+    /* The estimates' ratio, and the choice (which also weighs the extra bytes). */
     printf("%-34s direct %8.3f ms  winograd %8.3f ms  ratio %5.2f  (model %5.2f: %s)\n",
            l->name, td[rounds / 2] * 1e3, tw[rounds / 2] * 1e3, td[rounds / 2] / tw[rounds / 2],
-           est_d / est_w, est_w < est_d ? "winograd" : "direct");
+           est_d / est_w,
+           cpu_wino_choose(1, l->c, l->m, (int64_t)j->oh, (int64_t)j->ow, v) ? "winograd"
+           : est_w < est_d                                                   ? "direct, memory"
+                                                                             : "direct");
     free(u), free(scratch);
 }
 
