@@ -80,11 +80,10 @@ static inline size_t gk_wino_padded(size_t nt, size_t v, size_t mg)
 
 /* Estimated cycles of one plan (AVX-512/AVX2 core, 2 FMA pipes). */
 static inline double gk_wino_cost(size_t n_tiles, size_t cb, size_t mb, size_t v, size_t tg,
-                                  size_t mg, size_t kc, size_t np, size_t nq)
+                                  size_t mg, size_t kc, size_t np)
 {
     size_t ngr = (n_tiles + tg - 1) / tg, nmg = (mb + mg - 1) / mg, nck = (cb + kc - 1) / kc;
     /* Tiles computed (gk_wino_padded), those in tails counted at their cost. */
-    (void)nq;
     size_t last = n_tiles - (ngr - 1) * tg, lastp = gk_wino_padded(last, v, mg);
     size_t tgp = gk_wino_padded(tg, v, mg);
     double done = (double)((ngr - 1) * tgp + lastp);
@@ -120,7 +119,7 @@ static inline gk_wino_plan gk_wino_plan_of(size_t n, size_t cb, size_t mb, size_
                                            size_t ow, size_t v)
 {
     gk_wino_plan p = { 0 };
-    size_t np = gk_wino_np(v), nq = gk_wino_nq(v);
+    size_t np = gk_wino_np(v);
     p.np = np;
     p.tiles = n * ((oh + 3) / 4) * ((ow + 3) / 4);
     double best = -1.0;
@@ -134,7 +133,7 @@ static inline gk_wino_plan gk_wino_plan_of(size_t n, size_t cb, size_t mb, size_
             for (size_t kc = 1;; kc = kc * 2 < cb ? kc * 2 : cb) {
                 size_t floats = 36 * gk_wino_padded(tg, v, mg) * v * (kc + mg);
                 if (floats * sizeof(float) <= GK_WINO_L2 || (k == 1 && mg == 1 && kc == 1)) {
-                    double c = gk_wino_cost(p.tiles, cb, mb, v, tg, mg, kc, np, nq);
+                    double c = gk_wino_cost(p.tiles, cb, mb, v, tg, mg, kc, np);
                     if (best < 0 || c < best) {
                         best = c;
                         p.tg = tg, p.mg = mg, p.kc = kc;
