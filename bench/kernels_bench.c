@@ -55,6 +55,17 @@ static const layer layers[] = {
     { "vgg19 3x3 512->512 @28", 512, 28, 28, 512, 3, 1, 1, 1 },
     { "vgg19 3x3 512->512 @14", 512, 14, 14, 512, 3, 1, 1, 1 },
     { "mobilenet_v2 dw 3x3 144 @56", 144, 56, 56, 144, 3, 1, 1, 144 },
+    /* GoogLeNet's 3x3 layers on small planes (inception 4a-4e at 14x14, 5a-5b at 7x7; the
+     * "5x5" branches of torchvision's model are 3x3 too). */
+    { "googlenet 3x3 96->208 @14", 96, 14, 14, 208, 3, 1, 1, 1 },
+    { "googlenet 3x3 112->224 @14", 112, 14, 14, 224, 3, 1, 1, 1 },
+    { "googlenet 3x3 128->256 @14", 128, 14, 14, 256, 3, 1, 1, 1 },
+    { "googlenet 3x3 144->288 @14", 144, 14, 14, 288, 3, 1, 1, 1 },
+    { "googlenet 3x3 160->320 @14", 160, 14, 14, 320, 3, 1, 1, 1 },
+    { "googlenet 3x3 32->128 @14", 32, 14, 14, 128, 3, 1, 1, 1 },
+    { "googlenet 3x3 160->320 @7", 160, 7, 7, 320, 3, 1, 1, 1 },
+    { "googlenet 3x3 192->384 @7", 192, 7, 7, 384, 3, 1, 1, 1 },
+    { "googlenet 3x3 48->128 @7", 48, 7, 7, 128, 3, 1, 1, 1 },
 };
 
 typedef struct {
@@ -222,9 +233,13 @@ static void wino_ab(const job *j, const float *w, int rounds)
     qsort(td, (size_t)rounds, sizeof td[0], cmp_double);
     qsort(tw, (size_t)rounds, sizeof tw[0], cmp_double);
     cpu_wino_estimates(1, l->c, l->m, (int64_t)j->oh, (int64_t)j->ow, v, &est_d, &est_w);
+    /* The estimates' ratio, and the choice (which also weighs the extra bytes). */
     printf("%-34s direct %8.3f ms  winograd %8.3f ms  ratio %5.2f  (model %5.2f: %s)\n",
            l->name, td[rounds / 2] * 1e3, tw[rounds / 2] * 1e3, td[rounds / 2] / tw[rounds / 2],
-           est_d / est_w, est_w < est_d ? "winograd" : "direct");
+           est_d / est_w,
+           cpu_wino_choose(1, l->c, l->m, (int64_t)j->oh, (int64_t)j->ow, v) ? "winograd"
+           : est_w < est_d                                                   ? "direct, memory"
+                                                                             : "direct");
     free(u), free(scratch);
 }
 

@@ -25,10 +25,11 @@
 
 typedef struct gk_wino_plan {
     size_t tiles;      /* 4x4 output tiles of all images (a group may span images) */
-    size_t tg, ngr;    /* tiles per group (a multiple of np), groups */
+    size_t tg, ngr;    /* tiles per group (a multiple of np, or all the tiles), groups */
+    size_t tgp;        /* tiles a group computes, padded (gk_wino_padded): the scratch's */
     size_t mg, nmg;    /* output blocks per output group, output groups */
     size_t kc;         /* input blocks per chunk */
-    size_t np;         /* tiles of the GEMM register tile */
+    size_t np;         /* tiles of the GEMM register tile (its tails: gk_wino_nq) */
     size_t slot;       /* scratch floats per thread: Vt then Mt */
     double cycles;     /* the estimate (one thread) */
 } gk_wino_plan;
@@ -39,15 +40,56 @@ static inline size_t gk_wino_np(size_t v)
     return v >= 16 ? 12 : 6;
 }
 
+/* A group's tiles past its whole register tiles run in tails of nq tiles (4 x nq or 2 x 2nq
+ * accumulators): a group is padded to a multiple of nq, not of np. */
+static inline size_t gk_wino_nq(size_t v)
+{
+    return v >= 16 ? 4 : 2;
+}
+
+/* Cost of a tail's tile relative to a whole register tile's: with AVX-512 the 4 x 4 and 2 x 8
+ * tails keep 16 accumulators (1.2; 1.6 where the group has fewer than 4 output blocks, so that
+ * the 4 x 4 tail runs 2 x 4); with AVX2's 16 registers a tail has 8, as many as the FMA latency
+ * needs, and twice the loads per multiply-add (2.0: ResNet-50's 256->256 @14 took 2.0 ms with
+ * 12 + 4 tiles against 1.3 ms padded to 18). */
+static inline double gk_wino_tail_cost(size_t v, size_t mg)
+{
+    return v >= 16 ? (mg >= 4 ? 1.2 : 1.6) : 2.0;
+}
+
+/* Tiles a group of nt computes: whole register tiles, and the rest either as a tail or padded
+ * to one more register tile, whichever costs less (the kernel and the plan decide alike). */
+static inline size_t gk_wino_padded(size_t nt, size_t v, size_t mg)
+{
+    size_t np = gk_wino_np(v), nq = gk_wino_nq(v), full = nt / np * np, rem = nt - full;
+    if (rem == 0)
+        return nt;
+    size_t tail = (rem + nq - 1) / nq * nq;
+    return (double)tail * gk_wino_tail_cost(v, mg) < (double)np ? full + tail : full + np;
+}
+
+/* Bytes per cycle at which one core reads weights past its L2: from L3 (re-read, the weights
+ * of one layer up to 8 MiB) and from memory (the first read of every layer's weights in a
+ * network, whose weights outgrow L3 - ResNet-50's 100 MB; and re-reads past 8 MiB). Measured on
+ * the 2-core Zen 5 bench VM with neighbours running: 512->512 @7, whose 37.7 MB of transformed
+ * weights outgrow the 32 MiB L3 and feed only 4 tiles, takes 1.5 ms at one thread (6 B/cycle
+ * at 4.2 GHz). The estimate adds the stream to the GEMM (no overlap): the prefetches hide
+ * some of it, but in a network the other core streams too. */
+#define GK_WINO_BW_L3 8.0
+#define GK_WINO_BW_MEM 6.0
+
 /* Estimated cycles of one plan (AVX-512/AVX2 core, 2 FMA pipes). */
 static inline double gk_wino_cost(size_t n_tiles, size_t cb, size_t mb, size_t v, size_t tg,
                                   size_t mg, size_t kc, size_t np)
 {
     size_t ngr = (n_tiles + tg - 1) / tg, nmg = (mb + mg - 1) / mg, nck = (cb + kc - 1) / kc;
-    /* Tiles computed, the last group's padded to the register tile. */
-    size_t last = n_tiles - (ngr - 1) * tg;
-    double done = (double)((ngr - 1) * tg + (last + np - 1) / np * np);
-    double fma = done * 36.0 * (double)(cb * v) * (double)mb;
+    /* Tiles computed (gk_wino_padded), those in tails counted at their cost. */
+    size_t last = n_tiles - (ngr - 1) * tg, lastp = gk_wino_padded(last, v, mg);
+    size_t tgp = gk_wino_padded(tg, v, mg);
+    double done = (double)((ngr - 1) * tgp + lastp);
+    double tail = (double)((ngr - 1) * (tgp % np) + lastp % np);
+    double fma = (done + (gk_wino_tail_cost(v, mg) - 1.0) * tail) * 36.0 * (double)(cb * v) *
+                 (double)mb;
     /* At 75% of the FMA peak (the direct kernel reaches 80-97%: shorter reductions here, and
      * the broadcasts' loads); a group of one output block runs one-block register tiles, bound
      * by loads, not FMAs. */
@@ -57,18 +99,20 @@ static inline double gk_wino_cost(size_t n_tiles, size_t cb, size_t mb, size_t v
     /* Input transform (~80 cycles per tile and input block), once per output group; output
      * transform once. */
     double itf = (double)nmg * done * (double)cb * 80.0, otf = (double)n_tiles * mb * 60.0;
-    /* Transformed weights, read again by every tile group: from L3 (about 8 B/cycle) when
-     * they outgrow L2, from memory past 8 MiB (2.5 B/cycle, about 10 GB/s: what one core of
-     * the shared 2-core bench machine sustains while its neighbours run). */
+    /* Transformed weights: the first read from memory; read again by every further tile group,
+     * from L2 while they fit half of it, from L3 up to 8 MiB, else from memory. */
     double wbytes = 36.0 * (double)(cb * v) * (double)(mb * v) * 4.0;
-    double wcost = wbytes <= (double)GK_WINO_L2 ? 0.0
-                   : (double)ngr * wbytes / (wbytes > 8.0 * 1048576.0 ? 2.5 : 8.0);
+    double wfirst = wbytes / GK_WINO_BW_MEM, wcost = 0.0;
+    if (wbytes > (double)GK_WINO_L2)
+        wcost = (double)(ngr - 1) * wbytes /
+                (wbytes > 8.0 * 1048576.0 ? GK_WINO_BW_MEM : GK_WINO_BW_L3);
     double c = gemm + partial + itf + otf + wcost;
-    /* Fewer than 8 units leave threads idle at the end (the same rule as the direct conv). */
+    /* Fewer than 8 units leave threads idle at the end (the same rule as the direct conv);
+     * not the first read of the weights, which the direct estimate has unpenalized. */
     size_t units = ngr * nmg;
     if (units < 8)
         c *= 1.0 + 0.1 * (double)(8 - units);
-    return c;
+    return c + wfirst;
 }
 
 static inline gk_wino_plan gk_wino_plan_of(size_t n, size_t cb, size_t mb, size_t oh,
@@ -79,12 +123,15 @@ static inline gk_wino_plan gk_wino_plan_of(size_t n, size_t cb, size_t mb, size_
     p.np = np;
     p.tiles = n * ((oh + 3) / 4) * ((ow + 3) / 4);
     double best = -1.0;
+    /* Groups of whole register tiles, or one group of all the tiles (whole register tiles and
+     * a tail: a 14x14 plane's 16 tiles as 12 + 4). The kernel plans at every call, so the
+     * search stays short. */
     size_t maxk = (p.tiles + np - 1) / np;
     for (size_t k = 1; k <= maxk; k++) {
-        size_t tg = k * np;
+        size_t tg = k * np < p.tiles ? k * np : p.tiles;
         for (size_t mg = 1;; mg = mg * 2 < mb ? mg * 2 : mb) {
             for (size_t kc = 1;; kc = kc * 2 < cb ? kc * 2 : cb) {
-                size_t floats = 36 * tg * v * (kc + mg);
+                size_t floats = 36 * gk_wino_padded(tg, v, mg) * v * (kc + mg);
                 if (floats * sizeof(float) <= GK_WINO_L2 || (k == 1 && mg == 1 && kc == 1)) {
                     double c = gk_wino_cost(p.tiles, cb, mb, v, tg, mg, kc, np);
                     if (best < 0 || c < best) {
@@ -104,7 +151,8 @@ static inline gk_wino_plan gk_wino_plan_of(size_t n, size_t cb, size_t mb, size_
     p.cycles = best;
     p.ngr = (p.tiles + p.tg - 1) / p.tg;
     p.nmg = (mb + p.mg - 1) / p.mg;
-    p.slot = 36 * p.tg * v * (p.kc + p.mg);
+    p.tgp = gk_wino_padded(p.tg, v, p.mg);
+    p.slot = 36 * p.tgp * v * (p.kc + p.mg);
     return p;
 }
 

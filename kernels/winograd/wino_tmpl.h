@@ -22,8 +22,10 @@
 
 #if GK_VLEN == 16
 #define WNP 12 /* 2 x 12 accumulators of 32 zmm registers (gk_wino_np) */
+#define WNQ 4  /* the tail's tiles come in fours (gk_wino_nq): 4 x 4 or 2 x 8 accumulators */
 #else
 #define WNP 6  /* 2 x 6 accumulators of 16 ymm registers */
+#define WNQ 2  /* tails of 2 (4 blocks x 2) or 4 tiles (2 x 4) */
 #endif
 
 /* t = B^T d along one line of six vectors (every value is a sum of at most four terms). */
@@ -127,18 +129,23 @@ GK_INLINE void wino_output_tile(const wino_shape *s, float *out, const float *re
     }
 }
 
-/* One position's GEMM for NP tiles and NM (1 or 2) output blocks over nk input blocks:
+/* One position's GEMM for NP tiles and NM (1-4) output blocks over nk input blocks:
  * c[t] (+)= sum over the chunk's channels j of a[j][t] * w[j], with the accumulators in named
  * registers (as the direct kernel's tile, for the same reason). a: Vt at (position, first block
  * of the chunk, first tile), blocks astride apart; w: U at (block m, position, first channel of
- * the chunk), the second block wstride further; c: Mt at (position, block, first tile), the
- * second block cstride further. */
-#define WDECL(p) gk_vec a0_##p = VZERO(), a1_##p = VZERO();
+ * the chunk), the next blocks wstride further; c: Mt at (position, block, first tile), the next
+ * blocks cstride further. NM x NP stays within the accumulators the ISA has room for (2 x 12,
+ * or 4 x 4 for a tail, on AVX-512). */
+#define WDECL(p) gk_vec a0_##p = VZERO(), a1_##p = VZERO(), a2_##p = VZERO(), a3_##p = VZERO();
 #define WLOAD(p)                                                                       \
     if (p < NP) {                                                                       \
         a0_##p = VLOAD(c + p * GK_VLEN);                                                \
         if (NM > 1)                                                                     \
             a1_##p = VLOAD(c + cstride + p * GK_VLEN);                                  \
+        if (NM > 2)                                                                     \
+            a2_##p = VLOAD(c + 2 * cstride + p * GK_VLEN);                              \
+        if (NM > 3)                                                                     \
+            a3_##p = VLOAD(c + 3 * cstride + p * GK_VLEN);                              \
     }
 #define WFMA(p)                                                                        \
     if (p < NP) {                                                                       \
@@ -146,12 +153,20 @@ GK_INLINE void wino_output_tile(const wino_shape *s, float *out, const float *re
         a0_##p = VFMA(w0, v_, a0_##p);                                                  \
         if (NM > 1)                                                                     \
             a1_##p = VFMA(w1, v_, a1_##p);                                              \
+        if (NM > 2)                                                                     \
+            a2_##p = VFMA(w2, v_, a2_##p);                                              \
+        if (NM > 3)                                                                     \
+            a3_##p = VFMA(w3, v_, a3_##p);                                              \
     }
 #define WSTORE(p)                                                                      \
     if (p < NP) {                                                                       \
         VSTORE(c + p * GK_VLEN, a0_##p);                                                \
         if (NM > 1)                                                                     \
             VSTORE(c + cstride + p * GK_VLEN, a1_##p);                                  \
+        if (NM > 2)                                                                     \
+            VSTORE(c + 2 * cstride + p * GK_VLEN, a2_##p);                              \
+        if (NM > 3)                                                                     \
+            VSTORE(c + 3 * cstride + p * GK_VLEN, a3_##p);                              \
     }
 GK_INLINE void wino_gemm(int NM, int NP, const float *a, size_t astride, size_t nk,
                          const float *w, size_t wstride, float *c, size_t cstride, bool first)
@@ -165,6 +180,8 @@ GK_INLINE void wino_gemm(int NM, int NP, const float *a, size_t astride, size_t 
         for (size_t j = 0; j < GK_VLEN; j++) {
             gk_vec w0 = VLOAD(wp + j * GK_VLEN);
             gk_vec w1 = NM > 1 ? VLOAD(wp + wstride + j * GK_VLEN) : w0;
+            gk_vec w2 = NM > 2 ? VLOAD(wp + 2 * wstride + j * GK_VLEN) : w0;
+            gk_vec w3 = NM > 3 ? VLOAD(wp + 3 * wstride + j * GK_VLEN) : w0;
             GK_REP12(WFMA)
         }
     }
@@ -174,6 +191,33 @@ GK_INLINE void wino_gemm(int NM, int NP, const float *a, size_t astride, size_t 
 #undef WLOAD
 #undef WFMA
 #undef WSTORE
+
+/* The tail of a tile group past its whole register tiles: nq * WNQ tiles (nq < WNP / WNQ), in
+ * register tiles of more output blocks (4 x WNQ, or 2 x 2 WNQ), so that a 14x14 plane's 16
+ * tiles run as 12 + 4, not 24, and a 7x7 plane's 4 as 4. The arguments are wino_gemm's, for
+ * output blocks mi.. of the unit (nm in all). */
+GK_INLINE void wino_gemm_tail(size_t nq, const float *a, size_t astride, size_t nk,
+                              const float *w, size_t wstride, float *c, size_t cstride,
+                              size_t nm, bool first)
+{
+#define WTAIL(NPT, NMT)                                                                \
+    for (size_t mi = 0; mi < nm; mi += NMT) {                                          \
+        const float *w_ = w + mi * wstride;                                            \
+        float *c_ = c + mi * cstride;                                                  \
+        switch (nm - mi < NMT ? nm - mi : NMT) {                                       \
+        case 1: wino_gemm(1, NPT, a, astride, nk, w_, wstride, c_, cstride, first); break; \
+        case 2: wino_gemm(2, NPT, a, astride, nk, w_, wstride, c_, cstride, first); break; \
+        case 3: wino_gemm(3, NPT, a, astride, nk, w_, wstride, c_, cstride, first); break; \
+        default: wino_gemm(4, NPT, a, astride, nk, w_, wstride, c_, cstride, first); break; \
+        }                                                                              \
+    }
+    if (nq == 1) {
+        WTAIL(WNQ, 4)
+    } else {
+        WTAIL(2 * WNQ, 2)
+    }
+#undef WTAIL
+}
 
 void GK_FN(wino_nchwc)(float *out, const float *in, const float *wt, const float *bias,
                        const float *res, float *scratch, size_t slots, size_t n, size_t cb,
@@ -190,32 +234,33 @@ void GK_FN(wino_nchwc)(float *out, const float *in, const float *wt, const float
     gk_wino_plan pl = gk_wino_plan_of(n, cb, mb, oh, ow, V);
     wino_shape s = { cb, ih, iw, mb, oh, ow, ph, pw, (oh + 3) / 4, (ow + 3) / 4, 0 };
     s.tpi = s.th * s.tw;
-    const size_t tg = pl.tg, kc = pl.kc, mg = pl.mg;
-    float *vt = scratch + (size_t)tid * pl.slot, *mt = vt + 36 * kc * tg * V;
-    /* Vt [36][kc][tg][V], Mt [36][mg][tg][V]. */
-    const size_t vt_e = kc * tg * V, mt_e = mg * tg * V, cpad = cb * V;
+    /* A group of tg tiles computes ts of them (gk_wino_padded): the scratch's tile stride. */
+    const size_t tg = pl.tg, ts = pl.tgp, kc = pl.kc, mg = pl.mg;
+    float *vt = scratch + (size_t)tid * pl.slot, *mt = vt + 36 * kc * ts * V;
+    /* Vt [36][kc][ts][V], Mt [36][mg][ts][V]. */
+    const size_t vt_e = kc * ts * V, mt_e = mg * ts * V, cpad = cb * V;
     const size_t w_m = 36 * cpad * V; /* floats between output blocks' weights */
     gk_units units = gk_units_of(pl.ngr * pl.nmg, work, tid, nth);
     for (size_t u; gk_units_next(&units, &u);) {
         size_t grp = u / pl.nmg, mgi = u % pl.nmg;
         size_t r0 = grp * tg, nt = pl.tiles - r0 < tg ? pl.tiles - r0 : tg;
-        size_t ntp = (nt + WNP - 1) / WNP * WNP;
+        size_t ntp = gk_wino_padded(nt, V, mg), nfull = ntp / WNP * WNP;
         size_t m0 = mgi * mg, nm = mb - m0 < mg ? mb - m0 : mg;
         for (size_t k0 = 0; k0 < cb; k0 += kc) {
             size_t nk = cb - k0 < kc ? cb - k0 : kc;
             for (size_t kb = 0; kb < nk; kb++) {
                 for (size_t t = 0; t < nt; t++)
-                    wino_input_tile(&s, in, r0 + t, k0 + kb, vt + (kb * tg + t) * V, vt_e);
+                    wino_input_tile(&s, in, r0 + t, k0 + kb, vt + (kb * ts + t) * V, vt_e);
                 /* The register tile's dead tiles read zeros (their sums are never stored). */
                 for (size_t e = 0; e < 36; e++)
                     for (size_t t = nt; t < ntp; t++)
-                        VSTORE(vt + e * vt_e + (kb * tg + t) * V, VZERO());
+                        VSTORE(vt + e * vt_e + (kb * ts + t) * V, VZERO());
             }
             for (size_t e = 0; e < 36; e++) {
                 const float *ae = vt + e * vt_e;
                 for (size_t mi = 0; mi < nm; mi += 2) {
                     const float *w = wt + (m0 + mi) * w_m + (e * cpad + k0 * V) * V;
-                    float *c = mt + e * mt_e + mi * tg * V;
+                    float *c = mt + e * mt_e + mi * ts * V;
                     /* The next position's weights of this pair into L2: a unit reads its
                      * weights once, in runs of nk * V * V floats per block and position,
                      * too short for the hardware prefetchers when they come from memory. */
@@ -224,20 +269,26 @@ void GK_FN(wino_nchwc)(float *out, const float *in, const float *wt, const float
                             for (size_t i = 0; i < nk * V * V; i += 16)
                                 _mm_prefetch((const char *)(w + b * w_m + cpad * V + i),
                                              _MM_HINT_T1);
-                    for (size_t t = 0; t < ntp; t += WNP) {
+                    for (size_t t = 0; t < nfull; t += WNP) {
                         if (mi + 1 < nm)
-                            wino_gemm(2, WNP, ae + t * V, tg * V, nk, w, w_m, c + t * V,
-                                      tg * V, k0 == 0);
+                            wino_gemm(2, WNP, ae + t * V, ts * V, nk, w, w_m, c + t * V,
+                                      ts * V, k0 == 0);
                         else
-                            wino_gemm(1, WNP, ae + t * V, tg * V, nk, w, w_m, c + t * V,
-                                      tg * V, k0 == 0);
+                            wino_gemm(1, WNP, ae + t * V, ts * V, nk, w, w_m, c + t * V,
+                                      ts * V, k0 == 0);
                     }
                 }
+                /* The tail after all the pairs: their weights of this position are in L1/L2
+                 * now. */
+                if (ntp > nfull)
+                    wino_gemm_tail((ntp - nfull) / WNQ, ae + nfull * V, ts * V, nk,
+                                   wt + m0 * w_m + (e * cpad + k0 * V) * V, w_m,
+                                   mt + e * mt_e + nfull * V, ts * V, nm, k0 == 0);
             }
         }
         for (size_t mi = 0; mi < nm; mi++)
             for (size_t t = 0; t < nt; t++)
-                wino_output_tile(&s, out, res, r0 + t, m0 + mi, mt + (mi * tg + t) * V, mt_e,
+                wino_output_tile(&s, out, res, r0 + t, m0 + mi, mt + (mi * ts + t) * V, mt_e,
                                  bias, act, alpha, beta);
     }
 }

@@ -1,13 +1,15 @@
 // test_wino.c - The Winograd F(4x4,3x3) kernels (AVX-512 and AVX2) with their compile-time weight
 // transform (src/backend/cpu/winograd.c) against a naive NCHW convolution in double, on random
 // shapes: planes not multiples of the 4x4 tile and of one pixel, pads 0 and 1 on each side
-// (asymmetric), 1-4 input and output blocks with partial last blocks, batch 2 (tile groups
-// spanning images), bias, the fused activations and the residual (also in place); and the
+// (asymmetric), 1-6 input and output blocks with partial last blocks, batches 2-8 (tile groups
+// spanning images), the small planes whose groups end in a tail of 4 or 8 tiles (2 or 4 with
+// AVX2: 14x14, 7x7), bias, the fused activations and the residual (also in place); and the
 // same bits for one thread, two threads splitting statically, two taking units from the
 // counter, and two threads sharing one scratch slot (the second takes no units).
 #include "backend/cpu/winograd.h"
 #include "check.h"
 #include "kernels_test.h"
+#include "winograd/wino_plan.h"
 
 typedef struct {
     int n, c, h, w, m, pt, pl, pb, pr, act, res;
@@ -127,7 +129,39 @@ static const wcase fixed[] = {
     { 2, 64, 30, 29, 80, 1, 1, 1, 1, 1, 1 },  /* many tile groups over two images */
     { 1, 256, 14, 14, 256, 1, 1, 1, 1, 1, 0 },/* many input blocks: chunks, partial sums */
     { 1, 24, 9, 13, 40, 0, 1, 1, 0, 3, 1 },   /* asymmetric pads */
+    /* Small planes: the tails past the whole register tiles (wino_gemm_tail). */
+    { 1, 64, 7, 7, 64, 1, 1, 1, 1, 1, 1 },    /* 7x7: 4 tiles, a tail only (4 blocks) */
+    { 1, 96, 14, 14, 80, 1, 1, 1, 1, 2, 1 },  /* 14x14: 16 tiles as 12 + 4; 5 blocks */
+    { 2, 48, 7, 7, 40, 1, 1, 1, 1, 1, 0 },    /* 7x7 batch 2: 8 tiles over two images */
+    { 3, 32, 14, 14, 24, 1, 1, 1, 1, 1, 1 },  /* 14x14 batch 3: 48 tiles */
+    { 8, 32, 7, 7, 48, 1, 1, 1, 1, 3, 0 },    /* 7x7 batch 8 (ResNet-50 b8's 7x7): 32 tiles */
+    { 1, 40, 10, 9, 56, 1, 1, 1, 1, 1, 0 },   /* 9 tiles: 6 + 3 with AVX2, a tail of 12 */
 };
+
+/* The padding of a tile group (gk_wino_padded), which the plan's scratch and the kernel's
+ * loops share: at least the group, less than one register tile more, whole register tiles
+ * then a tail of one or two nq; and every group of a plan fits its scratch stride. */
+static void test_padding(void)
+{
+    for (size_t v = 8; v <= 16; v += 8) {
+        size_t np = gk_wino_np(v), nq = gk_wino_nq(v);
+        for (size_t mg = 1; mg <= 4; mg *= 2)
+            for (size_t nt = 1; nt <= 60; nt++) {
+                size_t p = gk_wino_padded(nt, v, mg), rest = p % np;
+                CHECK(p >= nt && p < nt + np);
+                CHECK(rest % nq == 0 && rest / nq < np / nq);
+            }
+        for (size_t n = 1; n <= 8; n *= 2)
+            for (size_t h = 3; h <= 30; h += 3) {
+                gk_wino_plan pl = gk_wino_plan_of(n, 4, 6, h, h + 1, v);
+                size_t last = pl.tiles - (pl.ngr - 1) * pl.tg;
+                CHECK(pl.tgp >= gk_wino_padded(pl.tg, v, pl.mg));
+                CHECK(pl.tgp >= gk_wino_padded(last, v, pl.mg));
+                CHECK(pl.tg % np == 0 || pl.ngr == 1);
+                CHECK(pl.slot == 36 * pl.tgp * v * (pl.kc + pl.mg));
+            }
+    }
+}
 
 /* A random case: 1-4 blocks of channels (the last partial or whole), planes of 1-19. */
 static wcase random_case(int V)
@@ -150,6 +184,7 @@ static wcase random_case(int V)
 
 static void test_wino(const gk_row *row)
 {
+    test_padding();
     srand(19);
     for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
         run_case(row, &fixed[k]);

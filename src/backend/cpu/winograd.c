@@ -5,8 +5,10 @@
 // The choice compares two estimates of one thread's cycles from the shape alone: the direct
 // kernel's multiply-adds (9 per output and input channel) at its measured efficiency, and the
 // Winograd plan's (wino_plan.h: 36 per 4x4 tile, the transforms, and its transformed weights,
-// 4x the direct kernel's, read once per tile group). Winograd wins on wide planes with enough
-// channels; it loses on the deep layers of few tiles, where the weights dominate.
+// 4x the direct kernel's, read once per tile group), each with its weights' first read from
+// memory. Winograd wins on wide planes with enough channels; it loses on the deep layers of few
+// tiles, where the weights dominate. And as its weights stay in the constant region for the
+// program's life, it must also repay their extra bytes (WINO_CYCLES_PER_BYTE).
 #include "backend/cpu/winograd.h"
 
 #include <stdlib.h>
@@ -19,6 +21,19 @@
  * kernels_bench on the 3x3 layers of VGG-19 and ResNet-50 (docs/cpu-backend.md). */
 #define DIRECT_EFFICIENCY 0.90
 
+/* The memory rule: Winograd's weights are 4x the direct kernel's and stay resident (constant
+ * region, RSS, the bundle's weights file, their load at startup), so a layer takes it only if
+ * its estimate saves at least this many cycles per run for every extra byte: 0.2 (50 us per
+ * MiB at 4.2 GHz; reading a MiB from the page cache at load costs 100-200 us, repaid within
+ * 2-4 runs). The wide planes pass by far (VGG-19's 512->512 @28: 1.2 cycles per byte, @56 and
+ * up 5-80). With AVX-512 at batch 1 it declines every 14x14 layer (ResNet-50's 256->256,
+ * VGG-19's 512->512, GoogLeNet's: 0.06-0.15 cycles per byte, estimated 1.1-1.3x the direct
+ * kernel; in the networks, whose weights come from memory, ResNet-50 b1 ran 2% slower with
+ * them and VGG-19's constant region would grow by 113 MB); with AVX2, whose direct kernel is
+ * slower, 14x14 passes (0.25-0.4). 7x7 layers lose anyway at batch 1 (4x the weights for 4
+ * tiles); at batch 8 the 3x3 layers of the bench models gain 0.4-2 cycles per byte. */
+#define WINO_CYCLES_PER_BYTE 0.2
+
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 void cpu_wino_estimates(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v,
@@ -27,7 +42,8 @@ void cpu_wino_estimates(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow,
     size_t cb = (size_t)cdiv(c, v), mb = (size_t)cdiv(m, v);
     double macs = (double)n * (double)oh * (double)ow * 9.0 * (double)(cb * (size_t)v) *
                   (double)mb;
-    *direct = macs / 2.0 / DIRECT_EFFICIENCY;
+    double dbytes = 9.0 * (double)(cb * (size_t)v) * (double)(mb * (size_t)v) * 4.0;
+    *direct = macs / 2.0 / DIRECT_EFFICIENCY + dbytes / GK_WINO_BW_MEM;
     gk_wino_plan p = gk_wino_plan_of((size_t)n, cb, mb, (size_t)oh, (size_t)ow, (size_t)v);
     *wino = p.cycles;
 }
@@ -45,7 +61,15 @@ bool cpu_wino_choose(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, in
         return true;
     double direct, wino;
     cpu_wino_estimates(n, c, m, oh, ow, v, &direct, &wino);
-    return wino < direct;
+    return direct - wino >= WINO_CYCLES_PER_BYTE * (double)cpu_wino_extra_bytes(c, m, v) &&
+           wino < direct;
+}
+
+size_t cpu_wino_extra_bytes(int64_t c, int64_t m, int v)
+{
+    /* Transformed [mb][36][cb V][V] against repacked (9 taps of the padded channels). */
+    uint64_t pairs = (uint64_t)(cdiv(c, v) * v) * (uint64_t)(cdiv(m, v) * v);
+    return (size_t)(pairs * (36 - 9) * sizeof(float));
 }
 
 size_t cpu_wino_weight_floats(int64_t m, int64_t c, int v)

@@ -13,6 +13,10 @@
  * the kernel applies), unset or anything else asks the cost model. */
 bool cpu_wino_choose(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v);
 
+/* Bytes the transformed weight takes beyond the direct kernel's repacked one (the memory
+ * rule of cpu_wino_choose charges them). */
+size_t cpu_wino_extra_bytes(int64_t c, int64_t m, int v);
+
 /* The cost model's two estimates (cycles at one thread), for `glowc dump --stats` and tests. */
 void cpu_wino_estimates(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v,
                         double *direct, double *wino);
