@@ -27,7 +27,10 @@ static int out_w(const pcase *t) { return (t->w + t->pl + t->pr - t->k) / t->sw 
 
 /* act(x) as the kernels' act_vec / act_slow apply it, the Clip and LeakyRelu parameters the
  * test passes. */
-static float act_of(float x, int act) { return ref_act(x, act, act == GK_ACT_CLIP ? -0.5f : 0.1f, 0.75f); }
+static float act_of(float x, int act)
+{
+    return ref_act(x, act, act == GK_ACT_CLIP ? -0.5f : 0.1f, 0.75f);
+}
 
 /* Naive NCHW: e = act1(x * w1 + b1) rounded to float, y = act2(dw(e) + b2 + r). */
 static void ref_pwdw(const pcase *t, const float *x, const float *w1, const float *b1,
@@ -128,7 +131,8 @@ static void run_case(const gk_row *row, const pcase *t)
     glow_repack_conv(w1p, w1, t->m, t->c, 1, 1, 1, V, cv);
     float *w2p = rnd_buf(glow_repack_dwconv_floats(t->m, t->k, t->k, V));
     glow_repack_dwconv(w2p, w2, t->m, t->k, t->k, V);
-    float *b1p = rnd_buf(glow_repack_bias_floats(t->m, V)), *b2p = rnd_buf(glow_repack_bias_floats(t->m, V));
+    float *b1p = rnd_buf(glow_repack_bias_floats(t->m, V));
+    float *b2p = rnd_buf(glow_repack_bias_floats(t->m, V));
     glow_repack_bias(b1p, b1, t->m, V);
     glow_repack_bias(b2p, b2, t->m, V);
     size_t bsz = (size_t)t->n * mb * V * oh * ow;
