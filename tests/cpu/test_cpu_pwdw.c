@@ -129,13 +129,17 @@ static void case_blocks(void)
     output(a);
 }
 
-/* The expansion is also read by an Add after the depthwise: it must stay. */
+/* The expansion is also read by an Add after the depthwise: it must stay, whether the Add
+ * stays (the depthwise has an activation) or folds into the depthwise as its residual (it has
+ * none), where the expansion is the depthwise's residual operand too. */
+static char g_dw_act = 'c';
+
 static void case_shared(void)
 {
     glow_value x = input("x", 4, DIMS(1, 16, 9, 10));
     glow_value a = conv_g(x, 16, 3, 1, 1, 'c');
     glow_value e = conv_g(a, 32, 1, 1, 1, 'c');
-    glow_value d = conv_g(e, 32, 3, 1, 32, 'c');
+    glow_value d = conv_g(e, 32, 3, 1, 32, g_dw_act);
     output(conv_g(node(NK_ADD, (glow_value[]){ d, e }, 2, NULL, 0), 16, 1, 1, 1, 0));
 }
 
@@ -214,6 +218,9 @@ int main(void)
     }
     stats shared, st2;
     diff("expansion read twice", case_shared, 50, &shared, &st2);
+    CHECK(shared.pwdw == 0 && (!fast || shared.dw == 1));
+    g_dw_act = 0;
+    diff("expansion read twice, as the residual", case_shared, 51, &shared, &st2);
     CHECK(shared.pwdw == 0 && (!fast || shared.dw == 1));
     check_dump(fast);
     return CHECK_DONE();

@@ -92,10 +92,12 @@ static ir_instr *fuse_one(ir_function *f, ir_instr *d, int v)
     ir_value *x = e->ops[1].v;
     const glow_type *xt = &x->type, *tt = &t->type;
     if (xt->rank != 5 || xt->dims[0] != tt->dims[0] || xt->dims[2] != tt->dims[2] ||
-        xt->dims[3] != tt->dims[3] || ir_root(x) == ir_root(y) ||
-        (res && ir_root(res) == ir_root(x)))
+        xt->dims[3] != tt->dims[3] || ir_root(x) == ir_root(y) || ir_root(y) == t ||
+        (res && (ir_root(res) == ir_root(x) || ir_root(res) == t)))
         return NULL;
-    /* t is theirs alone: its markers aside, nothing else (nor a view of it) touches it. */
+    /* t is theirs alone: its markers aside, nothing else (nor a view of it) touches it, and
+     * the depthwise reads it only as its input (a residual Add of the expansion itself folds
+     * into the depthwise as its residual operand, residual.c). */
     for (const ir_instr *in = f->first; in; in = in->next)
         if (in != e && in != d && !is_marker(in) && touches(in, t))
             return NULL;
