@@ -259,33 +259,59 @@ static bool print_graph(FILE *out, const glow_program *p, const char *format)
     return true;
 }
 
+/* The channels of a conv operand, blocked ([N][C/V][H][W][V]) or plain. */
+static int64_t channels(const glow_type *t)
+{
+    return t->rank == 5 ? t->dims[1] * t->dims[4] : t->dims[1];
+}
+
+static void print_conv_line(FILE *out, const char *name, int64_t kh, int64_t kw, int64_t sh,
+                            int64_t sw, int64_t c, int64_t m, int64_t h, int64_t w,
+                            const char *kernel, const char *with)
+{
+    fprintf(out, "conv '%s' %lldx%lld/%lldx%lld %lld->%lld channels at %lldx%lld: %s%s%s%s\n",
+            name ? name : "?", (long long)kh, (long long)kw, (long long)sh, (long long)sw,
+            (long long)c, (long long)m, (long long)h, (long long)w, kernel,
+            with ? " '" : "", with ? with : "", with ? "' (cpu.pwdw_nchwc)" : "");
+}
+
 /* --stats, from the ir-optimized stage on: one line per convolution with the kernel that runs
  * it, so the cpu backend's choice between Winograd and the direct kernel (its cost model,
- * docs/cpu-backend.md) shows per layer. Shapes in channels, whatever the layout. */
+ * docs/cpu-backend.md) shows per layer, and a 1x1 expansion fused with the depthwise conv
+ * after it (cpu.pwdw_nchwc) as two lines naming each other. Shapes in channels, whatever the
+ * layout. */
 static void print_conv_kernels(FILE *out, const glow_program *p)
 {
     for (const ir_instr *in = p->ir ? p->ir->first : NULL; in; in = in->next) {
         const char *k = in->kind == IK_CPU_WINO_NCHWC   ? "winograd F(4x4,3x3)"
                         : in->kind == IK_CPU_CONV_NCHWC ? "direct"
                         : in->kind == IK_CPU_DWCONV_NCHWC ? "depthwise"
+                        : in->kind == IK_CPU_PWDW_NCHWC ? "depthwise, fused with"
                         : in->kind == IK_CONV ? "reference" : NULL;
         if (!k || in->nops < 3)
             continue;
         const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
-        int64_t c = x->rank == 5 ? x->dims[1] * x->dims[4] : x->dims[1];
-        int64_t m = y->rank == 5 ? y->dims[1] * y->dims[4] : y->dims[1];
+        int64_t c = channels(x), m = channels(y);
         int64_t kh = 0, kw = 0, sh = 0, sw = 0;
+        const char *pw = NULL;
         for (uint32_t i = 0; i < in->nattr; i++) {
             const glow_attr *a = &in->attrs[i];
             if (a->id == GA_KERNEL && a->n == 2)
                 kh = a->v.ints[0], kw = a->v.ints[1];
             else if (a->id == GA_STRIDES && a->n == 2)
                 sh = a->v.ints[0], sw = a->v.ints[1];
+            else if (a->id == GA_PW_NAME)
+                pw = a->v.s;
         }
-        fprintf(out, "conv '%s' %lldx%lld/%lldx%lld %lld->%lld channels at %lldx%lld: %s\n",
-                in->name ? in->name : "?", (long long)kh, (long long)kw, (long long)sh,
-                (long long)sw, (long long)c, (long long)m, (long long)y->dims[2],
-                (long long)y->dims[3], k);
+        if (in->kind == IK_CPU_PWDW_NCHWC) {
+            /* The 1x1 expansion into the depthwise's m channels, then the depthwise. */
+            print_conv_line(out, pw, 1, 1, 1, 1, c, m, x->dims[2], x->dims[3],
+                            "direct, fused into", in->name);
+            print_conv_line(out, in->name, kh, kw, sh, sw, m, m, y->dims[2], y->dims[3], k, pw);
+        } else {
+            print_conv_line(out, in->name, kh, kw, sh, sw, c, m, y->dims[2], y->dims[3], k,
+                            NULL);
+        }
     }
 }
 

@@ -465,11 +465,14 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
 }
 
 /* Depthwise interior tile: NT pixels of one output row from column ox, one FMA chain each, in
- * named registers d_<p> (clang kept an array of them in memory). */
+ * named registers d_<p> (clang kept an array of them in memory). Kernel row y reads input row
+ * iy0 + y * dh of the block at ib, minus `wrap` when that is wrap or more: the fused
+ * pointwise-depthwise kernel (pwdw_tmpl.h) keeps its input rows in a ring of `wrap` rows; the
+ * plain kernel passes PTRDIFF_MAX, and the test folds away once inlined. */
 GK_INLINE void dw_tile(int NT, const float *ib, const float *w, gk_vec b, float *orow,
                        const float *rrow, size_t ox, ptrdiff_t iy0, size_t y0, size_t y1,
-                       size_t iw, size_t kw, size_t sw, size_t pw, size_t dh, size_t dw, int act,
-                       float alpha, float beta)
+                       ptrdiff_t wrap, size_t iw, size_t kw, size_t sw, size_t pw, size_t dh,
+                       size_t dw, int act, float alpha, float beta)
 {
     const size_t V = GK_VLEN;
 #define DW_DECL(p) gk_vec d_##p = b;
@@ -477,7 +480,10 @@ GK_INLINE void dw_tile(int NT, const float *ib, const float *w, gk_vec b, float 
 #undef DW_DECL
     const float *ip0 = ib + (ox * sw - pw) * V;
     for (size_t y = y0; y < y1; y++) {
-        const float *ip = ip0 + (iy0 + (ptrdiff_t)(y * dh)) * (ptrdiff_t)(iw * V);
+        ptrdiff_t r = iy0 + (ptrdiff_t)(y * dh);
+        if (r >= wrap)
+            r -= wrap;
+        const float *ip = ip0 + r * (ptrdiff_t)(iw * V);
         for (size_t x = 0; x < kw; x++) {
             gk_vec wv = VLOAD(w + (y * kw + x) * V);
             const float *ipx = ip + x * dw * V;
@@ -499,8 +505,82 @@ GK_INLINE void dw_tile(int NT, const float *ib, const float *w, gk_vec b, float 
 #undef DW_STORE
 }
 
-/* Depthwise: one weight vector per tap, pixels of a row in tiles of NPD; taps outside the input
- * are skipped per pixel (the work per output is small, so the test costs little). */
+/* The output columns [ox_lo, ox_hi) of a depthwise row whose whole window lies inside the
+ * input columns. */
+GK_INLINE void dw_cols(size_t iw, size_t ow, size_t kw, size_t sw, size_t pw, size_t dw,
+                       size_t *ox_lo, size_t *ox_hi)
+{
+    size_t lo = (pw + sw - 1) / sw, hi = 0, span = (kw - 1) * dw;
+    if (iw + pw > span)
+        hi = (iw + pw - span - 1) / sw + 1;
+    if (hi > ow)
+        hi = ow;
+    if (lo > hi)
+        lo = hi;
+    *ox_lo = lo;
+    *ox_hi = hi;
+}
+
+/* One output row of one channel block: kernel rows [y0, y1) read input rows iy0 + y * dh of
+ * ib (as dw_tile, `wrap` for a ring of rows), bias b, optional residual row, activation.
+ * Interior pixels in tiles of NPD (their tail in one of NPD / 2); pixels near the borders
+ * skip the taps outside the input, per pixel (the work per output is small, so the test costs
+ * little). Each pixel sums its taps in the same order on either path. */
+GK_INLINE void dw_row(const float *ib, const float *w, gk_vec b, float *orow, const float *rrow,
+                      ptrdiff_t iy0, size_t y0, size_t y1, ptrdiff_t wrap, size_t iw, size_t ow,
+                      size_t kw, size_t sw, size_t pw, size_t dh, size_t dw, size_t ox_lo,
+                      size_t ox_hi, int act, float alpha, float beta)
+{
+    const size_t V = GK_VLEN;
+    size_t ox = 0;
+    while (ox < ow) {
+        size_t np = 1;
+        if (ox >= ox_lo && ox + NPD <= ox_hi) {
+            np = NPD;
+            dw_tile(NPD, ib, w, b, orow, rrow, ox, iy0, y0, y1, wrap, iw, kw, sw, pw, dh, dw,
+                    act, alpha, beta);
+        } else if (ox >= ox_lo && ox + NPD / 2 <= ox_hi) {
+            np = NPD / 2;
+            dw_tile(NPD / 2, ib, w, b, orow, rrow, ox, iy0, y0, y1, wrap, iw, kw, sw, pw, dh,
+                    dw, act, alpha, beta);
+        } else {
+            gk_vec acc = b;
+            ptrdiff_t ix0 = (ptrdiff_t)(ox * sw) - (ptrdiff_t)pw;
+            for (size_t y = y0; y < y1; y++) {
+                ptrdiff_t r = iy0 + (ptrdiff_t)(y * dh);
+                if (r >= wrap)
+                    r -= wrap;
+                for (size_t x = 0; x < kw; x++) {
+                    size_t col = (size_t)(ix0 + (ptrdiff_t)(x * dw));
+                    if (col < iw)
+                        acc = VFMA(VLOAD(ib + ((size_t)r * iw + col) * V),
+                                   VLOAD(w + (y * kw + x) * V), acc);
+                }
+            }
+            if (rrow)
+                acc = VADD(acc, VLOAD(rrow + ox * V));
+            VSTORE(orow + ox * V, act_vec(acc, act, alpha, beta));
+        }
+        if (act >= GK_ACT_SIGMOID)
+            act_slow(orow + ox * V, np * V, act);
+        ox += np;
+    }
+}
+
+/* The kernel rows [*y0, *y1) of an output row whose window starts at input row iy0 that fall
+ * inside the ih input rows. */
+GK_INLINE void dw_taps(ptrdiff_t iy0, size_t ih, size_t kh, size_t dh, size_t *y0, size_t *y1)
+{
+    size_t a = 0, b = kh;
+    while (a < b && iy0 + (ptrdiff_t)(a * dh) < 0)
+        a++;
+    while (b > a && iy0 + (ptrdiff_t)((b - 1) * dh) >= (ptrdiff_t)ih)
+        b--;
+    *y0 = a;
+    *y1 = b;
+}
+
+/* Depthwise: one weight vector per tap, a work unit per output row of one channel block. */
 void GK_FN(dwconv2d_nchwc)(float *out, const float *in, const float *wt, const float *bias,
                            const float *res, size_t n, size_t cb, size_t ih, size_t iw,
                            size_t oh, size_t ow, size_t kh, size_t kw, size_t sh, size_t sw,
@@ -510,13 +590,8 @@ void GK_FN(dwconv2d_nchwc)(float *out, const float *in, const float *wt, const f
     const size_t V = GK_VLEN;
     size_t total = n * cb * oh;
     gk_units units = gk_units_of(total, work, tid, nthreads);
-    size_t ox_lo = (pw + sw - 1) / sw, ox_hi = 0, span = (kw - 1) * dw;
-    if (iw + pw > span)
-        ox_hi = (iw + pw - span - 1) / sw + 1;
-    if (ox_hi > ow)
-        ox_hi = ow;
-    if (ox_lo > ox_hi)
-        ox_lo = ox_hi;
+    size_t ox_lo, ox_hi;
+    dw_cols(iw, ow, kw, sw, pw, dw, &ox_lo, &ox_hi);
     for (size_t u; gk_units_next(&units, &u);) {
         size_t oy = u % oh, blk = u / oh; /* blk = img * cb + channel block */
         const float *ib = in + blk * ih * iw * V;
@@ -525,42 +600,9 @@ void GK_FN(dwconv2d_nchwc)(float *out, const float *in, const float *wt, const f
         float *orow = out + (blk * oh + oy) * ow * V;
         const float *rrow = res ? res + (blk * oh + oy) * ow * V : NULL;
         ptrdiff_t iy0 = (ptrdiff_t)(oy * sh) - (ptrdiff_t)ph;
-        size_t y0 = 0, y1 = kh;
-        while (y0 < y1 && iy0 + (ptrdiff_t)(y0 * dh) < 0)
-            y0++;
-        while (y1 > y0 && iy0 + (ptrdiff_t)((y1 - 1) * dh) >= (ptrdiff_t)ih)
-            y1--;
-        size_t ox = 0;
-        while (ox < ow) {
-            size_t np = 1;
-            /* Interior runs in tiles of NPD pixels, their tail in one of NPD / 2. */
-            if (ox >= ox_lo && ox + NPD <= ox_hi) {
-                np = NPD;
-                dw_tile(NPD, ib, w, b, orow, rrow, ox, iy0, y0, y1, iw, kw, sw, pw, dh, dw, act,
-                        alpha, beta);
-            } else if (ox >= ox_lo && ox + NPD / 2 <= ox_hi) {
-                np = NPD / 2;
-                dw_tile(NPD / 2, ib, w, b, orow, rrow, ox, iy0, y0, y1, iw, kw, sw, pw, dh, dw,
-                        act, alpha, beta);
-            } else {
-                gk_vec acc = b;
-                ptrdiff_t ix0 = (ptrdiff_t)(ox * sw) - (ptrdiff_t)pw;
-                for (size_t y = y0; y < y1; y++) {
-                    size_t r = (size_t)(iy0 + (ptrdiff_t)(y * dh));
-                    for (size_t x = 0; x < kw; x++) {
-                        size_t col = (size_t)(ix0 + (ptrdiff_t)(x * dw));
-                        if (col < iw)
-                            acc = VFMA(VLOAD(ib + (r * iw + col) * V),
-                                       VLOAD(w + (y * kw + x) * V), acc);
-                    }
-                }
-                if (rrow)
-                    acc = VADD(acc, VLOAD(rrow + ox * V));
-                VSTORE(orow + ox * V, act_vec(acc, act, alpha, beta));
-            }
-            if (act >= GK_ACT_SIGMOID)
-                act_slow(orow + ox * V, np * V, act);
-            ox += np;
-        }
+        size_t y0, y1;
+        dw_taps(iy0, ih, kh, dh, &y0, &y1);
+        dw_row(ib, w, b, orow, rrow, iy0, y0, y1, PTRDIFF_MAX, iw, ow, kw, sw, pw, dh, dw, ox_lo,
+               ox_hi, act, alpha, beta);
     }
 }

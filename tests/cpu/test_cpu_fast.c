@@ -50,8 +50,9 @@ static float *run(case_fn fn, uint64_t seed, const char *backend, int threads, i
             st->conversions += in->kind == IK_CPU_TO_NCHWC || in->kind == IK_CPU_FROM_NCHWC;
             if (in->kind == IK_CPU_CONV_NCHWC || in->kind == IK_CPU_DWCONV_NCHWC ||
                 in->kind == IK_CPU_MAXPOOL_NCHWC || in->kind == IK_CPU_AVGPOOL_NCHWC ||
-                in->kind == IK_CPU_GEMM_PACKED) {
-                st->fast++;
+                in->kind == IK_CPU_GEMM_PACKED || in->kind == IK_CPU_PWDW_NCHWC) {
+                /* A fused 1x1 + depthwise (fuse_pwdw.c) runs two convs. */
+                st->fast += in->kind == IK_CPU_PWDW_NCHWC ? 2 : 1;
                 CHECK(cpu_select(in, &isa, ops, &nops) && nops == 1);
             }
         }

@@ -83,7 +83,10 @@ static glow_status cpu_prepare_hook(ir_function *f, const glow_prepare_options *
     cpu_isa isa;
     cpu_host_isa(&isa);
     GLOW_TRY(cpu_prepare_quant(f, &isa, d));
-    return cpu_prepare(f, cpu_isa_vlen(&isa), o->plain_layout, d);
+    GLOW_TRY(cpu_prepare(f, cpu_isa_vlen(&isa), o->plain_layout, d));
+    if (!o->plain_layout)
+        cpu_fuse_pwdw(f, cpu_isa_vlen(&isa));
+    return GLOW_OK;
 }
 
 /* Activations the conv/matmul kernels apply in their store (f32 only). */

@@ -9,6 +9,7 @@
 //   prepare.c   the prepare step: fast convolutions, pools and GEMMs become the backend's own
 //               instructions (ir/instrs.def, "cpu.*") with repacked weights, blocked scratch
 //               and work counters as explicit operands; the run's error record
+//   fuse_pwdw.c a 1x1 expansion and the depthwise conv reading it become one instruction
 //   select.c    one instruction -> typed kernel operations (cpu_op)
 //   select_*.c  the same per family, called from select.c's switch (each defines its own
 //               small argument helpers):
@@ -72,6 +73,8 @@ bool cpu_conv_params(const ir_instr *in, cpu_conv *cp);
 bool cpu_conv_attrs(const ir_instr *in, cpu_conv *cp);
 /* The fused activation of Conv/MatMul/FC as GK_ACT_* and its two parameters. */
 bool cpu_fused_act(const ir_instr *in, int *act, double *alpha, double *beta);
+/* The 1x1 convolution's activation of a cpu.pwdw_nchwc (its pw_* attributes), likewise. */
+bool cpu_pw_act(const ir_instr *in, int *act, double *alpha, double *beta);
 
 /* The parameters of a 2-D pool (pe: the end pads count_include_pad counts, i.e. without
  * ceil_mode's extra). */
@@ -137,6 +140,16 @@ glow_status cpu_prepare(ir_function *f, int v, bool plain, glow_diag *d);
 void cpu_add_error_record(ir_function *f);
 const ir_value *cpu_error_record(const ir_function *f);
 bool cpu_can_fail(ir_instr_kind k);
+
+/* --- fuse_pwdw.c --- */
+
+/* The last prepare step on the host (cpu.c calls it after cpu_prepare unless every activation
+ * stays plain): each 1x1 cpu.conv_nchwc (stride 1, no pads, group 1, bias, no residual) whose
+ * result only a 3x3 cpu.dwconv_nchwc (stride 1 or 2, begin pads 1, bias) right after it reads
+ * becomes, with it, one cpu.pwdw_nchwc on vector length v (16 or 8): the expanded activation
+ * and its memory disappear, a scratch operand of the threads' rings lives over the new
+ * instruction. GLOWC_FUSE_PWDW=0 turns it off. Returns how many pairs it fused. */
+int cpu_fuse_pwdw(ir_function *f, int v);
 
 /* --- select.c: typed kernel operations --- */
 
@@ -206,6 +219,10 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops);
  * (NULL when there are none); *nnative (may be NULL) gets the count a kernel computes. */
 int cpu_fallbacks(const ir_function *f, const cpu_isa *isa, const ir_instr ***out,
                   int *nnative);
+
+/* cpu_select for cpu.pwdw_nchwc (one operation) on the ISA it was prepared for (in
+ * fuse_pwdw.c, beside the pattern that makes it). */
+bool cpu_select_pwdw(const ir_instr *in, const cpu_isa *isa, cpu_op *op);
 
 /* --- select_move.c --- */
 

@@ -57,10 +57,11 @@ static bool attr_ints(const ir_instr *in, glow_attr_id id, uint32_t n, int64_t *
     return true;
 }
 
-bool cpu_fused_act(const ir_instr *in, int *act, double *alpha, double *beta)
+/* An activation named by attribute ida, with parameters ia and ib (fused_act's form). */
+static bool act_attrs(const ir_instr *in, glow_attr_id ida, glow_attr_id ia, glow_attr_id ib,
+                      int *act, double *alpha, double *beta)
 {
-    const glow_attr *a = cpu_attr(in, GA_FUSED_ACT), *fa = cpu_attr(in, GA_FUSED_ALPHA),
-                    *fb = cpu_attr(in, GA_FUSED_BETA);
+    const glow_attr *a = cpu_attr(in, ida), *fa = cpu_attr(in, ia), *fb = cpu_attr(in, ib);
     *act = GK_ACT_NONE;
     if (a) {
         const char *s = a->v.s;
@@ -73,6 +74,16 @@ bool cpu_fused_act(const ir_instr *in, int *act, double *alpha, double *beta)
     *alpha = fa ? fa->v.f : 0;
     *beta = fb ? fb->v.f : 0;
     return true;
+}
+
+bool cpu_fused_act(const ir_instr *in, int *act, double *alpha, double *beta)
+{
+    return act_attrs(in, GA_FUSED_ACT, GA_FUSED_ALPHA, GA_FUSED_BETA, act, alpha, beta);
+}
+
+bool cpu_pw_act(const ir_instr *in, int *act, double *alpha, double *beta)
+{
+    return act_attrs(in, GA_PW_ACT, GA_PW_ALPHA, GA_PW_BETA, act, alpha, beta);
 }
 
 bool cpu_conv_attrs(const ir_instr *in, cpu_conv *cp)
@@ -218,7 +229,7 @@ bool cpu_own_kind(ir_instr_kind k)
     case IK_CPU_DWCONV_NCHWC: case IK_CPU_MAXPOOL_NCHWC: case IK_CPU_AVGPOOL_NCHWC:
     case IK_CPU_GEMM_PACKED: case IK_CPU_ZERO: case IK_CPU_WINO_NCHWC: case IK_CPU_Q_TO_NHWC: case IK_CPU_Q_FROM_NHWC:
     case IK_CPU_QCONV_NHWC: case IK_CPU_QDWCONV_NHWC: case IK_CPU_QMAXPOOL_NHWC:
-    case IK_CPU_QAVGPOOL_NHWC: case IK_CPU_QCONCAT_NHWC:
+    case IK_CPU_QAVGPOOL_NHWC: case IK_CPU_QCONCAT_NHWC: case IK_CPU_PWDW_NCHWC:
         return true;
     default:
         return false;

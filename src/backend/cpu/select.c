@@ -343,6 +343,8 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
         return sel_conv_nchwc(in, isa, ops);
     case IK_CPU_WINO_NCHWC:
         return cpu_select_wino(in, isa, ops);
+    case IK_CPU_PWDW_NCHWC:
+        return cpu_select_pwdw(in, isa, ops);
     case IK_CPU_TO_NCHWC: case IK_CPU_FROM_NCHWC:
         return sel_convert(in, isa, ops);
     case IK_MATMUL:
