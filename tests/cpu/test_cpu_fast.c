@@ -26,18 +26,9 @@ typedef struct stats {
 static float *run(case_fn fn, uint64_t seed, const char *backend, int threads, int64_t *n,
                   stats *st)
 {
-    build(fn, seed);
-    glow_program *p = NULL;
-    glow_compile_options o = { .backend = backend, .threads = threads,
-                               .stop_after = GLOW_STAGE_COMPILED,
-                               .plain_layout = plain_layout };
-    glow_diag_clear(&D);
-    if (glow_program_create(M, &o, &p, &D) != GLOW_OK ||
-        glow_program_run(p, inputs, ninputs, &D) != GLOW_OK) {
-        fprintf(stderr, "%s: %s\n", backend, D.msg);
-        glow_program_destroy(p);
+    glow_program *p = build_and_run(fn, seed, backend, threads, plain_layout);
+    if (!p)
         return NULL;
-    }
     if (st) {
         /* The backend's own instructions (prepare.c), and what its selector makes of them. */
         cpu_isa isa;
@@ -62,10 +53,7 @@ static float *run(case_fn fn, uint64_t seed, const char *backend, int threads, i
                            strncmp(v->name, "cpu.", 4) != 0;
         free(ops);
     }
-    glow_tensor t = glow_program_output(p, 0);
-    *n = glow_type_numel(&t.type);
-    float *out = malloc(sizeof(float) * (size_t)(*n > 0 ? *n : 1));
-    memcpy(out, t.data, sizeof(float) * (size_t)*n);
+    float *out = output_copy(p, n);
     glow_program_destroy(p);
     return out;
 }
@@ -200,24 +188,6 @@ static void case_leaky(void)
 }
 
 /* --- layouts kept blocked between kernels, residuals fused into convs --- */
-
-static glow_value relu6(glow_value x)
-{
-    glow_attr ca[] = { GLOW_AF(MIN, 0.0), GLOW_AF(MAX, 6.0) };
-    return node(NK_CLIP, &x, 1, ca, 2);
-}
-
-/* conv k x k / s in g groups, "same" padding for odd k, bias; act 'r' Relu, 'c' ReLU6. */
-static glow_value conv_g(glow_value x, int64_t m, int64_t k, int64_t s, int64_t g, char act)
-{
-    int64_t c = glow_value_type(x)->dims[1], pd = k / 2;
-    int64_t kk[2] = { k, k }, ss[2] = { s, s }, dl[2] = { 1, 1 }, p[4] = { pd, pd, pd, pd };
-    glow_attr a[] = { GLOW_AINTS(KERNEL, kk, 2), GLOW_AINTS(STRIDES, ss, 2),
-                      GLOW_AINTS(PADS, p, 4), GLOW_AINTS(DILATIONS, dl, 2), GLOW_AI(GROUP, g) };
-    glow_value ins[3] = { x, cst(4, DIMS(m, c / g, k, k)), cst(1, DIMS(m)) };
-    glow_value y = node(NK_CONV, ins, 3, a, 5);
-    return act == 'r' ? node(NK_RELU, &y, 1, NULL, 0) : act == 'c' ? relu6(y) : y;
-}
 
 static glow_value conv(glow_value x, int64_t m, int64_t k, int64_t s, bool relu)
 {

@@ -24,17 +24,9 @@ typedef struct stats {
 static float *run_case(case_fn fn, uint64_t seed, const char *backend, int threads, int64_t *n,
                        stats *st)
 {
-    build(fn, seed);
-    glow_program *p = NULL;
-    glow_compile_options o = { .backend = backend, .threads = threads,
-                               .stop_after = GLOW_STAGE_COMPILED };
-    glow_diag_clear(&D);
-    if (glow_program_create(M, &o, &p, &D) != GLOW_OK ||
-        glow_program_run(p, inputs, ninputs, &D) != GLOW_OK) {
-        fprintf(stderr, "%s: %s\n", backend, D.msg);
-        glow_program_destroy(p);
+    glow_program *p = build_and_run(fn, seed, backend, threads, false);
+    if (!p)
         return NULL;
-    }
     memset(st, 0, sizeof *st);
     for (const ir_instr *in = p->ir->first; in; in = in->next) {
         st->pwdw += in->kind == IK_CPU_PWDW_NCHWC;
@@ -42,10 +34,7 @@ static float *run_case(case_fn fn, uint64_t seed, const char *backend, int threa
         st->conv += in->kind == IK_CPU_CONV_NCHWC;
     }
     st->act_bytes = p->ir->activation_bytes;
-    glow_tensor t = glow_program_output(p, 0);
-    *n = glow_type_numel(&t.type);
-    float *out = malloc(sizeof(float) * (size_t)(*n > 0 ? *n : 1));
-    memcpy(out, t.data, sizeof(float) * (size_t)*n);
+    float *out = output_copy(p, n);
     glow_program_destroy(p);
     return out;
 }
@@ -84,24 +73,6 @@ static void diff(const char *what, case_fn fn, uint64_t seed, stats *fused, stat
 }
 
 /* --- models --- */
-
-static glow_value clip6(glow_value x)
-{
-    glow_attr ca[] = { GLOW_AF(MIN, 0.0), GLOW_AF(MAX, 6.0) };
-    return node(NK_CLIP, &x, 1, ca, 2);
-}
-
-/* conv k x k / s in g groups, "same" padding, bias; act 'r' Relu, 'c' ReLU6. */
-static glow_value conv_g(glow_value x, int64_t m, int64_t k, int64_t s, int64_t g, char act)
-{
-    int64_t c = glow_value_type(x)->dims[1], pd = k / 2;
-    int64_t kk[2] = { k, k }, ss[2] = { s, s }, dl[2] = { 1, 1 }, p[4] = { pd, pd, pd, pd };
-    glow_attr a[] = { GLOW_AINTS(KERNEL, kk, 2), GLOW_AINTS(STRIDES, ss, 2),
-                      GLOW_AINTS(PADS, p, 4), GLOW_AINTS(DILATIONS, dl, 2), GLOW_AI(GROUP, g) };
-    glow_value ins[3] = { x, cst(4, DIMS(m, c / g, k, k)), cst(1, DIMS(m)) };
-    glow_value y = node(NK_CONV, ins, 3, a, 5);
-    return act == 'r' ? node(NK_RELU, &y, 1, NULL, 0) : act == 'c' ? clip6(y) : y;
-}
 
 /* Expansion t x, depthwise / s, projection to m; the residual Add when shapes allow. */
 static glow_value inverted_residual(glow_value a, int64_t t, int64_t s, int64_t m, char act)

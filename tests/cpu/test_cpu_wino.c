@@ -23,27 +23,16 @@ typedef struct stats {
 static float *run_case(case_fn fn, uint64_t seed, const char *backend, int threads, int64_t *n,
                        stats *st)
 {
-    build(fn, seed);
-    glow_program *p = NULL;
-    glow_compile_options o = { .backend = backend, .threads = threads,
-                               .stop_after = GLOW_STAGE_COMPILED };
-    glow_diag_clear(&D);
-    if (glow_program_create(M, &o, &p, &D) != GLOW_OK ||
-        glow_program_run(p, inputs, ninputs, &D) != GLOW_OK) {
-        fprintf(stderr, "%s: %s\n", backend, D.msg);
-        glow_program_destroy(p);
+    glow_program *p = build_and_run(fn, seed, backend, threads, false);
+    if (!p)
         return NULL;
-    }
     memset(st, 0, sizeof *st);
     for (const ir_instr *in = p->ir->first; in; in = in->next) {
         st->wino += in->kind == IK_CPU_WINO_NCHWC;
         st->direct += in->kind == IK_CPU_CONV_NCHWC;
         st->adds += in->kind == IK_ADD;
     }
-    glow_tensor t = glow_program_output(p, 0);
-    *n = glow_type_numel(&t.type);
-    float *out = malloc(sizeof(float) * (size_t)(*n > 0 ? *n : 1));
-    memcpy(out, t.data, sizeof(float) * (size_t)*n);
+    float *out = output_copy(p, n);
     glow_program_destroy(p);
     return out;
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/runtime.h"
+
 uint64_t rng_state;
 glow_module *M;
 glow_function *F;
@@ -141,4 +143,49 @@ void build(case_fn fn, uint64_t seed)
     M = glow_module_create();
     F = glow_function_create(M, "main");
     fn();
+}
+
+glow_value relu6(glow_value x)
+{
+    glow_attr ca[] = { GLOW_AF(MIN, 0.0), GLOW_AF(MAX, 6.0) };
+    return node(NK_CLIP, &x, 1, ca, 2);
+}
+
+glow_value conv_g(glow_value x, int64_t m, int64_t k, int64_t s, int64_t g, char act)
+{
+    int64_t c = glow_value_type(x)->dims[1], pd = k / 2;
+    int64_t kk[2] = { k, k }, ss[2] = { s, s }, dl[2] = { 1, 1 }, p[4] = { pd, pd, pd, pd };
+    glow_attr a[] = { GLOW_AINTS(KERNEL, kk, 2), GLOW_AINTS(STRIDES, ss, 2),
+                      GLOW_AINTS(PADS, p, 4), GLOW_AINTS(DILATIONS, dl, 2), GLOW_AI(GROUP, g) };
+    glow_value ins[3] = { x, cst(4, DIMS(m, c / g, k, k)), cst(1, DIMS(m)) };
+    glow_value y = node(NK_CONV, ins, 3, a, 5);
+    return act == 'r' ? node(NK_RELU, &y, 1, NULL, 0) : act == 'c' ? relu6(y) : y;
+}
+
+glow_program *build_and_run(case_fn fn, uint64_t seed, const char *backend, int threads,
+                            bool plain_layout)
+{
+    build(fn, seed);
+    glow_program *p = NULL;
+    glow_compile_options o = { .backend = backend, .threads = threads,
+                               .stop_after = GLOW_STAGE_COMPILED,
+                               .plain_layout = plain_layout };
+    glow_diag_clear(&D);
+    if (glow_program_create(M, &o, &p, &D) != GLOW_OK ||
+        glow_program_run(p, inputs, ninputs, &D) != GLOW_OK) {
+        fprintf(stderr, "%s: %s\n", backend, D.msg);
+        glow_program_destroy(p);
+        return NULL;
+    }
+    return p;
+}
+
+float *output_copy(const glow_program *p, int64_t *n)
+{
+    glow_tensor t = glow_program_output(p, 0);
+    *n = glow_type_numel(&t.type);
+    float *out = malloc(sizeof(float) * (size_t)(*n > 0 ? *n : 1));
+    if (out && *n > 0)
+        memcpy(out, t.data, sizeof(float) * (size_t)*n);
+    return out;
 }

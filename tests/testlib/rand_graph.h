@@ -89,4 +89,21 @@ void build(case_fn fn, uint64_t seed);
 
 void free_inputs(void);
 
+/* ReLU6 as Clip(0, 6). */
+glow_value relu6(glow_value x);
+/* Conv k x k / s in g groups, "same" padding for odd k, with a bias; act 'r' a Relu after it,
+ * 'c' a ReLU6, 0 none. */
+glow_value conv_g(glow_value x, int64_t m, int64_t k, int64_t s, int64_t g, char act);
+
+/* --- compiling and running a case --- */
+
+struct glow_program;
+/* Builds fn's graph from seed, compiles it for backend with `threads` threads (plain_layout:
+ * the cpu backend's layout pass off) and runs it on the case's inputs: the program, whose IR
+ * the caller may read and then destroys, or NULL after printing why. */
+struct glow_program *build_and_run(case_fn fn, uint64_t seed, const char *backend, int threads,
+                                   bool plain_layout);
+/* A malloc'd copy of the f32 output 0 of program p, its element count in *n. */
+float *output_copy(const struct glow_program *p, int64_t *n);
+
 #endif
