@@ -526,6 +526,15 @@ static void undo_concat_inplace(ir_function *f)
     }
 }
 
+/* Counter k of the work counters. */
+static ir_value *work_slot(ir_function *f, ir_value *work, int k)
+{
+    char name[32];
+    snprintf(name, sizeof name, "cpu.qwork.%d", k);
+    glow_type t = { .dtype = GLOW_U32, .rank = 1, .dims = { 1 } };
+    return ir_view_create(f, name, work, &t, 4 * (uint64_t)k);
+}
+
 glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d)
 {
     undo_concat_inplace(f);
@@ -549,6 +558,18 @@ glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d)
     for (ir_value *v = f->values; v; v = v->next)
         if (ir_root(v)->id < n && nhwc[ir_root(v)->id])
             v->type = nhwc_type(&v->type);
+    /* One work counter per convolution (kernels/units.h): its units go to whichever thread
+     * asks next, so a thread whose core is busy elsewhere does not hold the others at the
+     * barrier after it, as a static split would. */
+    int nconv = 0;
+    for (const ir_instr *in = f->first; in; in = in->next)
+        nconv += in->id < n && qp[in->id].kind == QP_NHWC && qp[in->id].w;
+    ir_value *work = NULL;
+    if (nconv) {
+        glow_type wt = { .dtype = GLOW_U32, .rank = 1, .dims = { nconv } };
+        work = cpu_add_zeroed(f, "cpu.qwork", &wt);
+    }
+    int slot = 0;
     for (ir_instr *in = f->first, *next; in; in = next) {
         next = in->next;
         if (in->id >= n || qp[in->id].kind == QP_NONE)
@@ -566,9 +587,11 @@ glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d)
         }
         convert_operand(f, in, 0, true, nhwc);
         convert_operand(f, in, 1, true, nhwc);
-        ir_operand ops[5] = { in->ops[0], in->ops[1], { q->w, 'i' }, { q->bias, 'i' },
-                              { q->mult, 'i' } };
-        insert_instr(f, q->own, in, ops, q->w ? 5 : 2, in, true);
+        ir_operand ops[6] = { in->ops[0], in->ops[1], { q->w, 'i' }, { q->bias, 'i' },
+                              { q->mult, 'i' }, { NULL, 'x' } };
+        if (q->w)
+            ops[5].v = work_slot(f, work, slot++);
+        insert_instr(f, q->own, in, ops, q->w ? 6 : 2, in, true);
         ir_instr_unlink(f, in);
     }
     free(nhwc);
