@@ -230,13 +230,25 @@ static void test_qadd(const gk_row *row)
             mb = ldexpf(1.0f, -rint_in(1, 3));
         }
         qkind k = rnd_kind(rnd() % 2);
+        /* A folded rescale (Relu: the range from its zero point) on some trials. */
+        qkind pk = rnd_kind(rnd() % 2);
+        float pm = trial % 4 == 1 ? rnd_mult() : 0.0f;
+        int plo = rnd() % 2 ? pk.zero : pk.lo;
         uint8_t *a = rnd_bytes((size_t)n), *b = rnd_bytes((size_t)n), *want = malloc((size_t)n);
         uint8_t *y1 = canary_bytes((size_t)n), *y3 = canary_bytes((size_t)n);
-        for (int64_t i = 0; i < n; i++)
-            want[i] = (uint8_t)ref_qadd(op, ld(a + i, sa) - za, ld(b + i, sb) - zb, ma, mb, k);
-        fn(op, n, a, b, y1, sa, za, ma, sb, zb, mb, k.zero, k.lo, k.hi, 0, 1);
+        for (int64_t i = 0; i < n; i++) {
+            int32_t v = ref_qadd(op, ld(a + i, sa) - za, ld(b + i, sb) - zb, ma, mb, k);
+            /* The rescale kernel's reference on the stored byte. */
+            if (pm != 0.0f)
+                v = gk_requant(ld((uint8_t[]){ (uint8_t)v }, k.sgn) - k.zero, pm, pk.zero,
+                               plo, pk.hi);
+            want[i] = (uint8_t)v;
+        }
+        fn(op, n, a, b, y1, sa, za, ma, sb, zb, mb, k.zero, k.lo, k.hi, pm, pk.zero, plo, pk.hi,
+           0, 1);
         for (int t = 0; t < 3; t++)
-            fn(op, n, a, b, y3, sa, za, ma, sb, zb, mb, k.zero, k.lo, k.hi, t, 3);
+            fn(op, n, a, b, y3, sa, za, ma, sb, zb, mb, k.zero, k.lo, k.hi, pm, pk.zero, plo,
+               pk.hi, t, 3);
         check_bytes(row, "qadd", y1, want, (size_t)n, 1);
         check_bytes(row, "qadd", y3, want, (size_t)n, 3);
         free(a), free(b), free(want), free(y1), free(y3);
