@@ -58,18 +58,19 @@ static cpu_kernel qconv_kernel(const cpu_isa *isa)
     ((isa)->avx512 ? CPU_K_##op##_q8_avx512 : (isa)->avx2 ? CPU_K_##op##_q8_avx2 \
                                                          : CPU_K_##op##_q8_scalar)
 
-/* cpu.qconv_nhwc / cpu.qdwconv_nhwc [y, x, w, bias, mult, work]: 4-D NHWC, or
- * FullyConnected's [M][K] -> [M][N] as the 1x1 case; work is the units' counter. */
+/* cpu.qconv_nhwc [y, x, w, bias, mult, work] / cpu.qdwconv_nhwc [y, x, w, bias, mult]: 4-D
+ * NHWC, or FullyConnected's [M][K] -> [M][N] as the 1x1 case; work is the units' counter
+ * (qprepare.c says why the depthwise kernel has none). */
 static bool sel_qconv(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
 {
     const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v;
     const glow_type *y = &yv->type, *x = &xv->type;
-    if (in->nops != 6 || cpu_overlap(yv, xv))
+    bool dwc = in->kind == IK_CPU_QDWCONV_NHWC;
+    if (in->nops != (dwc ? 5u : 6u) || cpu_overlap(yv, xv))
         return false;
     /* The real channel counts: the packed bias has M entries, the multipliers too, and 3
      * more with a folded RescaleQuantized (qprepare.c): the quantization `mid` of the
      * convolution's own result, which the rescale takes to y's. */
-    bool dwc = in->kind == IK_CPU_QDWCONV_NHWC;
     int64_t mreal = glow_type_numel(&in->ops[dwc ? 4 : 3].v->type);
     int64_t nmult = glow_type_numel(&in->ops[4].v->type);
     glow_type mid = *y;
@@ -109,7 +110,7 @@ static bool sel_qconv(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
                cpu_num(y->offset), cpu_num(lo), cpu_num(hi), cpu_num(n), cpu_num(mreal),
                cpu_num(h), cpu_num(w), cpu_num(c), cpu_num(oh), cpu_num(ow), cpu_num(m),
                cpu_num(kh), cpu_num(kw), cpu_num(sh), cpu_num(sw), cpu_num(dh), cpu_num(dw),
-               cpu_num(ph), cpu_num(pw), cpu_ptr(in->ops[5].v, 0));
+               cpu_num(ph), cpu_num(pw), cpu_null());
         return true;
     }
     /* c is the padded channel stride: the packing rounds C up to 4 all the same, and the
