@@ -87,7 +87,8 @@ static void run_q(const job *j, int tid, int parts)
                                          : j->isa == 1 ? gk_qconv_u8_avxvnni
                                                        : gk_qconv_u8_avx2;
     fn(j->qx, j->qw, j->qb, j->qm, j->qy, j->n, l->h, l->w, l->c, j->xcs, l->m, l->m, l->k, l->k,
-       j->oh, j->ow, l->s, l->s, 1, 1, l->p, l->p, 3, 0, 0, 0, 255, 0.0f, 0, 0, tid, parts);
+       j->oh, j->ow, l->s, l->s, 1, 1, l->p, l->p, 3, 0, 0, 0, 255, 0.0f, 0, 0, NULL, tid,
+       parts);
 }
 
 static void run_f(const job *j, int tid, int parts)

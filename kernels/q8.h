@@ -6,6 +6,7 @@
 
 #include "gk.h"
 #include "qmath.h"
+#include "units.h"
 
 /* Channels per work unit of the NHWC kernels: a whole number of vectors of every ISA (64 bytes
  * = one AVX-512 byte vector, four of its int32 vectors), so only the last chunk of a pixel has
@@ -42,6 +43,18 @@ static inline int64_t gk_q_units(int64_t n, int64_t oh, int64_t c, int tid, int 
 {
     int64_t chunks = (c + GK_Q_CHUNK - 1) / GK_Q_CHUNK;
     gk_split(n * oh * chunks, 1, tid, nthreads, u0, u1);
+    return chunks;
+}
+
+/* The same units as the threads take them with a counter (units.h; work NULL: a static share):
+ * *it yields unit numbers. A depthwise layer's units are output rows, whose cost differs
+ * little, but a thread whose core is busy elsewhere then takes fewer instead of holding the
+ * others at the next barrier. */
+static inline int64_t gk_q_units_of(int64_t n, int64_t oh, int64_t c, unsigned *work, int tid,
+                                    int nthreads, gk_units *it)
+{
+    int64_t chunks = (c + GK_Q_CHUNK - 1) / GK_Q_CHUNK;
+    *it = gk_units_of((size_t)(n * oh * chunks), work, tid, nthreads);
     return chunks;
 }
 

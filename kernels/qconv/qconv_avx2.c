@@ -33,6 +33,7 @@
 
 #include "../kernels.h"
 #include "../qmath.h"
+#include "../units.h"
 
 #define GK_INLINE static inline __attribute__((always_inline))
 
@@ -344,7 +345,7 @@ void gk_qconv_u8_avx2(const uint8_t *x, const int8_t *wp, const int32_t *bias, c
                       int64_t m, int64_t ycs, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
                       int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t ph, int64_t pw,
                       int x_zero, int x_flip, int y_zero, int y_lo, int y_hi, float post_mult,
-                      int post_zero, int post_i8, int tid, int nthreads)
+                      int post_zero, int post_i8, unsigned *work, int tid, int nthreads)
 {
     /* The widened inputs of one tile; 32-byte aligned for the broadcast loads' sake. */
     int16_t buf[QNP * QKS] __attribute__((aligned(32)));
@@ -356,8 +357,9 @@ void gk_qconv_u8_avx2(const uint8_t *x, const int8_t *wp, const int32_t *bias, c
     s.k = kh * kw * s.cbytes;
     int64_t mblocks = (m + 7) / 8, nq = n * oh * ow, tiles = (nq + QNP - 1) / QNP;
     int64_t groups = qgroups(mblocks, tiles, nthreads), units = groups * tiles;
-    int64_t u0 = units * tid / nthreads, u1 = units * (tid + 1) / nthreads;
-    for (int64_t u = u0; u < u1; u++) {
+    gk_units it = gk_units_of((size_t)units, work, tid, nthreads);
+    for (size_t uu; gk_units_next(&it, &uu);) {
+        int64_t u = (int64_t)uu;
         /* Block groups outermost: a thread's consecutive units reuse the same weights. Groups
          * split the blocks evenly (20 blocks: 7, 7 and 6, not 8, 8 and 4), tiles the pixels
          * (49 pixels: 4 tiles of 10 and one of 9, not 4 of 12 and one pixel alone, which would

@@ -3,19 +3,21 @@
 // (qpack.h): [M][KH][KW][C4 * 4], so each output channel reads its taps contiguously.
 #include "../kernels.h"
 #include "../qmath.h"
+#include "../units.h"
 
 void gk_qconv_u8_scalar(const uint8_t *x, const int8_t *wp, const int32_t *bias,
                         const float *mult, uint8_t *y, int64_t n, int64_t h, int64_t w, int64_t c,
                         int64_t xcs, int64_t m, int64_t ycs, int64_t kh, int64_t kw, int64_t oh,
                         int64_t ow, int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t ph,
                         int64_t pw, int x_zero, int x_flip, int y_zero, int y_lo, int y_hi,
-                        float post_mult, int post_zero, int post_i8, int tid, int nthreads)
+                        float post_mult, int post_zero, int post_i8, unsigned *work, int tid,
+                        int nthreads)
 {
-    int64_t cb = (c + 3) / 4 * 4, ohw = oh * ow, lo, hi;
+    int64_t cb = (c + 3) / 4 * 4, ohw = oh * ow;
     uint8_t flip = x_flip ? 0x80 : 0;
-    gk_split(n * ohw, 1, tid, nthreads, &lo, &hi);
-    for (int64_t q = lo; q < hi; q++) {
-        int64_t ni = q / ohw, oy = q % ohw / ow, ox = q % ow;
+    gk_units it = gk_units_of((size_t)(n * ohw), work, tid, nthreads);
+    for (size_t qq; gk_units_next(&it, &qq);) {
+        int64_t q = (int64_t)qq, ni = q / ohw, oy = q % ohw / ow, ox = q % ow;
         uint8_t *yp = y + q * ycs;
         for (int64_t mi = 0; mi < m; mi++) {
             /* Unsigned arithmetic wraps as the SIMD accumulators do, without UB in C. */

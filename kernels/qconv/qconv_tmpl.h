@@ -19,10 +19,11 @@
 //   gk_requant(y - y_zero, post_mult, post_zero, lo, hi) of that y, [lo, hi] the range of i8
 //   (post_i8) or u8.
 // - Pads are top/left ph/pw; bottom/right follow from oh/ow. Dilations dh/dw, strides sh/sw.
-// - Thread tid computes units [tid * U / nthreads, (tid + 1) * U / nthreads) of the U units
-//   (output-channel block pair x tile of output pixels); every unit is computed the same way
-//   whatever the split, so results are identical for every thread count. No allocation: the
-//   one stack array is a QZ-byte row of the padding value.
+// - The U units (output-channel block pair x tile of output pixels) are shared as units.h's
+//   gk_units shares them: work NULL, thread tid computes [tid * U / nthreads, (tid + 1) * U /
+//   nthreads); with a counter (zero before the call), the threads take guided runs from it.
+//   Every unit is computed the same way whoever runs it, so results are identical for every
+//   thread count. No allocation: the one stack array is a QZ-byte row of the padding value.
 //
 // Approach: a register tile of NM (1 or 2) output-channel blocks of QV lanes times NP output
 // pixels (AVX-512: 2 x 12 zmm accumulators). For each tap and each 4 input channels it loads NM
@@ -48,6 +49,7 @@
 
 #include "../kernels.h"
 #include "../qmath.h"
+#include "../units.h"
 
 #define QZ 4096 /* bytes of the padding row: channel chunk of one tap */
 #define QPATCH 1024 /* most bytes of one pixel's gathered taps (q_tile_rows) */
@@ -343,7 +345,8 @@ void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float
             uint8_t *y, int64_t n, int64_t h, int64_t w, int64_t c, int64_t xcs, int64_t m,
             int64_t ycs, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t sh, int64_t sw,
             int64_t dh, int64_t dw, int64_t ph, int64_t pw, int x_zero, int x_flip, int y_zero,
-            int y_lo, int y_hi, float post_mult, int post_zero, int post_i8, int tid, int nthreads)
+            int y_lo, int y_hi, float post_mult, int post_zero, int post_i8, unsigned *work,
+            int tid, int nthreads)
 {
     uint8_t zrow[QZ];
     uint8_t patch[QNP * QPATCH] __attribute__((aligned(64)));
@@ -363,7 +366,7 @@ void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float
     memset(zrow, (x_zero ^ (x_flip ? 0x80 : 0)) & 0xff, (size_t)(zbytes < QZ ? zbytes : QZ));
     int64_t mblocks = (m + QV - 1) / QV, pairs = (mblocks + QNM - 1) / QNM;
     int64_t nq = n * oh * ow, tiles = (nq + QNP - 1) / QNP, units = pairs * tiles;
-    int64_t u0 = units * tid / nthreads, u1 = units * (tid + 1) / nthreads;
+    gk_units it = gk_units_of((size_t)units, work, tid, nthreads);
     /* Bias and multipliers of a block past M, zero-padded to whole vectors. */
     int32_t btail[QV];
     float mtail[QV];
@@ -373,8 +376,8 @@ void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float
      * for each (SqueezeNet's first layer: 0.78x the cycles). */
     bool tiles_out = s.use_patch && mblocks * s.wblock <= QWL1;
     int64_t gathered = -1;
-    for (int64_t u = u0; u < u1; u++) {
-        int64_t mb0 = u / tiles * QNM, q0 = u % tiles * QNP;
+    for (size_t uu; gk_units_next(&it, &uu);) {
+        int64_t u = (int64_t)uu, mb0 = u / tiles * QNM, q0 = u % tiles * QNP;
         if (tiles_out)
             mb0 = u % pairs * QNM, q0 = u / pairs * QNP;
         int nm = mblocks - mb0 < QNM ? (int)(mblocks - mb0) : QNM;

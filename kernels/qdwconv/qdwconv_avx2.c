@@ -285,11 +285,11 @@ void gk_qdwconv_q8_avx2(const uint8_t *x, const int16_t *wp, const int32_t *bias
                         const float *mult, uint8_t *y, int x_flip, int x_zero, int y_zero, int lo,
                         int hi, int64_t n, int64_t c, int64_t h, int64_t w, int64_t xcs,
                         int64_t oh, int64_t ow, int64_t ycs, int64_t kh, int64_t kw, int64_t sh,
-                        int64_t sw, int64_t dh, int64_t dw, int64_t ph, int64_t pw, int tid,
-                        int nthreads)
+                        int64_t sw, int64_t dh, int64_t dw, int64_t ph, int64_t pw,
+                        unsigned *work, int tid, int nthreads)
 {
-    int64_t u0, u1;
-    int64_t chunks = gk_q_units(n, oh, c, tid, nthreads, &u0, &u1);
+    gk_units it;
+    int64_t chunks = gk_q_units_of(n, oh, c, work, tid, nthreads, &it);
     /* The padding value as the kernel reads it (flipped on load like the input). */
     uint8_t zrow[GK_Q_CHUNK + 16];
     memset(zrow, (x_zero ^ (x_flip ? 0x80 : 0)) & 0xff, sizeof zrow);
@@ -300,8 +300,8 @@ void gk_qdwconv_q8_avx2(const uint8_t *x, const int16_t *wp, const int32_t *bias
     int64_t strip = ncols < 0 ? 0 : ncols / sw + 1;
     if (npr * kw <= QDW_PK && strip >= 4) {
         __m256i rb[QDW_COLS * 2], wv[QDW_PK * 2];
-        for (int64_t u = u0; u < u1; u++) {
-            int64_t r = u / chunks, c0 = u % chunks * GK_Q_CHUNK;
+        for (size_t uu; gk_units_next(&it, &uu);) {
+            int64_t u = (int64_t)uu, r = u / chunks, c0 = u % chunks * GK_Q_CHUNK;
             row_unit(&s, rb, wv, npr, strip, r / oh, r % oh, c0,
                      c - c0 < GK_Q_CHUNK ? c - c0 : GK_Q_CHUNK, x_flip);
         }
@@ -311,8 +311,9 @@ void gk_qdwconv_q8_avx2(const uint8_t *x, const int16_t *wp, const int32_t *bias
     __m256i acc[QDW_G8];
     const uint8_t *tp[2 * QDW_PAIRS];
     int64_t off[2 * QDW_PAIRS];
-    for (int64_t u = u0; u < u1; u++) {
-        int64_t r = u / chunks, b = r / oh, oy = r % oh;
+    bool have_off = false;
+    for (size_t uu; gk_units_next(&it, &uu);) {
+        int64_t u = (int64_t)uu, r = u / chunks, b = r / oh, oy = r % oh;
         int64_t c0 = u % chunks * GK_Q_CHUNK, cn = c - c0 < GK_Q_CHUNK ? c - c0 : GK_Q_CHUNK;
         /* 8-channel groups with weights: whole 16-channel blocks, inside the packed cp. */
         int64_t g8 = (cn + 15) / 16 * 2;
@@ -321,9 +322,11 @@ void gk_qdwconv_q8_avx2(const uint8_t *x, const int16_t *wp, const int32_t *bias
         bool one = s.npairs <= QDW_PAIRS;
         if (one)
             interleave(&s, wpair, 0, s.npairs, c0, g8);
-        if (one && u == u0)
+        if (one && !have_off) {
             for (int64_t t = 0; t < 2 * s.npairs; t++)
                 off[t] = t < s.taps ? (t / kw * dh * w + t % kw * dw) * xcs : 0;
+            have_off = true;
+        }
         for (int64_t ox = 0; ox < ow; ox++) {
             uint8_t *yp = y + ((b * oh + oy) * ow + ox) * ycs + c0;
             for (int64_t p0 = 0; p0 < s.npairs; p0 += QDW_PAIRS) {

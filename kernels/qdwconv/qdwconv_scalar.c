@@ -9,14 +9,14 @@ void gk_qdwconv_q8_scalar(const uint8_t *x, const int16_t *wp, const int32_t *bi
                           int lo, int hi, int64_t n, int64_t c, int64_t h, int64_t w,
                           int64_t xcs, int64_t oh, int64_t ow, int64_t ycs, int64_t kh,
                           int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t ph,
-                          int64_t pw, int tid, int nthreads)
+                          int64_t pw, unsigned *work, int tid, int nthreads)
 {
-    int64_t u0, u1;
-    int64_t chunks = gk_q_units(n, oh, c, tid, nthreads, &u0, &u1);
+    gk_units it;
+    int64_t chunks = gk_q_units_of(n, oh, c, work, tid, nthreads, &it);
     int64_t cp = gk_qdw_cpad(c);
     int32_t flip = x_flip ? 0x80 : 0;
-    for (int64_t u = u0; u < u1; u++) {
-        int64_t r = u / chunks, b = r / oh, oy = r % oh;
+    for (size_t uu; gk_units_next(&it, &uu);) {
+        int64_t u = (int64_t)uu, r = u / chunks, b = r / oh, oy = r % oh;
         int64_t c0 = u % chunks * GK_Q_CHUNK, c1 = c0 + GK_Q_CHUNK < c ? c0 + GK_Q_CHUNK : c;
         int64_t y0, y1;
         gk_q_taps(oy, sh, ph, dh, kh, h, &y0, &y1);

@@ -33,7 +33,8 @@ void gk_rescale_q8_scalar(int64_t n, const uint8_t *x, uint8_t *y, int x_signed,
 
 void gk_qadd_q8_scalar(int op, int64_t n, const uint8_t *a, const uint8_t *b, uint8_t *y,
                        int a_signed, int a_zero, float a_mult, int b_signed, int b_zero,
-                       float b_mult, int y_zero, int lo, int hi, int tid, int nthreads)
+                       float b_mult, int y_zero, int lo, int hi, float post_mult, int post_zero,
+                       int post_lo, int post_hi, int tid, int nthreads)
 {
     int64_t i0, i1;
     gk_split(n, 64, tid, nthreads, &i0, &i1);
@@ -53,6 +54,8 @@ void gk_qadd_q8_scalar(int op, int64_t n, const uint8_t *a, const uint8_t *b, ui
         }
         default: q = gk_qadd(va, vb, a_mult, b_mult, y_zero, lo, hi); break;
         }
+        if (post_mult != 0.0f)
+            q = gk_requant(q - y_zero, post_mult, post_zero, post_lo, post_hi);
         y[i] = (uint8_t)q;
     }
 }

@@ -58,27 +58,44 @@ GK_INLINE qvi qadd_vec(int op, qvi a, qvi b, qvf ma, qvf mb, qvi z, qvi l, qvi h
     }
 }
 
-#define QADD_LOOP(OP)                                                                         \
+/* POST: the folded rescale of the result (a constant where it is inlined), as the rescale
+ * kernel computes it on the stored byte (whose value is the lane's). */
+#define QADD_LOOP(OP, POST)                                                                   \
     for (int64_t i = i0; i < i1; i += QL) {                                                   \
         qvi va = QI_SUB(q_load8(a + i, i1 - i, a_signed), za);                                \
         qvi vb = QI_SUB(q_load8(b + i, i1 - i, b_signed), zb);                                \
-        q_store8(y + i, qadd_vec(OP, va, vb, ma, mb, z, l, h), i1 - i);                       \
+        qvi r = qadd_vec(OP, va, vb, ma, mb, z, l, h);                                        \
+        if (POST)                                                                             \
+            r = q_round_sat(QF_MUL(QF_CVT(QI_SUB(r, z)), pm), pz, pl, ph);                    \
+        q_store8(y + i, r, i1 - i);                                                           \
     }
 
 void QFN(qadd)(int op, int64_t n, const uint8_t *a, const uint8_t *b, uint8_t *y, int a_signed,
                int a_zero, float a_mult, int b_signed, int b_zero, float b_mult, int y_zero,
-               int lo, int hi, int tid, int nthreads)
+               int lo, int hi, float post_mult, int post_zero, int post_lo, int post_hi,
+               int tid, int nthreads)
 {
     int64_t i0, i1;
     gk_split(n, 64, tid, nthreads, &i0, &i1);
     qvf ma = QF_SET1(a_mult), mb = QF_SET1(op == GK_BIN_SUB ? -b_mult : b_mult);
     qvi za = QI_SET1(a_zero), zb = QI_SET1(b_zero);
     qvi z = QI_SET1(y_zero), l = QI_SET1(lo), h = QI_SET1(hi);
+    qvf pm = QF_SET1(post_mult);
+    qvi pz = QI_SET1(post_zero), pl = QI_SET1(post_lo), ph = QI_SET1(post_hi);
+    if (post_mult != 0.0f) {
+        switch (op) {
+        case GK_BIN_MUL: QADD_LOOP(GK_BIN_MUL, 1) break;
+        case GK_BIN_MAX: QADD_LOOP(GK_BIN_MAX, 1) break;
+        case GK_BIN_MIN: QADD_LOOP(GK_BIN_MIN, 1) break;
+        default: QADD_LOOP(GK_BIN_ADD, 1) break;
+        }
+        return;
+    }
     switch (op) {
-    case GK_BIN_MUL: QADD_LOOP(GK_BIN_MUL) break;
-    case GK_BIN_MAX: QADD_LOOP(GK_BIN_MAX) break;
-    case GK_BIN_MIN: QADD_LOOP(GK_BIN_MIN) break;
-    default: QADD_LOOP(GK_BIN_ADD) break;
+    case GK_BIN_MUL: QADD_LOOP(GK_BIN_MUL, 0) break;
+    case GK_BIN_MAX: QADD_LOOP(GK_BIN_MAX, 0) break;
+    case GK_BIN_MIN: QADD_LOOP(GK_BIN_MIN, 0) break;
+    default: QADD_LOOP(GK_BIN_ADD, 0) break;
     }
 }
 

@@ -8,6 +8,7 @@
 #include "backend/cpu/repack.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,37 @@ static const gk_fn gk_row_fns[] = {
 /* The row's kernel as a pointer of the type of `proto` (the avx512 and avx2 variants of a
  * family share one parameter list in kernels.def). */
 #define ROW_FN(row, proto) ((__typeof__(proto) *)gk_row_fns[(row) - gk_rows])
+
+/* f(arg, tid, n) on n threads at once, tid 0 on the caller (at most 8): a kernel's work shared
+ * as the backend's pool shares it, e.g. taking units from one counter. */
+typedef struct {
+    void (*f)(void *arg, int tid, int n);
+    void *arg;
+    int tid, n;
+} gk_test_thread;
+
+static inline void *gk_test_thread_main(void *p)
+{
+    gk_test_thread *t = p;
+    t->f(t->arg, t->tid, t->n);
+    return NULL;
+}
+
+static inline void run_threads(int n, void (*f)(void *arg, int tid, int n), void *arg)
+{
+    pthread_t th[8];
+    gk_test_thread a[8];
+    if (n < 1 || n > 8)
+        abort();
+    for (int t = 1; t < n; t++) {
+        a[t] = (gk_test_thread){ f, arg, t, n };
+        if (pthread_create(&th[t], NULL, gk_test_thread_main, &a[t]))
+            abort();
+    }
+    f(arg, 0, n);
+    for (int t = 1; t < n; t++)
+        pthread_join(th[t], NULL);
+}
 
 /* The block of the row's blocked layout: its vector length in floats. */
 static inline int row_vlen(const gk_row *row)

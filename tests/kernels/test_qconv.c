@@ -4,7 +4,8 @@
 // row; M around the 8- and 16-channel blocks; kernels 1-7, strides and dilations 1-2, pads,
 // batches, FC layers), u8 and i8 inputs (x_flip), u8, i8 and Relu/Clip-narrowed outputs, and
 // a folded RescaleQuantized into u8 or i8;
-// results must be identical bytes, at 1 and 3 threads, and the channels [M, ycs) untouched.
+// results must be identical bytes, at 1 and 3 threads (static shares) and 2 threads at once
+// taking the units from a counter, and the channels [M, ycs) untouched.
 #include "check.h"
 #include "kernels_test.h"
 #include "../../kernels/qconv/qpack.h"
@@ -23,6 +24,31 @@ typedef struct {
 } qcase;
 
 typedef __typeof__(gk_qconv_u8_scalar) qconv_fn;
+
+/* One kernel call's arguments, for threads calling it at once (run_threads). */
+typedef struct {
+    qconv_fn *fn;
+    const uint8_t *x;
+    const int8_t *wp;
+    const int32_t *bias;
+    const float *mult;
+    uint8_t *y;
+    const qcase *t;
+    int xcs, ycs, oh, ow, x_zero, y_zero, lo, hi;
+    float post_mult;
+    int post_zero;
+    unsigned *work;
+} qcall;
+
+static void qcall_run(void *arg, int tid, int nthreads)
+{
+    const qcall *q = arg;
+    const qcase *t = q->t;
+    q->fn(q->x, q->wp, q->bias, q->mult, q->y, t->n, t->h, t->w, t->c, q->xcs, t->m, q->ycs,
+          t->kh, t->kw, q->oh, q->ow, t->sh, t->sw, t->dh, t->dw, t->ph, t->pw, q->x_zero,
+          t->flip, q->y_zero, q->lo, q->hi, q->post_mult, q->post_zero, t->post == 2, q->work,
+          tid, nthreads);
+}
 
 static int rnd_int(int lo, int hi)
 {
@@ -106,15 +132,19 @@ static void run_case(const gk_row *row, const qcase *t)
     memset(y1, 0xa5, ys);
     memset(y3, 0xa5, ys);
     memset(y2, 0xa5, ys);
-#define QCALL(y, tid, nt)                                                                     \
+#define QCALL(y, work, tid, nt)                                                               \
     qconv(x, wp, bias, mult, y, t->n, t->h, t->w, t->c, xcs, t->m, ycs, t->kh, t->kw, oh, ow, \
           t->sh, t->sw, t->dh, t->dw, t->ph, t->pw, x_zero, t->flip, y_zero, lo, hi, post_mult, \
-          post_zero, t->post == 2, tid, nt)
-    QCALL(y1, 0, 1);
+          post_zero, t->post == 2, work, tid, nt)
+    QCALL(y1, NULL, 0, 1);
     for (int tid = 2; tid >= 0; tid--)
-        QCALL(y3, tid, 3);
-    for (int tid = 0; tid < 2; tid++)
-        QCALL(y2, tid, 2);
+        QCALL(y3, NULL, tid, 3);
+    /* Two threads at once taking the units from a counter (the cpu backend's way). */
+    unsigned work = 0;
+    qcall qc = { qconv, x, wp, bias, mult, y2, t, xcs, ycs, oh, ow, x_zero, y_zero, lo, hi,
+                 post_mult, post_zero, &work };
+    run_threads(2, qcall_run, &qc);
+    CHECK(work > 0);
 #undef QCALL
     size_t bad = 0, first = 0;
     for (size_t i = 0; i < ys; i++)

@@ -6,7 +6,8 @@
 // with pads and dilations, some without a tap inside the input), so are scales and zero points,
 // with multipliers of powers of two that make rounding ties and large ones that saturate;
 // quantize also sees NaN, infinities and values beyond 2^22 steps. Inputs are u8 and i8. Every
-// kernel runs with 1 thread and with 3 (called one after another), and bytes a kernel must not
+// kernel runs with 1 thread and with 3 (called one after another; the depthwise kernel also
+// with 2 threads at once taking its units from a counter), and bytes a kernel must not
 // write (channels [C, cs) of an NHWC result) keep their canary.
 #include "check.h"
 #include "kernels_test.h"
@@ -229,13 +230,25 @@ static void test_qadd(const gk_row *row)
             mb = ldexpf(1.0f, -rint_in(1, 3));
         }
         qkind k = rnd_kind(rnd() % 2);
+        /* A folded rescale (Relu: the range from its zero point) on some trials. */
+        qkind pk = rnd_kind(rnd() % 2);
+        float pm = trial % 4 == 1 ? rnd_mult() : 0.0f;
+        int plo = rnd() % 2 ? pk.zero : pk.lo;
         uint8_t *a = rnd_bytes((size_t)n), *b = rnd_bytes((size_t)n), *want = malloc((size_t)n);
         uint8_t *y1 = canary_bytes((size_t)n), *y3 = canary_bytes((size_t)n);
-        for (int64_t i = 0; i < n; i++)
-            want[i] = (uint8_t)ref_qadd(op, ld(a + i, sa) - za, ld(b + i, sb) - zb, ma, mb, k);
-        fn(op, n, a, b, y1, sa, za, ma, sb, zb, mb, k.zero, k.lo, k.hi, 0, 1);
+        for (int64_t i = 0; i < n; i++) {
+            int32_t v = ref_qadd(op, ld(a + i, sa) - za, ld(b + i, sb) - zb, ma, mb, k);
+            /* The rescale kernel's reference on the stored byte. */
+            if (pm != 0.0f)
+                v = gk_requant(ld((uint8_t[]){ (uint8_t)v }, k.sgn) - k.zero, pm, pk.zero,
+                               plo, pk.hi);
+            want[i] = (uint8_t)v;
+        }
+        fn(op, n, a, b, y1, sa, za, ma, sb, zb, mb, k.zero, k.lo, k.hi, pm, pk.zero, plo, pk.hi,
+           0, 1);
         for (int t = 0; t < 3; t++)
-            fn(op, n, a, b, y3, sa, za, ma, sb, zb, mb, k.zero, k.lo, k.hi, t, 3);
+            fn(op, n, a, b, y3, sa, za, ma, sb, zb, mb, k.zero, k.lo, k.hi, pm, pk.zero, plo,
+               pk.hi, t, 3);
         check_bytes(row, "qadd", y1, want, (size_t)n, 1);
         check_bytes(row, "qadd", y3, want, (size_t)n, 3);
         free(a), free(b), free(want), free(y1), free(y3);
@@ -395,6 +408,29 @@ static void test_qavgpool(const gk_row *row)
     test_qavgpool_shape(row, &g, 0, 0);
 }
 
+/* One depthwise call's arguments, for threads calling it at once (run_threads). */
+typedef struct {
+    __typeof__(gk_qdwconv_q8_scalar) *fn;
+    const uint8_t *x;
+    const int16_t *wp;
+    const int32_t *bp;
+    const float *mult;
+    uint8_t *y;
+    const qshape *s;
+    int sgn, kzx;
+    qkind k;
+    unsigned *work;
+} qdwcall;
+
+static void qdwcall_run(void *arg, int tid, int nthreads)
+{
+    const qdwcall *q = arg;
+    const qshape *s = q->s;
+    q->fn(q->x, q->wp, q->bp, q->mult, q->y, q->sgn, q->kzx, q->k.zero, q->k.lo, q->k.hi, s->n,
+          s->c, s->h, s->w, s->xcs, s->oh, s->ow, s->ycs, s->kh, s->kw, s->sh, s->sw, s->dh,
+          s->dw, s->ph, s->pw, q->work, tid, nthreads);
+}
+
 static void test_qdwconv_shape(const gk_row *row, const qshape *s, int sgn)
 {
     __typeof__(gk_qdwconv_q8_scalar) *fn = ROW_FN(row, gk_qdwconv_q8_scalar);
@@ -443,13 +479,16 @@ static void test_qdwconv_shape(const gk_row *row, const qshape *s, int sgn)
     gk_qdw_pack_weights(wp, w, w_sgn, wz, c, s->kh, s->kw);
     gk_qdw_pack_bias(bp, bias, wp, c, s->kh, s->kw, kzx);
     fn(x, wp, bp, mult, y1, sgn, kzx, k.zero, k.lo, k.hi, s->n, c, s->h, s->w, s->xcs, s->oh,
-       s->ow, s->ycs, s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->ph, s->pw, 0, 1);
+       s->ow, s->ycs, s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->ph, s->pw, NULL, 0, 1);
     for (int t = 0; t < 3; t++)
         fn(x, wp, bp, mult, y3, sgn, kzx, k.zero, k.lo, k.hi, s->n, c, s->h, s->w, s->xcs,
-           s->oh, s->ow, s->ycs, s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->ph, s->pw, t, 3);
-    for (int t = 0; t < 2; t++)
-        fn(x, wp, bp, mult, y2, sgn, kzx, k.zero, k.lo, k.hi, s->n, c, s->h, s->w, s->xcs,
-           s->oh, s->ow, s->ycs, s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->ph, s->pw, t, 2);
+           s->oh, s->ow, s->ycs, s->kh, s->kw, s->sh, s->sw, s->dh, s->dw, s->ph, s->pw, NULL,
+           t, 3);
+    /* Two threads at once taking the units (output rows) from a counter. */
+    unsigned work = 0;
+    qdwcall qc = { fn, x, wp, bp, mult, y2, s, sgn, kzx, k, &work };
+    run_threads(2, qdwcall_run, &qc);
+    CHECK(work == (unsigned)(s->n * s->oh * ((c + GK_Q_CHUNK - 1) / GK_Q_CHUNK)));
     check_bytes(row, "qdwconv", y1, want, y_bytes(s), 1);
     check_bytes(row, "qdwconv", y2, want, y_bytes(s), 2);
     check_bytes(row, "qdwconv", y3, want, y_bytes(s), 3);

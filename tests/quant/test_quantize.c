@@ -341,6 +341,76 @@ static void test_concat(void)
     CHECK(!memcmp(yi, yc, sizeof yi));
 }
 
+/* A residual Add with a Relu after it (ResNet's block end): the IR optimizer runs both in place
+ * over the convolution's result, and the cpu backend folds the Relu into the Add
+ * (cpu.qbinary_post, one pass and barrier fewer): still the interpreter's bytes, at 1 and 2
+ * threads. */
+static const char *const RES =
+    "module {\n"
+    "  %x = Placeholder input : f32[1, 8, 6, 6]\n"
+    "  %w1 = Constant [0.5, -0.25, 0.125] : f32[8, 8, 3, 3]\n"
+    "  %w2 = Constant [0.3, -0.2, 0.6, -0.1] : f32[8, 8, 1, 1]\n"
+    "  %out = Placeholder output : f32[1, 8, 3, 3]\n"
+    "}\n"
+    "function main {\n"
+    "  %a = Conv(%x, %w1) {kernel=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1], "
+    "dilations=[1, 1], group=1}\n"
+    "  %ar = Relu(%a)\n"
+    "  %c = Conv(%ar, %w2) {kernel=[1, 1], strides=[1, 1], pads=[0, 0, 0, 0], "
+    "dilations=[1, 1], group=1}\n"
+    "  %sum = Add(%c, %ar)\n"
+    "  %r = Relu(%sum)\n"
+    "  %pool = MaxPool(%r) {kernel=[2, 2], strides=[2, 2], pads=[0, 0, 0, 0], "
+    "dilations=[1, 1]}\n"
+    "  Save(%pool, %out)\n"
+    "}\n";
+
+static const named_range RES_RANGES[] = {
+    { "x", -1, 1 }, { "a", -3, 3 }, { "ar", 0, 3 }, { "c", -4, 4 }, { "sum", -5, 6 },
+    { "r", 0, 6 }, { "pool", 0, 6 }, { NULL, 0, 0 } };
+
+static void test_residual(void)
+{
+    float x[288], y[3][72];
+    for (int i = 0; i < 288; i++)
+        x[i] = cosf((float)i * 0.53f);
+    glow_quant_options o = { .schema = GLOW_QSCHEMA_ASYMMETRIC, .per_channel = true };
+    const char *be[3] = { "interpreter", "cpu", "cpu" };
+    for (int k = 0; k < 3; k++) {
+        glow_module *m = parse(RES);
+        quantize(m, &o, RES_RANGES, NULL);
+        glow_compile_options co = { .backend = be[k], .threads = k == 2 ? 2 : 1,
+                                    .stop_after = GLOW_STAGE_COMPILED };
+        glow_program *p = NULL;
+        glow_diag d = { 0 };
+        glow_type xt = glow_type_make(GLOW_F32, 4, (const int64_t[]){ 1, 8, 6, 6 });
+        glow_tensor t = { .type = xt, .data = x };
+        glow_status s = glow_program_create(m, &co, &p, &d);
+        if (s == GLOW_OK)
+            s = glow_program_run(p, &t, 1, &d);
+        if (s != GLOW_OK)
+            fprintf(stderr, "%s: %s\n", be[k], d.msg);
+        CHECK_EQ(s, GLOW_OK);
+        if (s == GLOW_OK)
+            memcpy(y[k], glow_program_output(p, 0).data, sizeof y[k]);
+        if (k > 0 && s == GLOW_OK) {
+            int post = 0, rest = 0;
+            for (const ir_instr *in = p->ir->first; in; in = in->next) {
+                post += in->kind == IK_CPU_QBINARY_POST;
+                rest += in->kind == IK_ADD || in->kind == IK_RELU ||
+                        in->kind == IK_RESCALE_QUANTIZED;
+            }
+            CHECK_EQ(post, 1);
+            CHECK_EQ(rest, 0);
+            if (post != 1 || getenv("QDEBUG"))
+                ir_function_print(stderr, p->ir);
+        }
+        glow_program_destroy(p);
+    }
+    CHECK(!memcmp(y[0], y[1], sizeof y[0]));
+    CHECK(!memcmp(y[0], y[2], sizeof y[0]));
+}
+
 /* --precision int16: convolutions convert too (16-bit activations, 8-bit weights, int64
  * accumulators on the reference), closer to float than int8. */
 static void test_int16(void)
@@ -373,6 +443,7 @@ int main(void)
     test_kl();
     test_numbers();
     test_concat();
+    test_residual();
     test_int16();
     return CHECK_DONE();
 }

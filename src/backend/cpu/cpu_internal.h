@@ -138,6 +138,9 @@ glow_status cpu_prepare(ir_function *f, int v, bool plain, glow_diag *d);
  * cpu.zero at its start, added for every target when f has an instruction whose kernel can
  * meet a bad index (cpu_can_fail); cpu_error_record finds it (NULL when there is none). */
 void cpu_add_error_record(ir_function *f);
+/* A new activation `name` of type t, live for the whole program and zeroed by a cpu.zero at
+ * its start (work counters: kernels/units.h gk_units). */
+ir_value *cpu_add_zeroed(ir_function *f, const char *name, const glow_type *t);
 const ir_value *cpu_error_record(const ir_function *f);
 bool cpu_can_fail(ir_instr_kind k);
 
@@ -175,7 +178,7 @@ typedef struct cpu_arg {
     double f;            /* CA_REAL */
 } cpu_arg;
 
-#define CPU_MAX_ARGS 30
+#define CPU_MAX_ARGS 32
 #define CPU_MAX_CALLS 64
 
 /* A typed operation: kernel k with its arguments in the kernel's parameter order. */

@@ -227,9 +227,10 @@ bool cpu_own_kind(ir_instr_kind k)
     switch ((int)k) {
     case IK_CPU_TO_NCHWC: case IK_CPU_FROM_NCHWC: case IK_CPU_CONV_NCHWC:
     case IK_CPU_DWCONV_NCHWC: case IK_CPU_MAXPOOL_NCHWC: case IK_CPU_AVGPOOL_NCHWC:
-    case IK_CPU_GEMM_PACKED: case IK_CPU_ZERO: case IK_CPU_WINO_NCHWC: case IK_CPU_Q_TO_NHWC: case IK_CPU_Q_FROM_NHWC:
-    case IK_CPU_QCONV_NHWC: case IK_CPU_QDWCONV_NHWC: case IK_CPU_QMAXPOOL_NHWC:
-    case IK_CPU_QAVGPOOL_NHWC: case IK_CPU_QCONCAT_NHWC: case IK_CPU_PWDW_NCHWC:
+    case IK_CPU_GEMM_PACKED: case IK_CPU_ZERO: case IK_CPU_WINO_NCHWC: case IK_CPU_PWDW_NCHWC:
+    case IK_CPU_Q_TO_NHWC: case IK_CPU_Q_FROM_NHWC: case IK_CPU_QCONV_NHWC:
+    case IK_CPU_QDWCONV_NHWC: case IK_CPU_QMAXPOOL_NHWC: case IK_CPU_QAVGPOOL_NHWC:
+    case IK_CPU_QCONCAT_NHWC: case IK_CPU_QBINARY_POST:
         return true;
     default:
         return false;

@@ -488,3 +488,8 @@ glow_status cpu_prepare(ir_function *f, int v, bool plain, glow_diag *d)
     free(rc.v);
     return s;
 }
+
+ir_value *cpu_add_zeroed(ir_function *f, const char *name, const glow_type *t)
+{
+    return add_zeroed(f, name, t);
+}

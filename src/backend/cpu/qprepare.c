@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
+#include "gk_ops.h"
 #include "qconv/qpack.h"
 #include "qdwconv/qdwpack.h"
 #include "qmath.h"
@@ -328,6 +329,99 @@ static glow_status fold_rescale(ir_function *f, qprep *qp, uint32_t n, glow_diag
     return GLOW_OK;
 }
 
+static ir_instr *insert_instr(ir_function *f, ir_instr_kind kind, const ir_instr *in,
+                              const ir_operand *ops, int nops, ir_instr *pos, bool attrs);
+
+/* --- a rescale folded into the binary op before it --- */
+
+/* The GK_BIN_* code of a quantized binary op, -1 for another kind. */
+static int bin_code(ir_instr_kind k)
+{
+    switch ((int)k) {
+    case IK_ADD: return GK_BIN_ADD;
+    case IK_SUB: return GK_BIN_SUB;
+    case IK_MUL: return GK_BIN_MUL;
+    case IK_MAX: return GK_BIN_MAX;
+    case IK_MIN: return GK_BIN_MIN;
+    default: return -1;
+    }
+}
+
+static uint64_t value_at(const ir_value *v) { return v->kind == IV_VIEW ? v->view_offset : 0; }
+
+/* A RescaleQuantized, Relu or Clip r [out, mid] of the result of a quantized binary op A
+ * [mid, a, b] becomes part of A (cpu.qbinary_post): A rescales in its store, the same integers
+ * as the two instructions, and r's pass over the bytes and the barrier before it go. ResNet's
+ * residual Add and the Relu after it, both in place over the convolution's result: 16 passes
+ * and 16 barriers fewer. Only when out and mid are the same bytes (the IR optimizer's in-place
+ * views of one buffer, so no lifetime moves), nothing but A and r uses mid, and nothing between
+ * them touches those bytes (they now hold r's result from A on). */
+static glow_status fold_post(ir_function *f, qprep **qpp, uint32_t *np, glow_diag *d)
+{
+    for (ir_instr *r = f->first, *next; r; r = next) {
+        next = r->next;
+        qprep *qp = *qpp;
+        if ((r->kind != IK_RESCALE_QUANTIZED && r->kind != IK_RELU && r->kind != IK_CLIP) ||
+            r->nops != 2 || r->id >= *np || qp[r->id].kind != QP_ELEM)
+            continue;
+        ir_value *out = r->ops[0].v, *mid = r->ops[1].v;
+        if (ir_root(out) != ir_root(mid) || value_at(out) != value_at(mid) ||
+            !is_q8(out->type.dtype) || !is_q8(mid->type.dtype) ||
+            !glow_type_same_shape(&out->type, &mid->type))
+            continue;
+        ir_instr *a = NULL;
+        int users = 0;
+        for (ir_instr *in = f->first; in; in = in->next)
+            for (uint32_t i = 0; i < in->nops && in != r; i++)
+                if (in->ops[i].v == mid) {
+                    a = in;
+                    users++;
+                    break;
+                }
+        if (users != 1 || a->id >= *np || qp[a->id].kind != QP_ELEM || a->nops != 3 ||
+            bin_code(a->kind) < 0 || a->ops[0].v != mid || !comes_after(a, r))
+            continue;
+        bool busy = false;
+        for (ir_instr *in = a->next; in != r && !busy; in = in->next)
+            for (uint32_t i = 0; i < in->nops && !busy; i++)
+                busy = in->kind != IK_ALLOC && in->kind != IK_DEALLOC &&
+                       ir_root(in->ops[i].v) == ir_root(out);
+        if (busy)
+            continue;
+        int32_t lo, hi;
+        glow_dtype_qrange(out->type.dtype, &lo, &hi);
+        const glow_attr *amin = cpu_attr(r, GA_MIN), *amax = cpu_attr(r, GA_MAX);
+        int act = r->kind == IK_RELU ? GK_QACT_RELU : r->kind == IK_CLIP ? GK_QACT_CLIP
+                                                                          : GK_QACT_NONE;
+        gk_q_act_range(act, amin ? amin->v.f : 0, amax ? amax->v.f : 0, out->type.scale,
+                       out->type.offset, &lo, &hi);
+        glow_status s = GLOW_OK;
+        void *p;
+        ir_value *post = cpu_new_const(f, "qpost", a->id, GLOW_F32, 6, &p, d, &s);
+        if (!post)
+            return s;
+        float *pf = p;
+        pf[0] = (float)bin_code(a->kind);
+        pf[1] = mid->type.dtype == GLOW_I8Q;
+        pf[2] = mid->type.scale;
+        pf[3] = (float)mid->type.offset;
+        pf[4] = (float)lo;
+        pf[5] = (float)hi;
+        ir_operand ops[4] = { { out, 'o' }, a->ops[1], a->ops[2], { post, 'i' } };
+        ir_instr *fused = insert_instr(f, IK_CPU_QBINARY_POST, a, ops, 4, a, false);
+        if (next == a)
+            next = a->next;
+        ir_instr_unlink(f, a);
+        ir_instr_unlink(f, r);
+        qp[r->id].kind = qp[a->id].kind = QP_NONE;
+        *qpp = qp = glow_xrealloc(qp, (f->next_id + 1) * sizeof *qp);
+        memset(qp + *np, 0, (f->next_id + 1 - *np) * sizeof *qp);
+        *np = f->next_id;
+        qp[fused->id].kind = QP_ELEM;
+    }
+    return GLOW_OK;
+}
+
 /* --- layout --- */
 
 static bool nhwc_candidate(const ir_value *v)
@@ -370,7 +464,7 @@ static bool *plan_nhwc(const ir_function *f, const qprep *qp, uint32_t n)
                 continue;
             bool all = true;
             for (uint32_t i = 0; i < in->nops; i++)
-                all &= nhwc[ir_root(in->ops[i].v)->id];
+                all &= in->ops[i].v->kind == IV_WEIGHT || nhwc[ir_root(in->ops[i].v)->id];
             for (uint32_t i = 0; i < in->nops && !all; i++) {
                 uint32_t id = ir_root(in->ops[i].v)->id;
                 if (in->ops[i].role != 'i' && nhwc[id]) {
@@ -526,6 +620,15 @@ static void undo_concat_inplace(ir_function *f)
     }
 }
 
+/* Counter k of the work counters. */
+static ir_value *work_slot(ir_function *f, ir_value *work, int k)
+{
+    char name[32];
+    snprintf(name, sizeof name, "cpu.qwork.%d", k);
+    glow_type t = { .dtype = GLOW_U32, .rank = 1, .dims = { 1 } };
+    return ir_view_create(f, name, work, &t, 4 * (uint64_t)k);
+}
+
 glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d)
 {
     undo_concat_inplace(f);
@@ -541,6 +644,8 @@ glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d)
     }
     if (s == GLOW_OK && count)
         s = fold_rescale(f, qp, n, d);
+    if (s == GLOW_OK && count)
+        s = fold_post(f, &qp, &n, d);
     if (s != GLOW_OK || !count) {
         free(qp);
         return s;
@@ -549,6 +654,22 @@ glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d)
     for (ir_value *v = f->values; v; v = v->next)
         if (ir_root(v)->id < n && nhwc[ir_root(v)->id])
             v->type = nhwc_type(&v->type);
+    /* One work counter per convolution (kernels/units.h): its units go to whichever thread
+     * asks next, so a thread whose core is busy elsewhere does not hold the others at the
+     * barrier after it, as a static split would (MobileNet v2 at 2 threads, avx2: 0.84x the
+     * time). The depthwise layers keep the static split: their units (an output row's 64
+     * channels) take a few microseconds with VNNI, and the counter's trips between the cores
+     * cost more than the balance gains (MobileNet v2, native: 1.03x the time with counters
+     * there too, 0.99x without). */
+    int nconv = 0;
+    for (const ir_instr *in = f->first; in; in = in->next)
+        nconv += in->id < n && qp[in->id].kind == QP_NHWC && qp[in->id].own == IK_CPU_QCONV_NHWC;
+    ir_value *work = NULL;
+    if (nconv) {
+        glow_type wt = { .dtype = GLOW_U32, .rank = 1, .dims = { nconv } };
+        work = cpu_add_zeroed(f, "cpu.qwork", &wt);
+    }
+    int slot = 0;
     for (ir_instr *in = f->first, *next; in; in = next) {
         next = in->next;
         if (in->id >= n || qp[in->id].kind == QP_NONE)
@@ -557,7 +678,7 @@ glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d)
         if (q->kind == QP_ELEM) {
             bool all = true;
             for (uint32_t i = 0; i < in->nops; i++)
-                all &= nhwc[ir_root(in->ops[i].v)->id];
+                all &= in->ops[i].v->kind == IV_WEIGHT || nhwc[ir_root(in->ops[i].v)->id];
             for (uint32_t i = 0; i < in->nops && !all; i++)
                 convert_operand(f, in, i, false, nhwc);
             if (all && q->own)
@@ -566,9 +687,12 @@ glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d)
         }
         convert_operand(f, in, 0, true, nhwc);
         convert_operand(f, in, 1, true, nhwc);
-        ir_operand ops[5] = { in->ops[0], in->ops[1], { q->w, 'i' }, { q->bias, 'i' },
-                              { q->mult, 'i' } };
-        insert_instr(f, q->own, in, ops, q->w ? 5 : 2, in, true);
+        ir_operand ops[6] = { in->ops[0], in->ops[1], { q->w, 'i' }, { q->bias, 'i' },
+                              { q->mult, 'i' }, { NULL, 'x' } };
+        int nops = q->own == IK_CPU_QCONV_NHWC ? 6 : q->w ? 5 : 2;
+        if (nops == 6)
+            ops[5].v = work_slot(f, work, slot++);
+        insert_instr(f, q->own, in, ops, nops, in, true);
         ir_instr_unlink(f, in);
     }
     free(nhwc);

@@ -377,6 +377,7 @@ bool cpu_select(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *nops)
     case IK_CPU_QCONV_NHWC: case IK_CPU_QDWCONV_NHWC: case IK_CPU_QMAXPOOL_NHWC:
     case IK_CPU_QAVGPOOL_NHWC: case IK_CPU_Q_TO_NHWC: case IK_CPU_Q_FROM_NHWC: case IK_QUANTIZE:
     case IK_DEQUANTIZE: case IK_RESCALE_QUANTIZED: case IK_CPU_QCONCAT_NHWC:
+    case IK_CPU_QBINARY_POST:
         return cpu_select_quant(in, isa, ops, nops);
     default:
         return sel_elementwise(in, ops) || cpu_select_typed(in, ops) ||

@@ -58,18 +58,19 @@ static cpu_kernel qconv_kernel(const cpu_isa *isa)
     ((isa)->avx512 ? CPU_K_##op##_q8_avx512 : (isa)->avx2 ? CPU_K_##op##_q8_avx2 \
                                                          : CPU_K_##op##_q8_scalar)
 
-/* cpu.qconv_nhwc / cpu.qdwconv_nhwc [y, x, w, bias, mult]: 4-D NHWC, or FullyConnected's
- * [M][K] -> [M][N] as the 1x1 case. */
+/* cpu.qconv_nhwc [y, x, w, bias, mult, work] / cpu.qdwconv_nhwc [y, x, w, bias, mult]: 4-D
+ * NHWC, or FullyConnected's [M][K] -> [M][N] as the 1x1 case; work is the units' counter
+ * (qprepare.c says why the depthwise kernel has none). */
 static bool sel_qconv(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
 {
     const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v;
     const glow_type *y = &yv->type, *x = &xv->type;
-    if (in->nops != 5 || cpu_overlap(yv, xv))
+    bool dwc = in->kind == IK_CPU_QDWCONV_NHWC;
+    if (in->nops != (dwc ? 5u : 6u) || cpu_overlap(yv, xv))
         return false;
     /* The real channel counts: the packed bias has M entries, the multipliers too, and 3
      * more with a folded RescaleQuantized (qprepare.c): the quantization `mid` of the
      * convolution's own result, which the rescale takes to y's. */
-    bool dwc = in->kind == IK_CPU_QDWCONV_NHWC;
     int64_t mreal = glow_type_numel(&in->ops[dwc ? 4 : 3].v->type);
     int64_t nmult = glow_type_numel(&in->ops[4].v->type);
     glow_type mid = *y;
@@ -109,7 +110,7 @@ static bool sel_qconv(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
                cpu_num(y->offset), cpu_num(lo), cpu_num(hi), cpu_num(n), cpu_num(mreal),
                cpu_num(h), cpu_num(w), cpu_num(c), cpu_num(oh), cpu_num(ow), cpu_num(m),
                cpu_num(kh), cpu_num(kw), cpu_num(sh), cpu_num(sw), cpu_num(dh), cpu_num(dw),
-               cpu_num(ph), cpu_num(pw));
+               cpu_num(ph), cpu_num(pw), cpu_null());
         return true;
     }
     /* c is the padded channel stride: the packing rounds C up to 4 all the same, and the
@@ -119,7 +120,7 @@ static bool sel_qconv(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
            cpu_num(oh), cpu_num(ow), cpu_num(sh), cpu_num(sw), cpu_num(dh), cpu_num(dw),
            cpu_num(ph), cpu_num(pw), cpu_num(xz), cpu_num(flip),
            cpu_num(mid.offset), cpu_num(lo), cpu_num(hi), cpu_real(post_mult),
-           cpu_num(y->offset), cpu_num(y->dtype == GLOW_I8Q));
+           cpu_num(y->offset), cpu_num(y->dtype == GLOW_I8Q), cpu_ptr(in->ops[5].v, 0));
     return true;
 }
 
@@ -188,7 +189,9 @@ static bool sel_qelem(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     int64_t n = glow_type_numel(y);
     if (in->nout != 1 || in->nops < 2)
         return false;
-    for (uint32_t i = 1; i < in->nops; i++)
+    /* The elementwise operands (cpu.qbinary_post's constant is not one). */
+    uint32_t nel = in->kind == IK_CPU_QBINARY_POST ? 3 : in->nops;
+    for (uint32_t i = 1; i < nel; i++)
         if (glow_type_numel(&in->ops[i].v->type) != n ||
             (cpu_overlap(yv, in->ops[i].v) && in->ops[i].v->addr != yv->addr))
             return false;
@@ -210,6 +213,39 @@ static bool sel_qelem(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
         return true;
     default:
         break;
+    }
+    /* cpu.qbinary_post: the binary op into its own result's quantization `mid`, then the
+     * folded rescale into y's (qprepare.c), as the two instructions computed them. */
+    float post_mult = 0.0f;
+    int post_lo = 0, post_hi = 0;
+    glow_type mid;
+    if (in->kind == IK_CPU_QBINARY_POST) {
+        const ir_value *pv = in->ops[3].v;
+        if (in->nops != 4 || pv->kind != IV_WEIGHT || !pv->storage ||
+            pv->storage->kind != NK_CONSTANT || glow_type_numel(&pv->type) != 6)
+            return false;
+        const float *post = pv->storage->payload.data;
+        mid = *y;
+        mid.dtype = post[1] != 0.0f ? GLOW_I8Q : GLOW_U8Q;
+        mid.scale = post[2];
+        mid.offset = (int32_t)post[3];
+        post_mult = gk_q_multiplier(mid.scale, y->scale);
+        post_lo = (int)post[4];
+        post_hi = (int)post[5];
+        if (post_mult == 0.0f)
+            return false;
+        const glow_type *b = &in->ops[2].v->type;
+        int code = (int)post[0];
+        float ma = code == GK_BIN_MUL ? gk_q_multiplier((double)x->scale * b->scale, mid.scale)
+                                      : gk_q_multiplier(x->scale, mid.scale);
+        q_range(&mid, NULL, 0, 0, &lo, &hi);
+        CPU_OP(op, Q8(isa, qadd), cpu_num(code), cpu_num(n), cpu_ptr(in->ops[1].v, 0),
+               cpu_ptr(in->ops[2].v, 0), cpu_ptr(yv, 0), cpu_num(x->dtype == GLOW_I8Q),
+               cpu_num(x->offset), cpu_real(ma), cpu_num(b->dtype == GLOW_I8Q),
+               cpu_num(b->offset), cpu_real(gk_q_multiplier(b->scale, mid.scale)),
+               cpu_num(mid.offset), cpu_num(lo), cpu_num(hi), cpu_real(post_mult),
+               cpu_num(y->offset), cpu_num(post_lo), cpu_num(post_hi));
+        return true;
     }
     for (uint32_t i = 0; i < in->nops; i++)
         if (!is_q8(in->ops[i].v->type.dtype))
@@ -240,7 +276,7 @@ static bool sel_qelem(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
                cpu_ptr(in->ops[2].v, 0), cpu_ptr(yv, 0), cpu_num(x->dtype == GLOW_I8Q),
                cpu_num(x->offset), cpu_real(ma), cpu_num(b->dtype == GLOW_I8Q),
                cpu_num(b->offset), cpu_real(mb), cpu_num(y->offset), cpu_num(lo),
-               cpu_num(hi));
+               cpu_num(hi), cpu_real(0), cpu_num(0), cpu_num(0), cpu_num(0));
         return true;
     }
     default:
