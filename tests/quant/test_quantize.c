@@ -215,14 +215,17 @@ static void test_kl(void)
     CHECK(lo == 0 && hi == 10);
 }
 
-/* Runs module m (consumed) on x with the given backend; copies the 5 outputs. */
-static void run_net(glow_module *m, const char *backend, const float *x, float *y)
+/* Compiles module m (consumed) for backend with `threads` threads and runs it on x, of shape
+ * [1][c][6][6]; copies the n floats of output 0 to y. Returns the program, for the caller to
+ * look into and destroy, or NULL after a failed check. */
+static glow_program *compile_run(glow_module *m, const char *backend, int threads, int64_t c,
+                                 const float *x, float *y, size_t n)
 {
-    glow_compile_options co = { .backend = backend, .threads = 2,
+    glow_compile_options co = { .backend = backend, .threads = threads,
                                 .stop_after = GLOW_STAGE_COMPILED };
     glow_program *p = NULL;
     glow_diag d = { 0 };
-    glow_type xt = glow_type_make(GLOW_F32, 4, (const int64_t[]){ 1, 3, 6, 6 });
+    glow_type xt = glow_type_make(GLOW_F32, 4, (const int64_t[]){ 1, c, 6, 6 });
     glow_tensor t = { .type = xt, .data = (void *)x };
     glow_status s = glow_program_create(m, &co, &p, &d);
     if (s == GLOW_OK)
@@ -230,9 +233,18 @@ static void run_net(glow_module *m, const char *backend, const float *x, float *
     if (s != GLOW_OK)
         fprintf(stderr, "%s: %s\n", backend, d.msg);
     CHECK_EQ(s, GLOW_OK);
-    if (s == GLOW_OK)
-        memcpy(y, glow_program_output(p, 0).data, 5 * sizeof(float));
-    glow_program_destroy(p);
+    if (s != GLOW_OK) {
+        glow_program_destroy(p);
+        return NULL;
+    }
+    memcpy(y, glow_program_output(p, 0).data, n * sizeof(float));
+    return p;
+}
+
+/* Runs module m (consumed) on x with the given backend; copies the 5 outputs. */
+static void run_net(glow_module *m, const char *backend, const float *x, float *y)
+{
+    glow_program_destroy(compile_run(m, backend, 2, 3, x, y, 5));
 }
 
 /* NET quantized with o over RANGES, run on x with the given backend. */
@@ -305,21 +317,8 @@ static void test_concat(void)
         int nq = 0;
         quantize(m, &o, CAT_RANGES, &nq);
         CHECK(nq >= 5);
-        glow_compile_options co = { .backend = be[k], .threads = 2,
-                                    .stop_after = GLOW_STAGE_COMPILED };
-        glow_program *p = NULL;
-        glow_diag d = { 0 };
-        glow_type xt = glow_type_make(GLOW_F32, 4, (const int64_t[]){ 1, 4, 6, 6 });
-        glow_tensor t = { .type = xt, .data = x };
-        glow_status s = glow_program_create(m, &co, &p, &d);
-        if (s == GLOW_OK)
-            s = glow_program_run(p, &t, 1, &d);
-        if (s != GLOW_OK)
-            fprintf(stderr, "%s: %s\n", be[k], d.msg);
-        CHECK_EQ(s, GLOW_OK);
-        if (s == GLOW_OK)
-            memcpy(out[k], glow_program_output(p, 0).data, sizeof yi);
-        if (k == 1 && s == GLOW_OK) {
+        glow_program *p = compile_run(m, be[k], 2, 4, x, out[k], sizeof yi / sizeof yi[0]);
+        if (k == 1 && p) {
             const ir_instr *const *fb = NULL;
             CHECK_EQ(glow_program_fallbacks(p, &fb), 0);
             /* The Concat runs NHWC and nothing around it converts: the only conversions are
@@ -379,21 +378,9 @@ static void test_residual(void)
     for (int k = 0; k < 3; k++) {
         glow_module *m = parse(RES);
         quantize(m, &o, RES_RANGES, NULL);
-        glow_compile_options co = { .backend = be[k], .threads = k == 2 ? 2 : 1,
-                                    .stop_after = GLOW_STAGE_COMPILED };
-        glow_program *p = NULL;
-        glow_diag d = { 0 };
-        glow_type xt = glow_type_make(GLOW_F32, 4, (const int64_t[]){ 1, 8, 6, 6 });
-        glow_tensor t = { .type = xt, .data = x };
-        glow_status s = glow_program_create(m, &co, &p, &d);
-        if (s == GLOW_OK)
-            s = glow_program_run(p, &t, 1, &d);
-        if (s != GLOW_OK)
-            fprintf(stderr, "%s: %s\n", be[k], d.msg);
-        CHECK_EQ(s, GLOW_OK);
-        if (s == GLOW_OK)
-            memcpy(y[k], glow_program_output(p, 0).data, sizeof y[k]);
-        if (k > 0 && s == GLOW_OK) {
+        glow_program *p = compile_run(m, be[k], k == 2 ? 2 : 1, 8, x, y[k],
+                                      sizeof y[k] / sizeof y[k][0]);
+        if (k > 0 && p) {
             int post = 0, rest = 0;
             for (const ir_instr *in = p->ir->first; in; in = in->next) {
                 post += in->kind == IK_CPU_QBINARY_POST;
