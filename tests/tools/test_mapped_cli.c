@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "onnx/onnx.h"
 #include "testlib/onnx_build.h"
 #include "testlib/spawn.h"
 
@@ -36,21 +37,17 @@ static bool write_file(const char *path, const uint8_t *b, size_t n)
     return f && fclose(f) == 0 && ok;
 }
 
-/* The 512 floats of the TensorProto file `path` (raw_data), false when it holds no such. */
+/* The 512 floats of the TensorProto file `path`, false when it holds no such. */
 static bool read_output(const char *path, float *y)
 {
-    uint8_t *b;
-    size_t n;
+    glow_tensor t;
     glow_diag d = { 0 };
-    if (glow_read_file(path, &b, &n, &d) != GLOW_OK)
+    if (glow_tensor_read_file(path, &t, NULL, &d) != GLOW_OK)
         return false;
-    Onnx__TensorProto *t = onnx__tensor_proto__unpack(NULL, n, b);
-    free(b);
-    bool ok = t && t->has_raw_data && t->raw_data.len == 512 * sizeof(float);
+    bool ok = t.type.dtype == GLOW_F32 && glow_type_numel(&t.type) == 512;
     if (ok)
-        memcpy(y, t->raw_data.data, 512 * sizeof(float));
-    if (t)
-        onnx__tensor_proto__free_unpacked(t, NULL);
+        memcpy(y, t.data, 512 * sizeof(float));
+    glow_tensor_free(&t);
     return ok;
 }
 
