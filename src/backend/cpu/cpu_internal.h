@@ -129,6 +129,19 @@ ir_value *cpu_new_const(ir_function *f, const char *what, uint32_t id, glow_dtyp
 /* Allocates the activation val right before `first` and frees it right after `last` (at the
  * end of the program when last is NULL). */
 void cpu_mark_lifetime(ir_function *f, ir_value *val, ir_instr *first, ir_instr *last);
+/* An allocation or release marker (no work of its own). */
+static inline bool cpu_is_marker(const ir_instr *in)
+{
+    return in->kind == IK_ALLOC || in->kind == IK_DEALLOC;
+}
+/* True when an operand of in is root or a view of it. */
+static inline bool cpu_touches(const ir_instr *in, const ir_value *root)
+{
+    for (uint32_t i = 0; i < in->nops; i++)
+        if (ir_root(in->ops[i].v) == root)
+            return true;
+    return false;
+}
 
 /* The prepare step for vector length v (0: nothing to prepare); plain: keep every activation
  * in its plain layout (no layout pass, no residual fusion). */

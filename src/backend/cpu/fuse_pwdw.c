@@ -20,19 +20,6 @@
 #include "conv/pwdw_plan.h"
 #include "gk_ops.h"
 
-static bool is_marker(const ir_instr *in)
-{
-    return in->kind == IK_ALLOC || in->kind == IK_DEALLOC;
-}
-
-static bool touches(const ir_instr *in, const ir_value *root)
-{
-    for (uint32_t i = 0; i < in->nops; i++)
-        if (ir_root(in->ops[i].v) == root)
-            return true;
-    return false;
-}
-
 /* A depthwise conv the fused kernel runs: 3x3, stride 1 or 2, begin pads 1, dilation 1,
  * operands [y, t, w, work, bias(, residual)]. */
 static bool dw_fits(const ir_instr *d)
@@ -85,7 +72,7 @@ static ir_instr *fuse_one(ir_function *f, ir_instr *d, int v)
     /* The 1x1 conv wrote t just before: only lifetime markers between them, so its input is
      * unchanged when the fused instruction runs in d's place. */
     ir_instr *e = d->prev;
-    while (e && is_marker(e))
+    while (e && cpu_is_marker(e))
         e = e->prev;
     if (!e || !pw_fits(e) || e->ops[0].v != t)
         return NULL;
@@ -99,7 +86,7 @@ static ir_instr *fuse_one(ir_function *f, ir_instr *d, int v)
      * the depthwise reads it only as its input (a residual Add of the expansion itself folds
      * into the depthwise as its residual operand, residual.c). */
     for (const ir_instr *in = f->first; in; in = in->next)
-        if (in != e && in != d && !is_marker(in) && touches(in, t))
+        if (in != e && in != d && !cpu_is_marker(in) && cpu_touches(in, t))
             return NULL;
 
     /* One ring per thread (the slots winograd.c gives its scratch: the online cores, at most
@@ -133,7 +120,7 @@ static ir_instr *fuse_one(ir_function *f, ir_instr *d, int v)
     /* t's allocation and release go with it. */
     for (ir_instr *in = f->first, *next; in; in = next) {
         next = in->next;
-        if (is_marker(in) && touches(in, t))
+        if (cpu_is_marker(in) && cpu_touches(in, t))
             ir_instr_unlink(f, in);
     }
     cpu_mark_lifetime(f, scratch, fused, fused);

@@ -8,16 +8,6 @@
 
 #include "backend/cpu/cpu_internal.h"
 
-static bool touches(const ir_instr *in, const ir_value *root)
-{
-    for (uint32_t i = 0; i < in->nops; i++)
-        if (ir_root(in->ops[i].v) == root)
-            return true;
-    return false;
-}
-
-static bool is_marker(const ir_instr *in) { return in->kind == IK_ALLOC || in->kind == IK_DEALLOC; }
-
 static bool blocked_conv(const ir_instr *in)
 {
     return in->kind == IK_CPU_CONV_NCHWC || in->kind == IK_CPU_DWCONV_NCHWC ||
@@ -28,11 +18,11 @@ static bool blocked_conv(const ir_instr *in)
 static ir_instr *producer(ir_instr *add, const ir_value *y, const ir_value *r, const ir_value *z)
 {
     for (ir_instr *in = add->prev; in; in = in->prev) {
-        if (is_marker(in))
+        if (cpu_is_marker(in))
             continue;
         if (blocked_conv(in) && in->ops[0].v == y)
             return in;
-        if (touches(in, y) || touches(in, r) || touches(in, z))
+        if (cpu_touches(in, y) || cpu_touches(in, r) || cpu_touches(in, z))
             return NULL;
     }
     return NULL;
@@ -57,7 +47,7 @@ static bool fuse_one(ir_function *f, ir_instr *add, int yi, const bool *blocked,
     /* y must not be read after the Add unless the conv's result stays in it. */
     ir_instr *yalloc = NULL, *ydealloc = NULL;
     for (ir_instr *in = f->first; in; in = in->next) {
-        if (!touches(in, y))
+        if (!cpu_touches(in, y))
             continue;
         if (in->kind == IK_ALLOC)
             yalloc = in;
@@ -68,7 +58,7 @@ static bool fuse_one(ir_function *f, ir_instr *add, int yi, const bool *blocked,
     }
     /* A Relu in place right after the Add becomes the conv's activation. */
     ir_instr *act = add->next;
-    while (act && is_marker(act))
+    while (act && cpu_is_marker(act))
         act = act->next;
     if (act && !(act->kind == IK_RELU && act->nops == 2 && act->ops[0].v == z &&
                  act->ops[1].v == z))
