@@ -383,9 +383,7 @@ static glow_status fold_post(ir_function *f, qprep **qpp, uint32_t *np, glow_dia
             continue;
         bool busy = false;
         for (ir_instr *in = a->next; in != r && !busy; in = in->next)
-            for (uint32_t i = 0; i < in->nops && !busy; i++)
-                busy = in->kind != IK_ALLOC && in->kind != IK_DEALLOC &&
-                       ir_root(in->ops[i].v) == ir_root(out);
+            busy = !cpu_is_marker(in) && cpu_touches(in, ir_root(out));
         if (busy)
             continue;
         int32_t lo, hi;

@@ -181,6 +181,25 @@ static bool sel_qlayout(const ir_instr *in, cpu_op *op)
     return true;
 }
 
+/* The qadd kernel for binary op `code` of in's operands a (x) and b into the quantization
+ * mid, then (post_mult != 0) rescaled into y's offset within [post_lo, post_hi]. */
+static void sel_qbinary(const ir_instr *in, const cpu_isa *isa, int code, int64_t n,
+                        const glow_type *mid, float post_mult, int32_t y_offset, int post_lo,
+                        int post_hi, cpu_op *op)
+{
+    const glow_type *x = &in->ops[1].v->type, *b = &in->ops[2].v->type;
+    float ma = code == GK_BIN_MUL ? gk_q_multiplier((double)x->scale * b->scale, mid->scale)
+                                  : gk_q_multiplier(x->scale, mid->scale);
+    int lo, hi;
+    q_range(mid, NULL, 0, 0, &lo, &hi);
+    CPU_OP(op, Q8(isa, qadd), cpu_num(code), cpu_num(n), cpu_ptr(in->ops[1].v, 0),
+           cpu_ptr(in->ops[2].v, 0), cpu_ptr(in->ops[0].v, 0), cpu_num(x->dtype == GLOW_I8Q),
+           cpu_num(x->offset), cpu_real(ma), cpu_num(b->dtype == GLOW_I8Q), cpu_num(b->offset),
+           cpu_real(gk_q_multiplier(b->scale, mid->scale)), cpu_num(mid->offset), cpu_num(lo),
+           cpu_num(hi), cpu_real(post_mult), cpu_num(y_offset), cpu_num(post_lo),
+           cpu_num(post_hi));
+}
+
 /* Same-shape quantized elementwise ops, Quantize and Dequantize: one flat pass. */
 static bool sel_qelem(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
 {
@@ -216,35 +235,21 @@ static bool sel_qelem(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     }
     /* cpu.qbinary_post: the binary op into its own result's quantization `mid`, then the
      * folded rescale into y's (qprepare.c), as the two instructions computed them. */
-    float post_mult = 0.0f;
-    int post_lo = 0, post_hi = 0;
-    glow_type mid;
     if (in->kind == IK_CPU_QBINARY_POST) {
         const ir_value *pv = in->ops[3].v;
         if (in->nops != 4 || pv->kind != IV_WEIGHT || !pv->storage ||
             pv->storage->kind != NK_CONSTANT || glow_type_numel(&pv->type) != 6)
             return false;
         const float *post = pv->storage->payload.data;
-        mid = *y;
+        glow_type mid = *y;
         mid.dtype = post[1] != 0.0f ? GLOW_I8Q : GLOW_U8Q;
         mid.scale = post[2];
         mid.offset = (int32_t)post[3];
-        post_mult = gk_q_multiplier(mid.scale, y->scale);
-        post_lo = (int)post[4];
-        post_hi = (int)post[5];
+        float post_mult = gk_q_multiplier(mid.scale, y->scale);
         if (post_mult == 0.0f)
             return false;
-        const glow_type *b = &in->ops[2].v->type;
-        int code = (int)post[0];
-        float ma = code == GK_BIN_MUL ? gk_q_multiplier((double)x->scale * b->scale, mid.scale)
-                                      : gk_q_multiplier(x->scale, mid.scale);
-        q_range(&mid, NULL, 0, 0, &lo, &hi);
-        CPU_OP(op, Q8(isa, qadd), cpu_num(code), cpu_num(n), cpu_ptr(in->ops[1].v, 0),
-               cpu_ptr(in->ops[2].v, 0), cpu_ptr(yv, 0), cpu_num(x->dtype == GLOW_I8Q),
-               cpu_num(x->offset), cpu_real(ma), cpu_num(b->dtype == GLOW_I8Q),
-               cpu_num(b->offset), cpu_real(gk_q_multiplier(b->scale, mid.scale)),
-               cpu_num(mid.offset), cpu_num(lo), cpu_num(hi), cpu_real(post_mult),
-               cpu_num(y->offset), cpu_num(post_lo), cpu_num(post_hi));
+        sel_qbinary(in, isa, (int)post[0], n, &mid, post_mult, y->offset, (int)post[4],
+                    (int)post[5], op);
         return true;
     }
     for (uint32_t i = 0; i < in->nops; i++)
@@ -264,19 +269,10 @@ static bool sel_qelem(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     case IK_ADD: case IK_SUB: case IK_MUL: case IK_MAX: case IK_MIN: {
         if (in->nops != 3)
             return false;
-        const glow_type *b = &in->ops[2].v->type;
         int code = in->kind == IK_ADD ? GK_BIN_ADD : in->kind == IK_SUB ? GK_BIN_SUB
                  : in->kind == IK_MUL ? GK_BIN_MUL : in->kind == IK_MAX ? GK_BIN_MAX
                                                                         : GK_BIN_MIN;
-        float mb = gk_q_multiplier(b->scale, y->scale);
-        if (in->kind == IK_MUL)
-            ma = gk_q_multiplier((double)x->scale * b->scale, y->scale);
-        q_range(y, NULL, 0, 0, &lo, &hi);
-        CPU_OP(op, Q8(isa, qadd), cpu_num(code), cpu_num(n), cpu_ptr(in->ops[1].v, 0),
-               cpu_ptr(in->ops[2].v, 0), cpu_ptr(yv, 0), cpu_num(x->dtype == GLOW_I8Q),
-               cpu_num(x->offset), cpu_real(ma), cpu_num(b->dtype == GLOW_I8Q),
-               cpu_num(b->offset), cpu_real(mb), cpu_num(y->offset), cpu_num(lo),
-               cpu_num(hi), cpu_real(0), cpu_num(0), cpu_num(0), cpu_num(0));
+        sel_qbinary(in, isa, code, n, y, 0.0f, 0, 0, 0, op);
         return true;
     }
     default:
