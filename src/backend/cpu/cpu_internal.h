@@ -284,6 +284,8 @@ bool cpu_select_quant(const ir_instr *in, const cpu_isa *isa, cpu_op *ops, int *
 /* The int8 prepare step: quantized convolutions, FullyConnected and pools the int8 kernels run
  * become cpu.q*_nhwc instructions, and 8-bit activations between them stay NHWC. */
 glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d);
+/* The GK_BIN_* code of Add, Sub, Mul, Max or Min, -1 for another kind. */
+int cpu_bin_code(ir_instr_kind k);
 /* The isa column of the qconv row the target uses ("avx512vnni", ..., "scalar"). */
 const char *cpu_qconv_isa(const cpu_isa *isa);
 

@@ -334,8 +334,7 @@ static ir_instr *insert_instr(ir_function *f, ir_instr_kind kind, const ir_instr
 
 /* --- a rescale folded into the binary op before it --- */
 
-/* The GK_BIN_* code of a quantized binary op, -1 for another kind. */
-static int bin_code(ir_instr_kind k)
+int cpu_bin_code(ir_instr_kind k)
 {
     switch ((int)k) {
     case IK_ADD: return GK_BIN_ADD;
@@ -379,7 +378,7 @@ static glow_status fold_post(ir_function *f, qprep **qpp, uint32_t *np, glow_dia
                     break;
                 }
         if (users != 1 || a->id >= *np || qp[a->id].kind != QP_ELEM || a->nops != 3 ||
-            bin_code(a->kind) < 0 || a->ops[0].v != mid || !comes_after(a, r))
+            cpu_bin_code(a->kind) < 0 || a->ops[0].v != mid || !comes_after(a, r))
             continue;
         bool busy = false;
         for (ir_instr *in = a->next; in != r && !busy; in = in->next)
@@ -399,7 +398,7 @@ static glow_status fold_post(ir_function *f, qprep **qpp, uint32_t *np, glow_dia
         if (!post)
             return s;
         float *pf = p;
-        pf[0] = (float)bin_code(a->kind);
+        pf[0] = (float)cpu_bin_code(a->kind);
         pf[1] = mid->type.dtype == GLOW_I8Q;
         pf[2] = mid->type.scale;
         pf[3] = (float)mid->type.offset;

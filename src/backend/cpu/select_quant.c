@@ -269,10 +269,7 @@ static bool sel_qelem(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     case IK_ADD: case IK_SUB: case IK_MUL: case IK_MAX: case IK_MIN: {
         if (in->nops != 3)
             return false;
-        int code = in->kind == IK_ADD ? GK_BIN_ADD : in->kind == IK_SUB ? GK_BIN_SUB
-                 : in->kind == IK_MUL ? GK_BIN_MUL : in->kind == IK_MAX ? GK_BIN_MAX
-                                                                        : GK_BIN_MIN;
-        sel_qbinary(in, isa, code, n, y, 0.0f, 0, 0, 0, op);
+        sel_qbinary(in, isa, cpu_bin_code(in->kind), n, y, 0.0f, 0, 0, 0, op);
         return true;
     }
     default:
