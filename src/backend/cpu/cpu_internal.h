@@ -262,6 +262,11 @@ bool cpu_select_typed(const ir_instr *in, cpu_op *op);
 bool cpu_select_spatial(const ir_instr *in, cpu_op *op);
 /* cpu.wino_nchwc: the Winograd kernel of the target's vector length. */
 bool cpu_select_wino(const ir_instr *in, const cpu_isa *isa, cpu_op *op);
+/* The optional operands of the backend's conv and GEMM instructions from operand `from` on
+ * (after [y, x, w, work], and a Winograd conv's scratch): the bias is 1-D, a residual has y's
+ * type; NULL when absent. */
+void cpu_tail_operands(const ir_instr *in, uint32_t from, const ir_value **bias,
+                       const ir_value **res);
 
 /* --- select_reduce.c --- */
 

@@ -61,12 +61,11 @@ static bool sel_elementwise(const ir_instr *in, cpu_op *op)
     return true;
 }
 
-/* The optional operands of the backend's conv and GEMM instructions after [y, x, w, work]:
- * the bias is 1-D, a residual has y's type. */
-static void tail_operands(const ir_instr *in, const ir_value **bias, const ir_value **res)
+void cpu_tail_operands(const ir_instr *in, uint32_t from, const ir_value **bias,
+                       const ir_value **res)
 {
     *bias = *res = NULL;
-    for (uint32_t i = 4; i < in->nops; i++) {
+    for (uint32_t i = from; i < in->nops; i++) {
         const ir_value *v = in->ops[i].v;
         if (v->type.rank == 1)
             *bias = v;
@@ -82,7 +81,7 @@ static bool sel_conv_nchwc(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     int v = cpu_isa_vlen(isa);
     cpu_conv cp;
     const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v, *bias, *res;
-    tail_operands(in, &bias, &res);
+    cpu_tail_operands(in, 4, &bias, &res);
     const glow_type *y = &yv->type, *x = &xv->type;
     if (!v || !cpu_conv_attrs(in, &cp) || !cpu_nchwc_bytes(y, v) ||
         (res && !glow_type_equal(&res->type, y)))
@@ -155,7 +154,7 @@ static bool sel_matmul(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
         return false;
     if (packed) {
         int v = cpu_isa_vlen(isa);
-        tail_operands(in, &bias, &res);
+        cpu_tail_operands(in, 4, &bias, &res);
         if (!v || r != 2 || res || glow_type_numel(b) < (int64_t)glow_repack_gemm_b_floats(
                                                                 k, n, 2 * v) ||
             (bias && glow_type_numel(&bias->type) != n))

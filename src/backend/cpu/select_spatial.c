@@ -291,13 +291,8 @@ bool cpu_select_wino(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
         cp.k[1] != 3 || cp.s[0] != 1 || cp.s[1] != 1 || cp.dl[0] != 1 || cp.dl[1] != 1)
         return false;
     const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v, *sv = in->ops[4].v;
-    const ir_value *bias = NULL, *res = NULL;
-    for (uint32_t i = 5; i < in->nops; i++) {
-        if (in->ops[i].v->type.rank == 1)
-            bias = in->ops[i].v;
-        else
-            res = in->ops[i].v;
-    }
+    const ir_value *bias, *res;
+    cpu_tail_operands(in, 5, &bias, &res);
     const glow_type *y = &yv->type, *x = &xv->type;
     if (!cpu_nchwc_bytes(y, v) || !cpu_nchwc_bytes(x, v) || (x->rank == 5 && x->dims[4] != v) ||
         (res && !glow_type_equal(&res->type, y)) || sv->type.dtype != GLOW_F32)
