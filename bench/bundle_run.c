@@ -1,0 +1,199 @@
+// bundle_run.c - Runs one glowc bundle the way a user's program would, for bench/run's
+// "glowc bundle" column: the process holds the bundle's code, its weights read from
+// NAME.weights.bin and the two regions it asks for, nothing of the compiler. It times the
+// inference like `glowc bench` and prints the same JSON keys, so the table compares the
+// deployed form's latency and peak RSS with the JIT's and ONNX Runtime's.
+//
+// bench/run compiles the bundle (`glowc compile --emit-bundle`), writes bundle_cfg.h, which
+// includes the bundle's header and names it for this file:
+//   BR_RUN (NAME), BR_RUN_PAR (NAME_thread; used only when BR_THREADS > 1), BR_THREADS,
+//   BR_CONSTANT, BR_MUTABLE, BR_ACTIVATIONS, BR_IN_OFFSET, BR_IN_SIZE, BR_OUT_OFFSET,
+//   BR_OUT_SIZE
+// and links this file with NAME.o.
+//
+// Usage: bundle_run WEIGHTS INPUT.f32 REFERENCE.f32 ITERATIONS WARMUP MAX_SECONDS COMPILE_MS
+// INPUT/REFERENCE are raw little-endian float32 (bench/run converts the .pb files).
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "bundle_cfg.h"
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void die(const char *what, const char *arg)
+{
+    fprintf(stderr, "bundle_run: %s%s%s\n", what, arg ? ": " : "", arg ? arg : "");
+    exit(1);
+}
+
+static uint8_t *alloc_region(size_t bytes)
+{
+    size_t size = (bytes + 63) / 64 * 64 + 64; /* whole lines, never zero */
+    uint8_t *p = aligned_alloc(64, size);
+    if (!p)
+        die("out of memory", NULL);
+    memset(p, 0, size);
+    return p;
+}
+
+/* Reads exactly `bytes` of `path` into `dst`. */
+static void read_exact(const char *path, uint8_t *dst, size_t bytes)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        die("cannot open", path);
+    if (fread(dst, 1, bytes, f) != bytes || fgetc(f) != EOF)
+        die("not the size the bundle expects", path);
+    fclose(f);
+}
+
+/* The threads of a parallel run: a spinning barrier (as glowc's own pool spins between
+ * instructions) and helpers that run their share of each job. */
+static atomic_int bar_count, bar_gen, job = -1, finished;
+#if BR_THREADS == 1
+static void barrier(void *arg) __attribute__((unused));
+#endif
+static uint8_t *weights, *mut, *act;
+
+static void barrier(void *arg)
+{
+    (void)arg;
+    int gen = atomic_load(&bar_gen);
+    if (atomic_fetch_add(&bar_count, 1) == BR_THREADS - 1) {
+        atomic_store(&bar_count, 0);
+        atomic_fetch_add(&bar_gen, 1);
+    } else {
+        while (atomic_load(&bar_gen) == gen)
+            ;
+    }
+}
+
+static void run_share(int tid)
+{
+#if BR_THREADS > 1
+    int rc = BR_RUN_PAR(weights, mut, act, tid, barrier, NULL);
+#else
+    (void)tid;
+    int rc = BR_RUN(weights, mut, act);
+#endif
+    if (rc)
+        die("the bundle returned an error", NULL);
+}
+
+static void *helper(void *arg)
+{
+    int tid = (int)(intptr_t)arg, seen = -1;
+    for (;;) {
+        int j;
+        while ((j = atomic_load(&job)) == seen)
+            ;
+        seen = j;
+        if (j < 0)
+            return NULL;
+        run_share(tid);
+        atomic_fetch_add(&finished, 1);
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 8)
+        die("usage: bundle_run WEIGHTS INPUT.f32 REFERENCE.f32 ITERATIONS WARMUP MAX_SECONDS "
+            "COMPILE_MS", NULL);
+    int iters = atoi(argv[4]), warmup = atoi(argv[5]);
+    double budget_ms = atof(argv[6]) * 1e3, compile_ms = atof(argv[7]);
+    if (iters < 1 || warmup < 0)
+        die("bad ITERATIONS or WARMUP", NULL);
+    double t0 = now_ms();
+    weights = alloc_region(BR_CONSTANT);
+    read_exact(argv[1], weights, BR_CONSTANT);
+    double load_ms = now_ms() - t0;
+    mut = alloc_region(BR_MUTABLE);
+    act = alloc_region(BR_ACTIVATIONS);
+    read_exact(argv[2], mut + BR_IN_OFFSET, BR_IN_SIZE);
+    float *ref = (float *)alloc_region(BR_OUT_SIZE);
+    read_exact(argv[3], (uint8_t *)ref, BR_OUT_SIZE);
+
+    pthread_t th[BR_THREADS];
+    for (int t = 1; t < BR_THREADS; t++)
+        if (pthread_create(&th[t], NULL, helper, (void *)(intptr_t)t))
+            die("cannot start a thread", NULL);
+    double *lat = malloc((size_t)iters * sizeof *lat);
+    if (!lat)
+        die("out of memory", NULL);
+    int n = 0, budget_hit = 0, j = 0;
+    double spent = 0;
+    for (int i = 0; i < warmup + iters; i++, j++) {
+        double s = now_ms();
+        atomic_store(&job, j);
+        run_share(0);
+        while (atomic_load(&finished) < (j + 1) * (BR_THREADS - 1))
+            ;
+        double ms = now_ms() - s;
+        if (i < warmup)
+            continue;
+        lat[n++] = ms;
+        spent += ms;
+        if (spent >= budget_ms && n < iters) {
+            budget_hit = 1;
+            break;
+        }
+    }
+    atomic_store(&job, -1);
+    for (int t = 1; t < BR_THREADS; t++)
+        pthread_join(th[t], NULL);
+
+    /* The held-out check, as glowc bench makes it: errors relative to the reference's largest
+     * magnitude. */
+    const float *y = (const float *)(mut + BR_OUT_OFFSET);
+    double max_abs = 0, ref_max = 0;
+    for (size_t k = 0; k < BR_OUT_SIZE / sizeof(float); k++) {
+        double d = fabs((double)y[k] - (double)ref[k]);
+        if (isnan(d))
+            d = 1e300; /* JSON has no NaN: an error no check passes */
+        max_abs = d > max_abs ? d : max_abs;
+        ref_max = fabs((double)ref[k]) > ref_max ? fabs((double)ref[k]) : ref_max;
+    }
+    double *sorted = malloc((size_t)n * sizeof *sorted);
+    if (!sorted)
+        die("out of memory", NULL);
+    memcpy(sorted, lat, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("{\"backend\": \"bundle\", \"threads\": %d, \"iterations\": %d, \"warmup\": %d, "
+           "\"budget_hit\": %s, \"load_ms\": %g, \"compile_ms\": %g, ",
+           BR_THREADS, n, warmup, budget_hit ? "true" : "false", load_ms, compile_ms);
+    printf("\"latency_ms\": {\"min\": %g, \"median\": %g, \"max\": %g}, \"latencies_ms\": [",
+           sorted[0], n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2,
+           sorted[n - 1]);
+    for (int i = 0; i < n; i++)
+        printf("%s%g", i ? ", " : "", lat[i]);
+    printf("], \"memory\": {\"constant_bytes\": %llu, \"mutable_bytes\": %llu, "
+           "\"activation_bytes\": %llu}, \"peak_rss_bytes\": %lld, ",
+           (unsigned long long)BR_CONSTANT, (unsigned long long)BR_MUTABLE,
+           (unsigned long long)BR_ACTIVATIONS, (long long)ru.ru_maxrss * 1024);
+    printf("\"check\": {\"max_abs_err\": %g, \"max_rel_err\": %g}}\n", max_abs,
+           ref_max > 0 ? max_abs / ref_max : max_abs);
+    free(sorted), free(lat), free(ref), free(weights), free(mut), free(act);
+    return 0;
+}
