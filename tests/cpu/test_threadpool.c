@@ -1,7 +1,10 @@
 // test_threadpool.c - The persistent thread pool: every tid runs once per job, jobs repeat,
 // and the barrier orders each round's writes before every thread's reads of the next; with
-// GLOWC_THREAD_STATS=1 the idle times it measures are at least the waits a job forces.
+// GLOWC_THREAD_STATS=1 the idle times it measures are at least the waits a job forces; a
+// thread waiting long at a barrier sleeps instead of holding its core, and wakes when the
+// last one arrives, whatever the arrivals' skew around the spinning time.
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -50,6 +53,59 @@ static void late(void *arg, int tid)
         sleep_ms(10);
 }
 
+/* Thread 1 arrives 200 ms late: the others must sleep, not spin or yield, meanwhile. */
+static void very_late(void *arg, int tid)
+{
+    if (tid == 1)
+        sleep_ms(200);
+    glow_threadpool_barrier(arg);
+}
+
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Round r: thread r % n arrives (r * 37) % 400 microseconds late, on both sides of the time
+ * the others spin before they sleep, so that waking a sleeper races with arriving. */
+static void skewed(void *arg, int tid)
+{
+    job *j = arg;
+    for (int r = 1; r <= 200; r++) {
+        if (tid == r % j->n) {
+            struct timespec ts = { 0, (long)(r * 37 % 400) * 1000L };
+            nanosleep(&ts, NULL);
+        }
+        j->slots[tid] = r;
+        glow_threadpool_barrier(j->pool);
+        for (int t = 0; t < j->n; t++)
+            if (j->slots[t] != r)
+                atomic_fetch_add(&j->bad, 1);
+        glow_threadpool_barrier(j->pool);
+    }
+}
+
+static void check_sleep(void)
+{
+    glow_threadpool *p = glow_threadpool_create(4);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    double t0 = cpu_ms();
+    glow_threadpool_run(p, very_late, p);
+    double used = cpu_ms() - t0;
+    /* Three waiters spinning or yielding for 200 ms would use about 600 ms of CPU. */
+    CHECK(used < 60);
+    if (used >= 60)
+        fprintf(stderr, "barrier waiters used %.1f ms of CPU in a 200 ms wait\n", used);
+    job j = { .n = 4, .pool = p };
+    glow_threadpool_run(p, skewed, &j);
+    CHECK_EQ(atomic_load(&j.bad), 0);
+    glow_threadpool_destroy(p);
+}
+
 static void check_idle(void)
 {
     glow_threadpool *p = glow_threadpool_create(2);
@@ -92,5 +148,6 @@ int main(void)
         glow_threadpool_destroy(j.pool);
     }
     check_idle();
+    check_sleep();
     return CHECK_DONE();
 }
