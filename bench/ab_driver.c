@@ -38,50 +38,18 @@ static double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-/* A spinning barrier for the bundle's threads (sense by generation count): it spins, as glowc's
- * own pool does between instructions, so a barrier costs what it costs in `glowc bench`. */
-static atomic_int bar_count, bar_gen;
-static int nthreads = 1;
-
-static void barrier(void *arg)
-{
-    (void)arg;
-    int gen = atomic_load(&bar_gen);
-    if (atomic_fetch_add(&bar_count, 1) == nthreads - 1) {
-        atomic_store(&bar_count, 0);
-        atomic_fetch_add(&bar_gen, 1);
-    } else {
-        while (atomic_load(&bar_gen) == gen)
-            ;
-    }
-}
-
 static uint8_t *mut[NV], *act[NV];
-static atomic_int job = -1, finished;
+static void run_share(int j, int tid);
+#include "spin_threads.h"
 
-static void run_share(int v, int tid)
+static void run_share(int j, int tid)
 {
+    int v = j % (int)NV;
     const ab_variant *a = &ab_variants[v];
     if (nthreads > 1)
         a->run_par(NULL, mut[v], act[v], tid, barrier, NULL);
     else
         a->run(NULL, mut[v], act[v]);
-}
-
-/* Helper thread tid: waits for each job number, runs its share of that job's bundle. */
-static void *helper(void *arg)
-{
-    int tid = (int)(intptr_t)arg, seen = -1;
-    for (;;) {
-        int j;
-        while ((j = atomic_load(&job)) == seen)
-            ;
-        seen = j;
-        if (j == -2)
-            return NULL;
-        run_share(j % (int)NV, tid);
-        atomic_fetch_add(&finished, 1);
-    }
 }
 
 static uint8_t *alloc_region(size_t bytes)
@@ -123,11 +91,10 @@ int main(int argc, char **argv)
             x[i] = (float)(i * 7919 % 1000) / 1000.0f - 0.5f;
     }
     pthread_t th[64];
-    for (int t = 1; t < nthreads; t++)
-        if (pthread_create(&th[t], NULL, helper, (void *)(intptr_t)t)) {
-            fprintf(stderr, "ab_driver: cannot start a thread\n");
-            return 1;
-        }
+    if (start_helpers(th)) {
+        fprintf(stderr, "ab_driver: cannot start a thread\n");
+        return 1;
+    }
     printf("#");
     for (size_t v = 0; v < NV; v++)
         printf(" %s", ab_variants[v].name);
@@ -136,17 +103,12 @@ int main(int argc, char **argv)
     for (int r = 0; r < rounds; r++) {
         for (size_t v = 0; v < NV; v++, j++) {
             double t0 = now_ms();
-            atomic_store(&job, j);
-            run_share((int)v, 0);
-            while (atomic_load(&finished) < (j + 1) * (nthreads - 1))
-                ;
+            run_job(j);
             printf("%s%.3f", v ? " " : "", now_ms() - t0);
         }
         printf("\n");
         fflush(stdout);
     }
-    atomic_store(&job, -2);
-    for (int t = 1; t < nthreads; t++)
-        pthread_join(th[t], NULL);
+    stop_helpers(th);
     return 0;
 }

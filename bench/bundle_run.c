@@ -15,8 +15,6 @@
 // INPUT/REFERENCE are raw little-endian float32 (bench/run converts the .pb files).
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,29 +58,14 @@ static void read_exact(const char *path, uint8_t *dst, size_t bytes)
     fclose(f);
 }
 
-/* The threads of a parallel run: a spinning barrier (as glowc's own pool spins between
- * instructions) and helpers that run their share of each job. */
-static atomic_int bar_count, bar_gen, job = -1, finished;
-#if BR_THREADS == 1
-static void barrier(void *arg) __attribute__((unused));
-#endif
 static uint8_t *weights, *mut, *act;
 
-static void barrier(void *arg)
-{
-    (void)arg;
-    int gen = atomic_load(&bar_gen);
-    if (atomic_fetch_add(&bar_count, 1) == BR_THREADS - 1) {
-        atomic_store(&bar_count, 0);
-        atomic_fetch_add(&bar_gen, 1);
-    } else {
-        while (atomic_load(&bar_gen) == gen)
-            ;
-    }
-}
+static void run_share(int j, int tid);
+#include "spin_threads.h"
 
-static void run_share(int tid)
+static void run_share(int j, int tid)
 {
+    (void)j;
 #if BR_THREADS > 1
     int rc = BR_RUN_PAR(weights, mut, act, tid, barrier, NULL);
 #else
@@ -91,21 +74,6 @@ static void run_share(int tid)
 #endif
     if (rc)
         die("the bundle returned an error", NULL);
-}
-
-static void *helper(void *arg)
-{
-    int tid = (int)(intptr_t)arg, seen = -1;
-    for (;;) {
-        int j;
-        while ((j = atomic_load(&job)) == seen)
-            ;
-        seen = j;
-        if (j < 0)
-            return NULL;
-        run_share(tid);
-        atomic_fetch_add(&finished, 1);
-    }
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -134,9 +102,9 @@ int main(int argc, char **argv)
     read_exact(argv[3], (uint8_t *)ref, BR_OUT_SIZE);
 
     pthread_t th[BR_THREADS];
-    for (int t = 1; t < BR_THREADS; t++)
-        if (pthread_create(&th[t], NULL, helper, (void *)(intptr_t)t))
-            die("cannot start a thread", NULL);
+    nthreads = BR_THREADS;
+    if (start_helpers(th))
+        die("cannot start a thread", NULL);
     double *lat = malloc((size_t)iters * sizeof *lat);
     if (!lat)
         die("out of memory", NULL);
@@ -144,10 +112,7 @@ int main(int argc, char **argv)
     double spent = 0;
     for (int i = 0; i < warmup + iters; i++, j++) {
         double s = now_ms();
-        atomic_store(&job, j);
-        run_share(0);
-        while (atomic_load(&finished) < (j + 1) * (BR_THREADS - 1))
-            ;
+        run_job(j);
         double ms = now_ms() - s;
         if (i < warmup)
             continue;
@@ -158,9 +123,7 @@ int main(int argc, char **argv)
             break;
         }
     }
-    atomic_store(&job, -1);
-    for (int t = 1; t < BR_THREADS; t++)
-        pthread_join(th[t], NULL);
+    stop_helpers(th);
 
     /* The held-out check, as glowc bench makes it: errors relative to the reference's largest
      * magnitude. */
