@@ -4,12 +4,10 @@
 // inference like `glowc bench` and prints the same JSON keys, so the table compares the
 // deployed form's latency and peak RSS with the JIT's and ONNX Runtime's.
 //
-// bench/run compiles the bundle (`glowc compile --emit-bundle`), writes bundle_cfg.h, which
-// includes the bundle's header and names it for this file:
-//   BR_RUN (NAME), BR_RUN_PAR (NAME_thread; used only when BR_THREADS > 1), BR_THREADS,
-//   BR_CONSTANT, BR_MUTABLE, BR_ACTIVATIONS, BR_IN_OFFSET, BR_IN_SIZE, BR_OUT_OFFSET,
-//   BR_OUT_SIZE
-// and links this file with NAME.o.
+// bench/run compiles the bundle as NAME "net" (`glowc compile --emit-bundle DIR --name net`,
+// with `--threads N` for N > 1) and links this file with DIR/net.o:
+//   cc -O2 -std=c11 -DBR_THREADS=N -I DIR bench/bundle_run.c DIR/net.o -lm -lpthread
+// The bundle must have one input and one output.
 //
 // Usage: bundle_run WEIGHTS INPUT.f32 REFERENCE.f32 ITERATIONS WARMUP MAX_SECONDS COMPILE_MS
 // INPUT/REFERENCE are raw little-endian float32 (bench/run converts the .pb files).
@@ -22,7 +20,24 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "bundle_cfg.h"
+#include "net.h"
+
+#ifndef BR_THREADS
+#define BR_THREADS 1
+#endif
+#if BR_THREADS < 1 || BR_THREADS > 64
+#error "BR_THREADS must be 1..64"
+#endif
+#if NET_NUM_INPUTS != 1 || NET_NUM_OUTPUTS != 1
+#error "bundle_run takes a bundle with one input and one output"
+#endif
+#define BR_CONSTANT NET_CONSTANT_MEM_SIZE
+#define BR_MUTABLE NET_MUTABLE_MEM_SIZE
+#define BR_ACTIVATIONS NET_ACTIVATIONS_MEM_SIZE
+#define BR_IN_OFFSET NET_INPUT_0_OFFSET
+#define BR_IN_SIZE NET_INPUT_0_SIZE
+#define BR_OUT_OFFSET NET_OUTPUT_0_OFFSET
+#define BR_OUT_SIZE NET_OUTPUT_0_SIZE
 
 static double now_ms(void)
 {
@@ -67,10 +82,10 @@ static void run_share(int j, int tid)
 {
     (void)j;
 #if BR_THREADS > 1
-    int rc = BR_RUN_PAR(weights, mut, act, tid, barrier, NULL);
+    int rc = net_thread(weights, mut, act, tid, barrier, NULL);
 #else
     (void)tid;
-    int rc = BR_RUN(weights, mut, act);
+    int rc = net(weights, mut, act);
 #endif
     if (rc)
         die("the bundle returned an error", NULL);
@@ -101,7 +116,7 @@ int main(int argc, char **argv)
     float *ref = (float *)alloc_region(BR_OUT_SIZE);
     read_exact(argv[3], (uint8_t *)ref, BR_OUT_SIZE);
 
-    pthread_t th[BR_THREADS];
+    pthread_t th[64] = { 0 };
     nthreads = BR_THREADS;
     if (start_helpers(th))
         die("cannot start a thread", NULL);

@@ -7,11 +7,9 @@
 // last thread arrives; either way it is a sequentially consistent rendezvous, which orders
 // every thread's stores before it against every thread's loads after it.
 //
-// Why sleep and not sched_yield: on a machine whose other processes keep the cores busy, a
-// waiter that yields hands its core to one of them for a whole time slice (milliseconds)
-// at every barrier. LeNet at 2 threads took 1.1 ms per inference instead of 0.01 that way
-// beside two compiler jobs. A sleeper is woken by the last arrival, and the scheduler
-// favours a task that slept over the ones that ran.
+// Why sleep and not sched_yield: a thread that yields in a loop stays on the CPU for as long
+// as it waits (a long fallback step on thread 0 kept every other thread busy doing nothing),
+// and on a busy machine each yield hands the core to another process anyway.
 //
 // With GLOWC_THREAD_STATS=1 in the environment a pool also measures where its runs' time
 // goes: each thread's time waiting at barriers, and at the end of each run the time from a

@@ -1,6 +1,7 @@
 // test_bench_smoke.c - Keeps the benchmark from rotting without running it: `glowc bench` on
-// the small LeNet (JSON keys, reference check, time budget, usage errors) and a syntax check
-// of the bench scripts with whatever interpreters the machine has (no torch or ORT needed).
+// the small LeNet (JSON keys, reference check, time budget, usage errors), bench/ab and
+// bench/bundle_run.c (the "glowc bundle" column) on it, and a syntax check of the bench
+// scripts with whatever interpreters the machine has (no torch or ORT needed).
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,74 @@ static void test_ab(void)
     CHECK(sh(cmd, NULL) != 0);
 }
 
+/* Writes the last `bytes` bytes of the float TensorProto file `pb` to `dst` when they are its
+ * raw_data field (tag 0x4a and the length's varint just before them): bundle_run's raw
+ * input. */
+static bool raw_tail(const char *pb, const char *dst, size_t bytes)
+{
+    FILE *f = fopen(pb, "rb");
+    unsigned char buf[8192];
+    size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+    if (f)
+        fclose(f);
+    unsigned char head[8];
+    size_t h = 0;
+    head[h++] = 0x4a;
+    for (size_t v = bytes; h < sizeof head; v >>= 7) {
+        head[h++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        if (v <= 0x7f)
+            break;
+    }
+    if (n >= sizeof buf || n < bytes + h || memcmp(buf + n - bytes - h, head, h))
+        return false;
+    FILE *o = fopen(dst, "wb");
+    bool ok = o && fwrite(buf + n - bytes, 1, bytes, o) == bytes;
+    return o && !fclose(o) && ok;
+}
+
+/* bench/bundle_run.c on LeNet as bench/run builds it: the bundle compiled for 2 threads and
+ * linked once for each entry; both outputs match the held-out reference, the JSON has the
+ * keys bench/run reads, and an input file of the wrong size is refused. */
+static void test_bundle_run(void)
+{
+    if (!have("cc")) {
+        printf("cc not found: bench/bundle_run.c not run\n");
+        return;
+    }
+    char dir[] = "/tmp/glowc_bundle_run_XXXXXX", cmd[4096], x[128], ref[128];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(x, sizeof x, "%s/x.f32", dir);
+    snprintf(ref, sizeof ref, "%s/ref.f32", dir);
+    CHECK(raw_tail("models/lenet_input.pb", x, 1 * 28 * 28 * 4));
+    CHECK(raw_tail("models/lenet_output.pb", ref, 10 * 4));
+    snprintf(cmd, sizeof cmd, "compile models/lenet.onnx --emit-bundle %s --name net --threads 2",
+             dir);
+    CHECK_EQ(glowc(cmd, NULL), 0);
+    for (int t = 1; t <= 2; t++) {
+        snprintf(cmd, sizeof cmd, "cc -O2 -std=c11 -DBR_THREADS=%d -I %s -o %s/br "
+                 "bench/bundle_run.c %s/net.o -lm -lpthread", t, dir, dir, dir);
+        CHECK_EQ(sh(cmd, NULL), 0);
+        char *out = NULL;
+        snprintf(cmd, sizeof cmd, "%s/br %s/net.weights.bin %s %s 3 1 10 12.5", dir, dir, x,
+                 ref);
+        CHECK_EQ(sh(cmd, &out), 0);
+        double e = json_number(out, "max_rel_err");
+        CHECK(e >= 0 && e < 1e-4);
+        CHECK(json_number(out, "threads") == t);
+        CHECK(json_number(out, "iterations") == 3);
+        CHECK(json_number(out, "compile_ms") == 12.5);
+        CHECK(json_number(out, "peak_rss_bytes") > 0);
+        CHECK_CONTAINS(out, "\"latencies_ms\": [");
+        CHECK_CONTAINS(out, "\"activation_bytes\": ");
+        free(out);
+    }
+    snprintf(cmd, sizeof cmd, "%s/br %s/net.weights.bin %s %s 3 1 10 0 2>/dev/null", dir, dir,
+             ref, ref);
+    CHECK(sh(cmd, NULL) != 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    sh(cmd, NULL);
+}
+
 int main(void)
 {
     glowc_bin = getenv("GLOWC_BIN");
@@ -190,5 +259,6 @@ int main(void)
     test_errors();
     test_scripts();
     test_ab();
+    test_bundle_run();
     return CHECK_DONE();
 }
