@@ -244,7 +244,7 @@ static ir_instr *only_user(ir_function *f, const ir_value *v, ir_instr *skip, in
     ir_instr *found = NULL;
     *uses = 0;
     for (ir_instr *in = f->first; in; in = in->next) {
-        if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC || in == skip)
+        if (cpu_is_marker(in) || in == skip)
             continue;
         for (uint32_t i = 0; i < in->nops; i++)
             if (ir_root(in->ops[i].v) == v) {
@@ -443,7 +443,7 @@ static bool *plan_nhwc(const ir_function *f, const qprep *qp, uint32_t n)
               glow_type_same_shape(&v->type, &v->base->type)))
             nhwc[v->base->id] = false;
     for (const ir_instr *in = f->first; in; in = in->next) {
-        if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC)
+        if (cpu_is_marker(in))
             continue;
         bool ours = in->id < n && qp[in->id].kind != QP_NONE;
         for (uint32_t i = 0; i < in->nops && !ours; i++)
@@ -634,7 +634,7 @@ glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d)
     glow_status s = GLOW_OK;
     int count = 0;
     for (ir_instr *in = f->first; in && s == GLOW_OK; in = in->next) {
-        if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC || in->id >= n)
+        if (cpu_is_marker(in) || in->id >= n)
             continue;
         s = classify(f, in, isa, &qp[in->id], d);
         count += qp[in->id].kind == QP_NHWC;
