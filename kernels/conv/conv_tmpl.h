@@ -251,39 +251,79 @@ GK_INLINE void tile_gather(const conv_shape *s, int NM, int NP, int live, const 
     STORE_TILE();
 }
 
-/* The tile of pixels [q0, q0 + np): a 1x1 tile for unpadded 1x1 convolutions; an interior
- * tile when they are NP_MAX pixels of one row whose windows lie inside the input columns
- * [ox_lo, ox_hi); else a gathered tile. Narrower tiles would leave FMA chains latency-bound,
- * so borders get full-width gathered tiles too. */
-GK_INLINE void conv_tile(const conv_shape *s, int NM, bool is1x1, size_t q0, size_t np,
-                         size_t ox_lo, size_t ox_hi, const float *in, const float *w,
-                         float *out, const float *bias, const float *res, int act, float alpha,
-                         float beta, const conv_chunk *ck)
+#define NP_HALF (NP_MAX / 2)
+
+/* Pixel columns (FMAs per weight vector and input channel) the tiles of a plane of P pixels
+ * spend at width w: whole tiles, and the last one's pixels in a tile of w or, where `half` and
+ * they fit, of NP_HALF. */
+GK_INLINE size_t conv_slots(size_t P, size_t w, bool half)
 {
+    size_t r = P % w;
+    return P / w * w + (r == 0 ? 0 : half && r <= NP_HALF ? NP_HALF : w);
+}
+
+/* The tile width for a plane of P pixels (the output plane of one image, flattened; tiles do
+ * not span images). The FMAs of a tile's dead pixels are the waste: 49 pixels (a 7x7 plane)
+ * in tiles of 12 ran as 5 x 12 = 60 columns in the 1x1 tile (82%), as 4 x 12 + 6 in gathered
+ * tiles (91%). The plane is split into t = ceil(P / NP_MAX) tiles as evenly as widths allow
+ * (ceil(P / t): 49 = 4 x 10 + 9), or into t + 1 where that wastes less (the 1x1 tile has no
+ * half-width tail: 196 = 17 x 12 + 4 runs as 204 columns at 12, as 198 at 11); ties keep the
+ * wider tiles (fewer weight and broadcast loads per FMA). Large planes keep NP_MAX with a
+ * half-width tail (3136 = 261 x 12 + 4). Never below NP_HALF, which keeps 2 x NP_HALF FMA
+ * chains in flight as the half-width tail does.
+ * Selects only, no branch or loop: the inliner folds it while it copies the kernel into a call
+ * site with constant shapes (a branch would leave a phi it does not see through). */
+GK_INLINE size_t conv_width(size_t P, bool half)
+{
+    size_t t = (P + NP_MAX - 1) / NP_MAX;
+    t = t < 1 ? 1 : t;
+    size_t wa = (P + t - 1) / t, wb = (P + t) / (t + 1);
+    wa = wa < NP_HALF ? NP_HALF : wa;
+    wb = wb < NP_HALF ? NP_HALF : wb;
+    return conv_slots(P, wb, half) < conv_slots(P, wa, half) ? wb : wa;
+}
+
+/* The tile of pixels [q0, q0 + np) at the plane's width npw: a 1x1 tile for unpadded 1x1
+ * convolutions; a half-width gathered tile for a tail of NP_HALF pixels or fewer (still enough
+ * FMA chains to keep both pipes busy, less dead work); an interior tile when they are npw
+ * pixels of one row whose windows lie inside the input columns [ox_lo, ox_hi); else a
+ * gathered tile. Narrower tiles would leave FMA chains latency-bound, so borders get
+ * full-width gathered tiles too. Each pixel sums its taps in one order whichever tile computes
+ * it, so the width changes no result.
+ * npw goes to the tiles as their NP, a run-time value here: inlined with constant shapes
+ * (the JIT, bundles) it is a constant, and each tile is the one register tile of that width.
+ * Instantiating every width here instead (a branch per width, each with a constant NP) put 6x
+ * the tiles into the kernel before specialization, and LLVM's simplification of that generic
+ * body doubled ResNet-50's compile time. Unspecialized (natively compiled: the tests,
+ * kernels_bench) the tiles test p < NP per pixel, which cost little there. */
+GK_INLINE void conv_tile(const conv_shape *s, int NM, bool is1x1, size_t q0, size_t np,
+                         size_t npw, size_t ox_lo, size_t ox_hi, const float *in,
+                         const float *w, float *out, const float *bias, const float *res,
+                         int act, float alpha, float beta, const conv_chunk *ck)
+{
+    const int NP = (int)npw;
     if (is1x1) {
         if (NM > 1)
-            tile_1x1(s, 2, NP_MAX, (int)np, in, q0, w, out, bias, res, act, alpha, beta, ck);
+            tile_1x1(s, 2, NP, (int)np, in, q0, w, out, bias, res, act, alpha, beta, ck);
         else
-            tile_1x1(s, 1, NP_MAX, (int)np, in, q0, w, out, bias, res, act, alpha, beta, ck);
+            tile_1x1(s, 1, NP, (int)np, in, q0, w, out, bias, res, act, alpha, beta, ck);
+        return;
+    }
+    if (np <= NP_HALF) {
+        if (NM > 1)
+            tile_gather(s, 2, NP_HALF, (int)np, in, q0, w, out, bias, res, act, alpha, beta,
+                        ck);
+        else
+            tile_gather(s, 1, NP_HALF, (int)np, in, q0, w, out, bias, res, act, alpha, beta,
+                        ck);
         return;
     }
     size_t oy = q0 / s->ow, ox = q0 % s->ow;
-    /* A short tail uses a half-width tile: still enough FMA chains to keep both pipes busy,
-     * half the dead work of a full one. */
-    if (np <= NP_MAX / 2) {
+    if (np < npw || ox < ox_lo || ox + npw > ox_hi) {
         if (NM > 1)
-            tile_gather(s, 2, NP_MAX / 2, (int)np, in, q0, w, out, bias, res, act, alpha, beta,
-                        ck);
+            tile_gather(s, 2, NP, (int)np, in, q0, w, out, bias, res, act, alpha, beta, ck);
         else
-            tile_gather(s, 1, NP_MAX / 2, (int)np, in, q0, w, out, bias, res, act, alpha, beta,
-                        ck);
-        return;
-    }
-    if (np < NP_MAX || ox < ox_lo || ox + NP_MAX > ox_hi) {
-        if (NM > 1)
-            tile_gather(s, 2, NP_MAX, (int)np, in, q0, w, out, bias, res, act, alpha, beta, ck);
-        else
-            tile_gather(s, 1, NP_MAX, (int)np, in, q0, w, out, bias, res, act, alpha, beta, ck);
+            tile_gather(s, 1, NP, (int)np, in, q0, w, out, bias, res, act, alpha, beta, ck);
         return;
     }
     ptrdiff_t iy0 = (ptrdiff_t)(oy * s->sh) - (ptrdiff_t)s->ph;
@@ -296,9 +336,9 @@ GK_INLINE void conv_tile(const conv_shape *s, int NM, bool is1x1, size_t q0, siz
     float *op = out + q0 * GK_VLEN;
     const float *rp = res ? res + q0 * GK_VLEN : NULL;
     if (NM > 1)
-        tile_interior(s, 2, NP_MAX, ip, iy0, y0, y1, w, op, bias, rp, act, alpha, beta, ck);
+        tile_interior(s, 2, NP, ip, iy0, y0, y1, w, op, bias, rp, act, alpha, beta, ck);
     else
-        tile_interior(s, 1, NP_MAX, ip, iy0, y0, y1, w, op, bias, rp, act, alpha, beta, ck);
+        tile_interior(s, 1, NP, ip, iy0, y0, y1, w, op, bias, rp, act, alpha, beta, ck);
 }
 
 /* Cache blocking of the direct convolution (bytes): a pair of output blocks' weights for one
@@ -335,9 +375,11 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
 {
     conv_shape s = { cb, cv, ih, iw, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, 0, 0, 0 };
     /* An unpadded 1x1 convolution: every tap lies inside the input (checked: an end pad could
-     * still add pixels past it). Without stride it is a GEMM over the flattened pixels. */
-    bool is1x1 = kh == 1 && kw == 1 && ph == 0 && pw == 0 && (oh - 1) * sh < ih &&
-                 (ow - 1) * sw < iw;
+     * still add pixels past it). Without stride it is a GEMM over the flattened pixels.
+     * Written with & (no branches): one value, which the inliner folds while it copies the
+     * kernel into a call site with constant shapes, as conv_width below needs. */
+    bool is1x1 = (kh == 1) & (kw == 1) & (ph == 0) & (pw == 0) & ((oh - 1) * sh < ih) &
+                 ((ow - 1) * sw < iw);
     if (is1x1 && sh == 1 && sw == 1 && ow == iw) {
         s.iw = s.ow = ih * iw;
         s.ih = s.oh = 1;
@@ -366,12 +408,14 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
      * sequence (tt of them), so that a tile group can span images: at batch 8 the weights of
      * a deep layer are then read for several images at once, not once per image. */
     size_t mpg = mb / groups, pairs = (mpg + 1) / 2;
-    size_t tiles = (s.oh * s.ow + NP_MAX - 1) / NP_MAX, tt = n * tiles;
+    /* The plane's tile width (a constant once the shape is: see conv_width). */
+    size_t plane = oh * ow, npw = conv_width(plane, !is1x1); /* flattened or not */
+    size_t tiles = (plane + npw - 1) / npw, tt = n * tiles;
     /* Input bytes a tile reads over all blocks: a strided 1x1 tile reads only its own rows,
      * and of each pixel's row segment a cache line at most. */
     size_t pix = s.sw * cv * sizeof(float), line = cv * sizeof(float) > 64 ? cv * sizeof(float) : 64;
-    size_t tile_in = is1x1 ? NP_MAX * (pix < line ? pix : line) * cb
-                           : NP_MAX * sh * sw * cb * cv * sizeof(float);
+    size_t tile_in = is1x1 ? npw * (pix < line ? pix : line) * cb
+                           : npw * sh * sw * cb * cv * sizeof(float);
     /* Every tile group reads all the weights again: when they are large (they come from L3
      * or memory), larger groups, fewer passes. */
     size_t wbytes = mb / groups * s.w_mstride * sizeof(float);
@@ -413,7 +457,7 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
                                                              pg1 * 2 : pairs) {
                     size_t np1 = (pairs + pg1 - 1) / pg1;
                     size_t fit = tile_in / cb * kc1 * tg1 +
-                                 pg1 * tg1 * NP_MAX * 2 * GK_VLEN * sizeof(float) +
+                                 pg1 * tg1 * npw * 2 * GK_VLEN * sizeof(float) +
                                  pg1 * kc1 * blk_bytes;
                     size_t cost = ng1 * wbytes + np1 * in_bytes;
                     if (ng1 * np1 >= want && fit <= CONV_L2_FIT && cost < best) {
@@ -436,7 +480,7 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
     size_t total = groups * ngr * npg;
     gk_units units = gk_units_of(total, work, tid, nthreads);
     size_t plane_in = groups * cb * s.in_bstride, plane_out = mb * s.out_bstride;
-    size_t tail = s.oh * s.ow % NP_MAX;
+    size_t tail = plane % npw;
     for (size_t u; gk_units_next(&units, &u);) {
         size_t pgi = u % npg, grp = u / npg % ngr, g = u / (npg * ngr);
         size_t p0 = pgi * pg, p1 = p0 + pg < pairs ? p0 + pg : pairs;
@@ -452,12 +496,12 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
                 const float *bp = bias ? bias + m0 * GK_VLEN : NULL;
                 for (size_t r = r0; r < r1; r++) {
                     size_t img = r / tiles, rt = r % tiles;
-                    size_t np = rt + 1 == tiles && tail ? tail : NP_MAX;
+                    size_t np = rt + 1 == tiles && tail ? tail : npw;
                     const float *ip = in + img * plane_in + g * cb * s.in_bstride;
                     float *op = out + img * plane_out + m0 * s.out_bstride;
                     const float *rp = res ? res + img * plane_out + m0 * s.out_bstride : NULL;
-                    conv_tile(&s, NM, is1x1, rt * NP_MAX, np, ox_lo, ox_hi, ip, wp, op, bp, rp,
-                              act, alpha, beta, &ck);
+                    conv_tile(&s, NM, is1x1, rt * npw, np, npw, ox_lo, ox_hi, ip, wp, op, bp,
+                              rp, act, alpha, beta, &ck);
                 }
             }
         }
