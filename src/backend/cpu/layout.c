@@ -6,8 +6,9 @@
 // touches it can work on the blocked bytes: a fast convolution (it converts whichever of its
 // input and output is not blocked itself), a blocked pool, a same-shape elementwise op, a
 // Copy or a Concat along whole channel blocks (the same bytes move in either layout). The
-// last three need all their operands in one layout, so their buffers form groups (union-find)
-// that are blocked or plain together. Only f32 4-D buffers qualify. One whose channels are
+// last four need all their operands in one layout, so their buffers form groups (union-find)
+// that are blocked or plain together; but a pool writing a graph output reads a blocked input
+// all the same, and prepare.c converts its result. Only f32 4-D buffers qualify. One whose channels are
 // not whole blocks (C % V != 0: MobileNet's 24 under AVX-512) is padded to whole blocks: its
 // blocked type [N][ceil(C/V)][H][W][V] is larger than the plain one and the planner sizes it
 // from that type. Its padding lanes hold zeros: the kernels compute whole vectors, the
@@ -147,9 +148,13 @@ bool *cpu_plan_layout(const ir_function *f, int v, const bool *fast)
         if (in->kind == IK_ALLOC || in->kind == IK_DEALLOC)
             continue;
         cpu_pool pp;
-        bool link = cpu_eltwise_op(in) || cpu_layout_agnostic(in, v) ||
-                    (cpu_pool_params(in, &pp) &&
-                     (in->kind == IK_MAX_POOL || (pp.dl[0] == 1 && pp.dl[1] == 1)));
+        bool pool = cpu_pool_params(in, &pp) &&
+                    (in->kind == IK_MAX_POOL || (pp.dl[0] == 1 && pp.dl[1] == 1));
+        bool link = cpu_eltwise_op(in) || cpu_layout_agnostic(in, v) || pool;
+        /* A pool writing a graph output (SqueezeNet's global average pool) reads its input
+         * blocked all the same: prepare.c converts its small result. */
+        if (pool && ir_root(in->ops[0].v)->kind != IV_ALLOC)
+            continue;
         bool conv = in->kind == IK_CONV && fast[in->id];
         if ((conv || link) && in->nout == 1 && !keeps_zero(in))
             dirty[ir_root(in->ops[0].v)->id] = true;

@@ -372,6 +372,25 @@ static void rewrite_conv(ir_function *f, ir_instr *in, const prep *pr, int v, ir
         cpu_mark_lifetime(f, yout, conv, from);
 }
 
+/* A pool over a blocked input as cpu.maxpool_nchwc / cpu.avgpool_nchwc; when its result is
+ * a graph output (layout.c), the pool writes a blocked scratch cpu.yblk.<id> that a
+ * cpu.from_nchwc then converts (a global pool's: one pixel per channel). */
+static void rewrite_pool(ir_function *f, ir_instr *in, int v)
+{
+    ir_value *y = in->ops[0].v;
+    in->kind = in->kind == IK_MAX_POOL ? IK_CPU_MAXPOOL_NCHWC : IK_CPU_AVGPOOL_NCHWC;
+    if (cpu_nchwc_bytes(&y->type, v))
+        return;
+    char name[64];
+    snprintf(name, sizeof name, "cpu.yblk.%u", in->id);
+    glow_type t = scratch_type(&y->type, cdiv(y->type.dims[1], v), v);
+    ir_value *yout = ir_alloc_create(f, name, &t);
+    in->ops[0].v = yout;
+    ir_instr *from = add_instr(f, IK_CPU_FROM_NCHWC, in,
+                               (ir_operand[]){ { y, 'o' }, { yout, 'i' } }, 2, in->next);
+    cpu_mark_lifetime(f, yout, in, from);
+}
+
 /* A GEMM whose B was repacked: cpu.gemm_packed y, a, panels, work[, bias]. */
 static void rewrite_gemm(ir_function *f, ir_instr *in, const prep *pr, ir_value *work)
 {
@@ -497,8 +516,7 @@ glow_status cpu_prepare(ir_function *f, int v, bool plain, glow_diag *d)
             else if ((in->kind == IK_MAX_POOL || in->kind == IK_AVG_POOL) &&
                      (cpu_is_nchwc(&in->ops[0].v->type, v) ||
                       cpu_is_nchwc(&in->ops[1].v->type, v)))
-                in->kind = in->kind == IK_MAX_POOL ? IK_CPU_MAXPOOL_NCHWC
-                                                   : IK_CPU_AVGPOOL_NCHWC;
+                rewrite_pool(f, in, v);
         }
         /* Values made since are scratch and work views, none of them blocked. */
         blocked = glow_xrealloc(blocked, f->next_id * sizeof *blocked);
