@@ -8,15 +8,18 @@
 // Copy or a Concat along whole channel blocks (the same bytes move in either layout). The
 // last four need all their operands in one layout, so their buffers form groups (union-find)
 // that are blocked or plain together; but a pool writing a graph output reads a blocked input
-// all the same, and prepare.c converts its result. Only f32 4-D buffers qualify. One whose channels are
-// not whole blocks (C % V != 0: MobileNet's 24 under AVX-512) is padded to whole blocks: its
-// blocked type [N][ceil(C/V)][H][W][V] is larger than the plain one and the planner sizes it
-// from that type. Its padding lanes hold zeros: the kernels compute whole vectors, the
-// repacked weights and biases are zero there, so a writer keeps them zero when its activation
-// maps 0 to 0 (a conv's Relu, Clip around 0, LeakyRelu, Tanh; Add, Sub, Mul, Max, Min, Relu,
-// Neg, Abs, Sqrt, Tanh among the elementwise ops); a group with another writer (Sigmoid,
-// Exp, Div, ...) stays plain. A view qualifies when it is a block-aligned channel slice of one
-// image (googlenet's branches writing into their Concat's buffer) or the whole buffer.
+// all the same, and prepare.c converts its result. Only f32 4-D buffers qualify.
+//
+// A buffer whose channels are not whole blocks (C % V != 0: MobileNet's 24 under AVX-512)
+// is padded to whole blocks: its blocked type [N][ceil(C/V)][H][W][V] is larger than the
+// plain one, and the planner sizes it from that type. Its padding lanes hold zeros: the
+// kernels compute whole vectors and the repacked weights and biases are zero there, so a
+// writer keeps them zero when its activation maps 0 to 0 (a conv's Relu, Clip around 0,
+// LeakyRelu, Tanh; Add, Sub, Mul, Max, Min, Relu, Neg, Abs, Sqrt, Tanh among the elementwise
+// ops); a group with another writer (Sigmoid, Exp, Div, ...) stays plain.
+//
+// A view qualifies when it is a block-aligned channel slice of one image (googlenet's
+// branches writing into their Concat's buffer) or the whole buffer.
 // Buffers the graph sees (inputs, outputs: weights) are never blocked.
 
 #include <stdlib.h>

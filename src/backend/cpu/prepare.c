@@ -4,15 +4,17 @@
 // work counters are explicit operands, so that everything lives in the program's regions and
 // every later step sees every byte an instruction touches.
 //
-// In order: repack the constant weights of every conv and GEMM a fast kernel can run (new
-// constants; the originals, once nothing reads them, get no memory from the planner); decide
-// which activations stay channel-blocked (layout.c) and retype them [N][C/V][H][W][V]; rewrite
-// each fast conv as cpu.conv_nchwc (or cpu.dwconv_nchwc; cpu.wino_nchwc with its weights
-// transformed and a scratch operand where winograd.c's cost model takes Winograd F(4x4,3x3))
-// between a cpu.to_nchwc of its input and a cpu.from_nchwc of its output where those are not
-// blocked (scratch activations allocated right around them, so the planner reuses their
-// memory elsewhere), pools over blocked activations as cpu.maxpool_nchwc / cpu.avgpool_nchwc,
-// GEMMs as cpu.gemm_packed; fold residual Adds into the convs (residual.c).
+// In order: find the convs and GEMMs a fast kernel can run (repacking the GEMMs' constant B
+// into new constants; the originals, once nothing reads them, get no memory from the
+// planner); decide which activations stay channel-blocked (layout.c); repack the convs'
+// weights (a conv's input block depends on whether its input is blocked); retype the blocked
+// activations [N][ceil(C/V)][H][W][V]; rewrite each fast conv as cpu.conv_nchwc (or
+// cpu.dwconv_nchwc; cpu.wino_nchwc with its weights transformed and a scratch operand where
+// winograd.c's cost model takes Winograd F(4x4,3x3)) between a cpu.to_nchwc of its input and
+// a cpu.from_nchwc of its output where those are not blocked (scratch activations allocated
+// right around them, so the planner reuses their memory elsewhere), pools over blocked
+// activations as cpu.maxpool_nchwc / cpu.avgpool_nchwc (a graph output converted after
+// them), GEMMs as cpu.gemm_packed; fold residual Adds into the convs (residual.c).
 //
 // Apart, for every target (cpu_add_error_record): the run's error record cpu.err that the
 // index kernels write when an index is out of range. It is no operand of theirs (emit.c passes
