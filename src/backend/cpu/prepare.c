@@ -4,17 +4,16 @@
 // work counters are explicit operands, so that everything lives in the program's regions and
 // every later step sees every byte an instruction touches.
 //
-// In order: find the convs and GEMMs a fast kernel can run (repacking the GEMMs' constant B
-// into new constants; the originals, once nothing reads them, get no memory from the
-// planner); decide which activations stay channel-blocked (layout.c); repack the convs'
-// weights (a conv's input block depends on whether its input is blocked); retype the blocked
-// activations [N][ceil(C/V)][H][W][V]; rewrite each fast conv as cpu.conv_nchwc (or
-// cpu.dwconv_nchwc; cpu.wino_nchwc with its weights transformed and a scratch operand where
-// winograd.c's cost model takes Winograd F(4x4,3x3)) between a cpu.to_nchwc of its input and
-// a cpu.from_nchwc of its output where those are not blocked (scratch activations allocated
-// right around them, so the planner reuses their memory elsewhere), pools over blocked
-// activations as cpu.maxpool_nchwc / cpu.avgpool_nchwc (a graph output converted after
-// them), GEMMs as cpu.gemm_packed; fold residual Adds into the convs (residual.c).
+// In order: repack the constant weights of every conv and GEMM a fast kernel can run (new
+// constants; the originals, once nothing reads them, get no memory from the planner); decide
+// which activations stay channel-blocked (layout.c) and retype them [N][ceil(C/V)][H][W][V];
+// rewrite each fast conv as cpu.conv_nchwc (or cpu.dwconv_nchwc; cpu.wino_nchwc with its
+// weights transformed and a scratch operand where winograd.c's cost model takes Winograd
+// F(4x4,3x3)) between a cpu.to_nchwc of its input and a cpu.from_nchwc of its output where
+// those are not blocked (scratch activations allocated right around them, so the planner
+// reuses their memory elsewhere), pools over blocked activations as cpu.maxpool_nchwc /
+// cpu.avgpool_nchwc (a graph output converted after them), GEMMs as cpu.gemm_packed; fold
+// residual Adds into the convs (residual.c).
 //
 // Apart, for every target (cpu_add_error_record): the run's error record cpu.err that the
 // index kernels write when an index is out of range. It is no operand of theirs (emit.c passes
@@ -153,18 +152,20 @@ static void release_original(ir_function *f, ir_value *v)
 static int64_t input_block(int64_t c, int64_t g, int v) { return g == 1 && c < v ? c : v; }
 
 /* Blocked conv when the shapes fit the kernels: group 1, depthwise, or groups whose channel
- * counts are whole blocks. Decides only (*fast, pr->dw, pr->wino): repack_conv repacks once
- * the layouts are known. */
-static void prep_conv(ir_instr *in, int v, prep *pr, bool *fast)
+ * counts are whole blocks. Repacks the weights (and bias); true when the conv is fast. */
+static glow_status prep_conv(ir_function *f, ir_instr *in, int v, prep *pr, bool *fast,
+                             repack_cache *rc, glow_diag *d)
 {
     cpu_conv cp;
     if (!cpu_conv_params(in, &cp))
-        return;
+        return GLOW_OK;
     const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type,
                     *w = &in->ops[2].v->type;
+    const float *wd = const_data(in->ops[2].v);
+    const float *bd = in->nops == 4 ? const_data(in->ops[3].v) : NULL;
     int64_t g = cp.g, c = x->dims[1], m = y->dims[1], kh = w->dims[2], kw = w->dims[3];
-    if (!const_data(in->ops[2].v) || (in->nops == 4 && !const_data(in->ops[3].v)))
-        return;
+    if (!wd || (in->nops == 4 && !bd))
+        return GLOW_OK;
     bool dw = g > 1 && g == c && m == c;
     int cv = (int)input_block(c, g, v);
     /* 3x3 stride-1 convolutions of whole input blocks: Winograd where the cost model says. */
@@ -177,30 +178,12 @@ static void prep_conv(ir_instr *in, int v, prep *pr, bool *fast)
     int64_t xb = x->dims[0] * cdiv(c, cv) * x->dims[2] * x->dims[3] * cv;
     int64_t yb = y->dims[0] * cdiv(m, v) * y->dims[2] * y->dims[3] * v;
     if (!wn || xb <= 0 || yb <= 0 || xb > ((int64_t)1 << 34) || yb > ((int64_t)1 << 34))
-        return;
-    pr->dw = dw;
-    pr->wino = wino;
-    *fast = true;
-}
-
-/* The weights (and bias) of a conv prep_conv took, repacked. One with fewer than v input
- * channels (group 1) reads them as one block of cv = C when its input is converted for it,
- * as one block of v padded with zeros when its input is kept blocked (xblocked). */
-static glow_status repack_conv(ir_function *f, ir_instr *in, int v, prep *pr, bool xblocked,
-                               repack_cache *rc, glow_diag *d)
-{
-    const glow_type *w = &in->ops[2].v->type;
-    const glow_attr *ga = cpu_attr(in, GA_GROUP);
-    int64_t g = ga ? ga->v.i : 1, c = w->dims[1] * g, m = w->dims[0], kh = w->dims[2],
-            kw = w->dims[3];
-    const float *wd = const_data(in->ops[2].v);
-    const float *bd = in->nops == 4 ? const_data(in->ops[3].v) : NULL;
-    int cv = xblocked ? v : (int)input_block(c, g, v);
+        return GLOW_OK;
     glow_status s = GLOW_OK;
     float *p;
     const ir_value *wv = in->ops[2].v, *bv = bd ? in->ops[3].v : NULL;
-    if (pr->wino) {
-        size_t wn = cpu_wino_weight_floats(m, c, v);
+    if (wino) {
+        wn = cpu_wino_weight_floats(m, c, v);
         if ((pr->w = find_repacked(rc, wv, "wino", m, c)) == NULL) {
             if (!(pr->w = new_const(f, "wino", in->id, wn, &p, d, &s)))
                 return s;
@@ -208,11 +191,9 @@ static glow_status repack_conv(ir_function *f, ir_instr *in, int v, prep *pr, bo
             remember_repacked(rc, wv, "wino", m, c, pr->w);
         }
     } else if ((pr->w = find_repacked(rc, wv, "wblk", g, cv)) == NULL) {
-        size_t wn = pr->dw ? glow_repack_dwconv_floats(c, kh, kw, v)
-                           : glow_repack_conv_floats(m, c / g, g, kh, kw, v, cv);
         if (!(pr->w = new_const(f, "wblk", in->id, wn, &p, d, &s)))
             return s;
-        if (pr->dw)
+        if (dw)
             glow_repack_dwconv(p, wd, c, kh, kw, v);
         else
             glow_repack_conv(p, wd, m, c / g, g, kh, kw, v, cv);
@@ -224,6 +205,9 @@ static glow_status repack_conv(ir_function *f, ir_instr *in, int v, prep *pr, bo
         glow_repack_bias(p, bd, m, v);
         remember_repacked(rc, bv, "bblk", m, 0, pr->bias);
     }
+    pr->dw = dw;
+    pr->wino = wino;
+    *fast = true;
     return GLOW_OK;
 }
 
@@ -478,31 +462,22 @@ glow_status cpu_prepare(ir_function *f, int v, bool plain, glow_diag *d)
     count_readers(f);
     for (ir_instr *in = f->first; in && s == GLOW_OK; in = in->next) {
         if (in->kind == IK_CONV)
-            prep_conv(in, v, &pr[in->id], &fast[in->id]);
+            s = prep_conv(f, in, v, &pr[in->id], &fast[in->id], &rc, d);
         else if (in->kind == IK_FULLY_CONNECTED || in->kind == IK_MATMUL)
             s = prep_gemm(f, in, v, &pr[in->id], &fast[in->id], &rc, d);
         if (s != GLOW_OK || !fast[in->id])
             continue;
         nfast++;
         /* Every fast instruction is rewritten below to read the copies instead. */
-        if (in->kind != IK_CONV)
-            release_original(f, in->ops[2].v);
-    }
-    bool *blocked = NULL;
-    if (s == GLOW_OK && nfast)
-        blocked = plain ? glow_xcalloc(n, sizeof *blocked) : cpu_plan_layout(f, v, fast);
-    /* The convs' weights, now that their inputs' layouts are known. */
-    for (ir_instr *in = f->first; in && blocked && s == GLOW_OK; in = in->next) {
-        if (in->kind != IK_CONV || in->id >= n || !fast[in->id])
-            continue;
-        s = repack_conv(f, in, v, &pr[in->id], blocked[ir_root(in->ops[1].v)->id], &rc, d);
         release_original(f, in->ops[2].v);
-        if (pr[in->id].bias)
+        if (in->kind == IK_CONV && pr[in->id].bias)
             release_original(f, in->ops[3].v);
     }
     for (glow_node *c = f->module->constants.first; c; c = c->next)
         c->aux = NULL;
+    bool *blocked = NULL;
     if (s == GLOW_OK && nfast) {
+        blocked = plain ? glow_xcalloc(n, sizeof *blocked) : cpu_plan_layout(f, v, fast);
         retype_blocked(f, blocked, v);
         glow_type wt = { .dtype = GLOW_U32, .rank = 1, .dims = { nfast } };
         ir_value *work = add_zeroed(f, "cpu.work", &wt);
