@@ -93,12 +93,13 @@ int cpu_eltwise_op(const ir_instr *in);
  * NCHWc layouts. */
 bool cpu_layout_agnostic(const ir_instr *in, int v);
 
-/* The channel-blocked layout of block v: a blocked activation is typed [N][C/v][H][W][v]. An
+/* The channel-blocked layout of block v: a blocked activation is typed [N][ceil(C/v)][H][W][v]
+ * (channels padded to whole blocks, the padding lanes zero: layout.c). An
  * activation of one pixel per channel with whole blocks ([N][C][1][1], C % v == 0) has the
  * same bytes in both layouts, so the blocked kernels may read and write it as it is. */
 bool cpu_is_nchwc(const glow_type *t, int v);
 bool cpu_nchwc_bytes(const glow_type *t, int v);
-/* The type of t ([N][C][H][W], C % v == 0) blocked. */
+/* The type of t ([N][C][H][W]) blocked, padded to whole blocks. */
 glow_type cpu_nchwc_type(const glow_type *t, int v);
 /* The blocked extents of a value the kernels read as NCHWc (*blocks = C / v or dims[1]). */
 void cpu_nchwc_dims(const glow_type *t, int v, int64_t *n, int64_t *blocks, int64_t *h,

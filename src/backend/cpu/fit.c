@@ -208,7 +208,7 @@ glow_type cpu_nchwc_type(const glow_type *t, int v)
 {
     glow_type b = *t;
     b.rank = 5;
-    b.dims[1] = t->dims[1] / v;
+    b.dims[1] = (t->dims[1] + v - 1) / v;   /* padded to whole blocks */
     b.dims[4] = v;
     return b;
 }

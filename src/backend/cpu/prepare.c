@@ -6,13 +6,14 @@
 //
 // In order: repack the constant weights of every conv and GEMM a fast kernel can run (new
 // constants; the originals, once nothing reads them, get no memory from the planner); decide
-// which activations stay channel-blocked (layout.c) and retype them [N][C/V][H][W][V]; rewrite
-// each fast conv as cpu.conv_nchwc (or cpu.dwconv_nchwc; cpu.wino_nchwc with its weights
-// transformed and a scratch operand where winograd.c's cost model takes Winograd F(4x4,3x3))
-// between a cpu.to_nchwc of its input and a cpu.from_nchwc of its output where those are not
-// blocked (scratch activations allocated right around them, so the planner reuses their
-// memory elsewhere), pools over blocked activations as cpu.maxpool_nchwc / cpu.avgpool_nchwc,
-// GEMMs as cpu.gemm_packed; fold residual Adds into the convs (residual.c).
+// which activations stay channel-blocked (layout.c) and retype them [N][ceil(C/V)][H][W][V];
+// rewrite each fast conv as cpu.conv_nchwc (or cpu.dwconv_nchwc; cpu.wino_nchwc with its
+// weights transformed and a scratch operand where winograd.c's cost model takes Winograd
+// F(4x4,3x3)) between a cpu.to_nchwc of its input and a cpu.from_nchwc of its output where
+// those are not blocked (scratch activations allocated right around them, so the planner
+// reuses their memory elsewhere), pools over blocked activations as cpu.maxpool_nchwc /
+// cpu.avgpool_nchwc (a graph output converted after them), GEMMs as cpu.gemm_packed; fold
+// residual Adds into the convs (residual.c).
 //
 // Apart, for every target (cpu_add_error_record): the run's error record cpu.err that the
 // index kernels write when an index is out of range. It is no operand of theirs (emit.c passes
@@ -357,6 +358,25 @@ static void rewrite_conv(ir_function *f, ir_instr *in, const prep *pr, int v, ir
         cpu_mark_lifetime(f, yout, conv, from);
 }
 
+/* A pool over a blocked input as cpu.maxpool_nchwc / cpu.avgpool_nchwc; when its result is
+ * a graph output (layout.c), the pool writes a blocked scratch cpu.yblk.<id> that a
+ * cpu.from_nchwc then converts (a global pool's: one pixel per channel). */
+static void rewrite_pool(ir_function *f, ir_instr *in, int v)
+{
+    ir_value *y = in->ops[0].v;
+    in->kind = in->kind == IK_MAX_POOL ? IK_CPU_MAXPOOL_NCHWC : IK_CPU_AVGPOOL_NCHWC;
+    if (cpu_nchwc_bytes(&y->type, v))
+        return;
+    char name[64];
+    snprintf(name, sizeof name, "cpu.yblk.%u", in->id);
+    glow_type t = scratch_type(&y->type, cdiv(y->type.dims[1], v), v);
+    ir_value *yout = ir_alloc_create(f, name, &t);
+    in->ops[0].v = yout;
+    ir_instr *from = add_instr(f, IK_CPU_FROM_NCHWC, in,
+                               (ir_operand[]){ { y, 'o' }, { yout, 'i' } }, 2, in->next);
+    cpu_mark_lifetime(f, yout, in, from);
+}
+
 /* A GEMM whose B was repacked: cpu.gemm_packed y, a, panels, work[, bias]. */
 static void rewrite_gemm(ir_function *f, ir_instr *in, const prep *pr, ir_value *work)
 {
@@ -473,8 +493,7 @@ glow_status cpu_prepare(ir_function *f, int v, bool plain, glow_diag *d)
             else if ((in->kind == IK_MAX_POOL || in->kind == IK_AVG_POOL) &&
                      (cpu_is_nchwc(&in->ops[0].v->type, v) ||
                       cpu_is_nchwc(&in->ops[1].v->type, v)))
-                in->kind = in->kind == IK_MAX_POOL ? IK_CPU_MAXPOOL_NCHWC
-                                                   : IK_CPU_AVGPOOL_NCHWC;
+                rewrite_pool(f, in, v);
         }
         /* Values made since are scratch and work views, none of them blocked. */
         blocked = glow_xrealloc(blocked, f->next_id * sizeof *blocked);
