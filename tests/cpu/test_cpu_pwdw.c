@@ -1,7 +1,7 @@
 // test_cpu_pwdw.c - The cpu backend's pointwise-expand + depthwise fusion (cpu.pwdw_nchwc,
 // src/backend/cpu/fuse_pwdw.c): inverted-residual blocks (MobileNet v2's: 1x1 expansion with
 // ReLU6 or Relu, 3x3 depthwise of stride 1 and 2, 1x1 projection, a residual Add; an input of
-// 24 channels that is not blocked under AVX-512) at batch 1 and 2 choose the fusion, match the
+// 24 channels, which AVX-512 keeps blocked padded to 32) at batch 1 and 2 choose the fusion, match the
 // interpreter within the fast kernels' tolerance, give the same bits at 1, 2 and 3 threads and
 // the same bits as with GLOWC_FUSE_PWDW=0 (the fused kernel computes exactly what the unfused
 // pair does), and need a smaller activation region; an expansion read by something else is
@@ -89,7 +89,7 @@ static int64_t g_batch = 1;
 /* Three blocks on a 29x31 plane (large enough that the rings, a few rows per thread, are
  * smaller than an expanded activation): 16 -> 16 stride 1 with the residual (ReLU6), 16 -> 24
  * stride 2 (ReLU6), 24 -> 32 stride 1 (Relu; 24 channels are not whole AVX-512 blocks, so
- * the expansion reads a converted copy). */
+ * the expansion reads a buffer padded to two blocks). */
 static void case_blocks(void)
 {
     glow_value x = input("x", 4, DIMS(g_batch, 8, 29, 31));
