@@ -21,6 +21,9 @@ static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
  * did not move (docs/cpu-backend.md "JIT"). Later LLVMs made one sweep their default. */
 #define INSTCOMBINE_OPTION "-instcombine-max-iterations=1"
 
+/* GLOWC_LLVM_OPTIONS's copy, which LLVM keeps pointers into (reachable: not a leak). */
+static char *llvm_option_text;
+
 /* LLVM's command-line options, once per process: INSTCOMBINE_OPTION, then GLOWC_LLVM_OPTIONS
  * (space-separated, e.g. "-time-passes"), for looking into the optimizer and code generator.
  * An option may be given once: GLOWC_LLVM_OPTIONS naming the InstCombine one replaces ours. */
@@ -28,7 +31,7 @@ static void llvm_options(void)
 {
     const char *env = getenv("GLOWC_LLVM_OPTIONS");
     enum { MAX_ARGS = 32 };
-    char *copy = env ? strdup(env) : NULL, *save = NULL;
+    char *copy = llvm_option_text = env ? strdup(env) : NULL, *save = NULL;
     const char *argv[MAX_ARGS + 1] = { "glowc" };
     int argc = 1;
     if (!env || !strstr(env, "-instcombine-max-iterations"))
@@ -37,7 +40,6 @@ static void llvm_options(void)
          t = strtok_r(NULL, " ", &save))
         argv[argc++] = t;
     LLVMParseCommandLineOptions(argc, argv, "glowc (GLOWC_LLVM_OPTIONS)");
-    /* LLVM keeps pointers into argv's strings: copy stays. */
 }
 
 static void llvm_init(void)
