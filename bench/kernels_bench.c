@@ -225,7 +225,7 @@ static void wino_ab(const job *j, const float *w, int rounds)
         double t1 = now_s();
         (j->avx512 ? gk_wino_nchwc_f32_avx512 : gk_wino_nchwc_f32_avx2)(
             j->out, j->in, u, j->bias, NULL, scratch, 1, 1, cb, (size_t)l->h, (size_t)l->w, mb,
-            j->oh, j->ow, (size_t)l->p, (size_t)l->p, GK_ACT_RELU, 0, 0, NULL, 0, 1);
+            j->oh, j->ow, (size_t)l->p, (size_t)l->p, 0, 0, 0, GK_ACT_RELU, 0, 0, NULL, 0, 1);
         double t2 = now_s();
         if (r) /* the first round warms up */
             td[r - 1] = t1 - t0, tw[r - 1] = t2 - t1;

@@ -115,6 +115,26 @@ static inline double gk_wino_cost(size_t n_tiles, size_t cb, size_t mb, size_t v
     return c + wfirst;
 }
 
+/* The plan of tile groups of tg tiles, output groups of mg blocks and chunks of kc input blocks
+ * (what gk_wino_plan_of chose), without its estimate. The cpu backend searches once per layer
+ * at compile time and gives the kernel tg, mg and kc as constants: the JIT then folds the plan
+ * and keeps only the register tiles and tails the layer uses, where the search inside every
+ * specialized kernel left them all to run time (and to the optimizer: GoogLeNet's five
+ * Winograd layers cost about 0.5 s of its compile). */
+static inline gk_wino_plan gk_wino_plan_at(size_t n, size_t mb, size_t oh, size_t ow, size_t v,
+                                           size_t tg, size_t mg, size_t kc)
+{
+    gk_wino_plan p = { 0 };
+    p.np = gk_wino_np(v);
+    p.tiles = n * ((oh + 3) / 4) * ((ow + 3) / 4);
+    p.tg = tg, p.mg = mg, p.kc = kc;
+    p.ngr = (p.tiles + tg - 1) / tg;
+    p.nmg = (mb + mg - 1) / mg;
+    p.tgp = gk_wino_padded(tg, v, mg);
+    p.slot = 36 * p.tgp * v * (kc + mg);
+    return p;
+}
+
 static inline gk_wino_plan gk_wino_plan_of(size_t n, size_t cb, size_t mb, size_t oh,
                                            size_t ow, size_t v)
 {
@@ -148,12 +168,9 @@ static inline gk_wino_plan gk_wino_plan_of(size_t n, size_t cb, size_t mb, size_
         if (36 * tg * v * 2 * sizeof(float) > GK_WINO_L2)
             break; /* even one block each no longer fits */
     }
-    p.cycles = best;
-    p.ngr = (p.tiles + p.tg - 1) / p.tg;
-    p.nmg = (mb + p.mg - 1) / p.mg;
-    p.tgp = gk_wino_padded(p.tg, v, p.mg);
-    p.slot = 36 * p.tgp * v * (p.kc + p.mg);
-    return p;
+    gk_wino_plan q = gk_wino_plan_at(n, mb, oh, ow, v, p.tg, p.mg, p.kc);
+    q.cycles = best;
+    return q;
 }
 
 #endif

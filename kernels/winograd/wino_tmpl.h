@@ -222,8 +222,8 @@ GK_INLINE void wino_gemm_tail(size_t nq, const float *a, size_t astride, size_t 
 void GK_FN(wino_nchwc)(float *out, const float *in, const float *wt, const float *bias,
                        const float *res, float *scratch, size_t slots, size_t n, size_t cb,
                        size_t ih, size_t iw, size_t mb, size_t oh, size_t ow, size_t ph,
-                       size_t pw, int act, float alpha, float beta, unsigned *work, int tid,
-                       int nthreads)
+                       size_t pw, size_t plan_tg, size_t plan_mg, size_t plan_kc, int act,
+                       float alpha, float beta, unsigned *work, int tid, int nthreads)
 {
     const size_t V = GK_VLEN;
     /* One scratch slot per thread: threads past the slots take no units (the others take
@@ -231,7 +231,10 @@ void GK_FN(wino_nchwc)(float *out, const float *in, const float *wt, const float
     int nth = (size_t)nthreads < slots ? nthreads : (int)slots;
     if (tid >= nth)
         return;
-    gk_wino_plan pl = gk_wino_plan_of(n, cb, mb, oh, ow, V);
+    /* The plan the cpu backend chose (constants, folded by the JIT), or 0, 0, 0: search it. */
+    gk_wino_plan pl = plan_tg && plan_mg && plan_kc
+                          ? gk_wino_plan_at(n, mb, oh, ow, V, plan_tg, plan_mg, plan_kc)
+                          : gk_wino_plan_of(n, cb, mb, oh, ow, V);
     wino_shape s = { cb, ih, iw, mb, oh, ow, ph, pw, (oh + 3) / 4, (ow + 3) / 4, 0 };
     s.tpi = s.th * s.tw;
     /* A group of tg tiles computes ts of them (gk_wino_padded): the scratch's tile stride. */

@@ -5,7 +5,9 @@
 // spanning images), the small planes whose groups end in a tail of 4 or 8 tiles (2 or 4 with
 // AVX2: 14x14, 7x7), bias, the fused activations and the residual (also in place); and the
 // same bits for one thread, two threads splitting statically, two taking units from the
-// counter, and two threads sharing one scratch slot (the second takes no units).
+// counter, and two threads sharing one scratch slot (the second takes no units); a plan given
+// to the kernel (the cpu backend's constants) is the one it runs, and the searched plan given
+// explicitly gives the bits of the kernel's own search.
 #include "backend/cpu/winograd.h"
 #include "check.h"
 #include "kernels_test.h"
@@ -95,8 +97,37 @@ static void run_case(const gk_row *row, const wcase *t)
         size_t slots = k == 3 ? 1 : 2;
         for (int tid = 0; tid < nt; tid++)
             wino(yb[k], xb, wt, bias, rr, scratch, slots, (size_t)t->n, cb, (size_t)t->h,
-                 (size_t)t->w, mb, (size_t)oh, (size_t)ow, (size_t)t->pt, (size_t)t->pl,
-                 t->act, -0.5f, 0.75f, work, tid, nt);
+                 (size_t)t->w, mb, (size_t)oh, (size_t)ow, (size_t)t->pt, (size_t)t->pl, 0, 0,
+                 0, t->act, -0.5f, 0.75f, work, tid, nt);
+    }
+    /* A plan given to the kernel (as the cpu backend gives it) is the one it runs: chunks of
+     * one input block and groups of one output block, whose scratch is smaller than the
+     * searched plan's wherever that has kc + mg > 2; the floats past it must stay untouched. */
+    {
+        size_t plan[3];
+        cpu_wino_plan(t->n, t->c, t->m, oh, ow, V, plan);
+        gk_wino_plan small = gk_wino_plan_at((size_t)t->n, mb, (size_t)oh, (size_t)ow,
+                                             (size_t)V, plan[0], 1, 1);
+        CHECK(small.slot <= slot);
+        float *sc = rnd_buf(small.slot + 64), *yp = rnd_buf(bsz);
+        for (int i = 0; i < 64; i++)
+            sc[small.slot + (size_t)i] = -7.0f;
+        wino(yp, xb, wt, bias, rb, sc, 1, (size_t)t->n, cb, (size_t)t->h, (size_t)t->w, mb,
+             (size_t)oh, (size_t)ow, (size_t)t->pt, (size_t)t->pl, plan[0], 1, 1, t->act, -0.5f,
+             0.75f, NULL, 0, 1);
+        int kept = 1;
+        for (int i = 0; i < 64; i++)
+            kept &= sc[small.slot + (size_t)i] == -7.0f;
+        CHECK(kept);
+        float *gs = rnd_buf(ys);
+        from_blocked(gs, yp, t->n, t->m, oh * ow, V);
+        CHECK(max_scaled_err(gs, y, ys, scale) < 3e-5);
+        /* The searched plan given explicitly: the same bits as searching it in the kernel. */
+        wino(yp, xb, wt, bias, rb, scratch, 1, (size_t)t->n, cb, (size_t)t->h, (size_t)t->w,
+             mb, (size_t)oh, (size_t)ow, (size_t)t->pt, (size_t)t->pl, plan[0], plan[1],
+             plan[2], t->act, -0.5f, 0.75f, NULL, 0, 1);
+        CHECK(memcmp(yp, yb[0], bsz * sizeof(float)) == 0);
+        free(sc), free(yp), free(gs);
     }
     from_blocked(got, yb[0], t->n, t->m, oh * ow, V);
     double worst = max_scaled_err(got, y, ys, scale);

@@ -282,7 +282,8 @@ static bool resize(const ir_instr *in, cpu_op *op)
 
 /* cpu.wino_nchwc [y, x, U, work, scratch, bias?, res?]: a 3x3 stride-1 group-1 convolution
  * whose input blocks are whole vectors, output and residual in the blocked layout of the
- * target's vector length; the scratch holds whole slots of the shape's plan. */
+ * target's vector length; the scratch holds whole slots of the shape's plan, which the kernel
+ * gets as constants (searched here once, not in every specialized kernel). */
 bool cpu_select_wino(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
 {
     int v = cpu_isa_vlen(isa);
@@ -305,7 +306,8 @@ bool cpu_select_wino(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     int64_t n, mb, oh, ow, xn, cb, ih, iw;
     cpu_nchwc_dims(y, v, &n, &mb, &oh, &ow);
     cpu_nchwc_dims(x, v, &xn, &cb, &ih, &iw);
-    size_t slot = cpu_wino_slot_floats(n, cb * v, mb * v, oh, ow, v);
+    size_t plan[3];
+    size_t slot = cpu_wino_plan(n, cb * v, mb * v, oh, ow, v, plan);
     int64_t slots = slot ? glow_type_numel(&sv->type) / (int64_t)slot : 0;
     if (xn != n || slots < 1 || (int64_t)(ih + cp.p[0] + cp.p[2]) != oh + 2 ||
         (int64_t)(iw + cp.p[1] + cp.p[3]) != ow + 2)
@@ -314,7 +316,8 @@ bool cpu_select_wino(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
            cpu_ptr(yv, 0), cpu_ptr(xv, 0), cpu_ptr(in->ops[2].v, 0), cpu_opt_ptr(bias),
            cpu_opt_ptr(res), cpu_ptr(sv, 0), cpu_num(slots), cpu_num(n), cpu_num(cb), cpu_num(ih),
            cpu_num(iw), cpu_num(mb), cpu_num(oh), cpu_num(ow), cpu_num(cp.p[0]),
-           cpu_num(cp.p[1]), cpu_num(cp.act), cpu_real(cp.alpha), cpu_real(cp.beta),
+           cpu_num(cp.p[1]), cpu_num((int64_t)plan[0]), cpu_num((int64_t)plan[1]),
+           cpu_num((int64_t)plan[2]), cpu_num(cp.act), cpu_real(cp.alpha), cpu_real(cp.beta),
            cpu_ptr(in->ops[3].v, 0));
     return true;
 }

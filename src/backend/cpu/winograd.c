@@ -110,11 +110,19 @@ void cpu_wino_weights(float *out, const float *w, int64_t m, int64_t c, int v)
         }
 }
 
-size_t cpu_wino_slot_floats(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v)
+size_t cpu_wino_plan(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v,
+                     size_t plan[3])
 {
     gk_wino_plan p = gk_wino_plan_of((size_t)n, (size_t)cdiv(c, v), (size_t)cdiv(m, v),
                                      (size_t)oh, (size_t)ow, (size_t)v);
+    plan[0] = p.tg, plan[1] = p.mg, plan[2] = p.kc;
     return p.slot;
+}
+
+size_t cpu_wino_slot_floats(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v)
+{
+    size_t plan[3];
+    return cpu_wino_plan(n, c, m, oh, ow, v, plan);
 }
 
 int cpu_wino_slots(void)

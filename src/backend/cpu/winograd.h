@@ -30,6 +30,10 @@ void cpu_wino_weights(float *out, const float *w, int64_t m, int64_t c, int v);
 /* Scratch floats of one thread, and the threads given a slot: one per online core (at most
  * 16); threads past them take no units of the kernel. */
 size_t cpu_wino_slot_floats(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v);
+/* The same, and the plan's tile group, output group and chunk (plan[0..2]), which the kernel
+ * gets as constants instead of searching them at every call (wino_plan.h gk_wino_plan_at). */
+size_t cpu_wino_plan(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v,
+                     size_t plan[3]);
 int cpu_wino_slots(void);
 
 #endif
