@@ -3,7 +3,7 @@
 //
 // Workers sleep on a condition variable between jobs (a program may sit idle for a long
 // time) but spin briefly first, because inference calls come back to back. The barrier
-// spins with a CPU pause for a few tens of microseconds, then sleeps on a futex until the
+// spins with a CPU pause for up to a millisecond, then sleeps on a futex until the
 // last thread arrives; either way it is a sequentially consistent rendezvous, which orders
 // every thread's stores before it against every thread's loads after it.
 //
@@ -86,10 +86,12 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* How long a barrier spins before it sleeps: long enough for a split step's threads to
- * arrive together (their skew is microseconds), short enough not to hold a core another
- * process could use. */
-#define SPIN_NS 100000u
+/* How long a barrier spins before it sleeps: longer than most steps a thread waits out (a
+ * step that runs on one thread, a split step's skew), since a sleeper wakes about 20 us after
+ * the last arrival on this project's VMs - with 100 us here a 150 us serial step cost 22 us
+ * more per barrier than spinning - and short enough that a long wait (an evaluator fallback,
+ * a descheduled thread) does not hold a core for long. */
+#define SPIN_NS 1000000u
 
 /* Sleeps while *gen == seen (returns at once if it no longer is, or on a spurious wake). */
 static void futex_wait(atomic_uint *gen, unsigned seen)
