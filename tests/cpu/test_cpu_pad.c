@@ -29,18 +29,11 @@ typedef struct counts {
 static float *run_case(case_fn fn, uint64_t seed, const char *backend, int threads, int64_t *n,
                        counts *ct)
 {
-    glow_program *p = build_and_run(fn, seed, backend, threads, false);
-    if (!p)
-        return NULL;
-    memset(ct, 0, sizeof *ct);
-    for (const ir_instr *in = p->ir->first; in; in = in->next) {
-        ct->to += in->kind == IK_CPU_TO_NCHWC;
-        ct->from += in->kind == IK_CPU_FROM_NCHWC;
-        ct->add += in->kind == IK_ADD;
-        ct->pools += in->kind == IK_CPU_MAXPOOL_NCHWC || in->kind == IK_CPU_AVGPOOL_NCHWC;
-    }
-    float *out = output_copy(p, n);
-    glow_program_destroy(p);
+    prog_counts pc;
+    float *out = run_counted(fn, seed, backend, threads, false, n, &pc);
+    *ct = (counts){ .to = pc.kind[IK_CPU_TO_NCHWC], .from = pc.kind[IK_CPU_FROM_NCHWC],
+                    .add = pc.kind[IK_ADD],
+                    .pools = pc.kind[IK_CPU_MAXPOOL_NCHWC] + pc.kind[IK_CPU_AVGPOOL_NCHWC] };
     return out;
 }
 

@@ -24,18 +24,10 @@ typedef struct stats {
 static float *run_case(case_fn fn, uint64_t seed, const char *backend, int threads, int64_t *n,
                        stats *st)
 {
-    glow_program *p = build_and_run(fn, seed, backend, threads, false);
-    if (!p)
-        return NULL;
-    memset(st, 0, sizeof *st);
-    for (const ir_instr *in = p->ir->first; in; in = in->next) {
-        st->pwdw += in->kind == IK_CPU_PWDW_NCHWC;
-        st->dw += in->kind == IK_CPU_DWCONV_NCHWC;
-        st->conv += in->kind == IK_CPU_CONV_NCHWC;
-    }
-    st->act_bytes = p->ir->activation_bytes;
-    float *out = output_copy(p, n);
-    glow_program_destroy(p);
+    prog_counts pc;
+    float *out = run_counted(fn, seed, backend, threads, false, n, &pc);
+    *st = (stats){ .pwdw = pc.kind[IK_CPU_PWDW_NCHWC], .dw = pc.kind[IK_CPU_DWCONV_NCHWC],
+                   .conv = pc.kind[IK_CPU_CONV_NCHWC], .act_bytes = pc.act_bytes };
     return out;
 }
 

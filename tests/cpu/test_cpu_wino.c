@@ -23,17 +23,10 @@ typedef struct stats {
 static float *run_case(case_fn fn, uint64_t seed, const char *backend, int threads, int64_t *n,
                        stats *st)
 {
-    glow_program *p = build_and_run(fn, seed, backend, threads, false);
-    if (!p)
-        return NULL;
-    memset(st, 0, sizeof *st);
-    for (const ir_instr *in = p->ir->first; in; in = in->next) {
-        st->wino += in->kind == IK_CPU_WINO_NCHWC;
-        st->direct += in->kind == IK_CPU_CONV_NCHWC;
-        st->adds += in->kind == IK_ADD;
-    }
-    float *out = output_copy(p, n);
-    glow_program_destroy(p);
+    prog_counts pc;
+    float *out = run_counted(fn, seed, backend, threads, false, n, &pc);
+    *st = (stats){ .wino = pc.kind[IK_CPU_WINO_NCHWC], .direct = pc.kind[IK_CPU_CONV_NCHWC],
+                   .adds = pc.kind[IK_ADD] };
     return out;
 }
 

@@ -189,3 +189,18 @@ float *output_copy(const glow_program *p, int64_t *n)
         memcpy(out, t.data, sizeof(float) * (size_t)*n);
     return out;
 }
+
+float *run_counted(case_fn fn, uint64_t seed, const char *backend, int threads,
+                   bool plain_layout, int64_t *n, prog_counts *pc)
+{
+    memset(pc, 0, sizeof *pc);
+    glow_program *p = build_and_run(fn, seed, backend, threads, plain_layout);
+    if (!p)
+        return NULL;
+    for (const ir_instr *in = p->ir->first; in; in = in->next)
+        pc->kind[in->kind]++;
+    pc->act_bytes = p->ir->activation_bytes;
+    float *out = output_copy(p, n);
+    glow_program_destroy(p);
+    return out;
+}

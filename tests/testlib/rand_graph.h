@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "graph/graph.h"
+#include "ir/ir.h"
 
 #define DIMS(...) ((const int64_t[]){ __VA_ARGS__ })
 
@@ -105,5 +106,15 @@ struct glow_program *build_and_run(case_fn fn, uint64_t seed, const char *backen
                                    bool plain_layout);
 /* A malloc'd copy of the f32 output 0 of program p, its element count in *n. */
 float *output_copy(const struct glow_program *p, int64_t *n);
+/* What a compiled program holds: its instructions counted by kind, its planned activation
+ * region. */
+typedef struct prog_counts {
+    int kind[IK_COUNT];
+    uint64_t act_bytes;
+} prog_counts;
+/* build_and_run, then counts the program into *pc (zeros when it fails) and returns a
+ * malloc'd copy of output 0, or NULL. */
+float *run_counted(case_fn fn, uint64_t seed, const char *backend, int threads,
+                   bool plain_layout, int64_t *n, prog_counts *pc);
 
 #endif
