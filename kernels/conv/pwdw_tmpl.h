@@ -15,23 +15,25 @@
 #include "pwdw_plan.h"
 
 /* Expanded rows [a, b) of image x into the ring's slots from `slot` (no wrap): the 1x1
- * convolution over the run's (b - a) * iw pixels as one flattened row, all input blocks in one
- * chunk (the unfused kernel's chunks store and reload exact partial sums: the same values). */
-GK_INLINE void pwdw_expand(conv_shape *s, int NM, const float *x, size_t a, size_t b,
-                           size_t iw, float *ring, size_t slot, const float *w, const float *bias,
-                           int act, float alpha, float beta)
+ * convolution over the run's (b - a) * iw pixels as one flattened row in tiles of npw pixels,
+ * all input blocks in one chunk (the unfused kernel's chunks store and reload exact partial
+ * sums: the same values). */
+GK_INLINE void pwdw_expand(conv_shape *s, int NM, size_t npw, const float *x, size_t a,
+                           size_t b, size_t iw, float *ring, size_t slot, const float *w,
+                           const float *bias, int act, float alpha, float beta)
 {
     const conv_chunk ck = { 0, s->cb, true, true };
     size_t npix = (b - a) * iw;
     s->iw = s->ow = npix;
     const float *xi = x + a * iw * s->cv;
     float *o = ring + slot * iw * GK_VLEN;
-    for (size_t q = 0; q < npix; q += NP_MAX) {
-        int live = npix - q < NP_MAX ? (int)(npix - q) : NP_MAX;
+    const int NP = (int)npw;
+    for (size_t q = 0; q < npix; q += npw) {
+        int live = npix - q < npw ? (int)(npix - q) : NP;
         if (NM > 1)
-            tile_1x1(s, 2, NP_MAX, live, xi, q, w, o, bias, NULL, act, alpha, beta, &ck);
+            tile_1x1(s, 2, NP, live, xi, q, w, o, bias, NULL, act, alpha, beta, &ck);
         else
-            tile_1x1(s, 1, NP_MAX, live, xi, q, w, o, bias, NULL, act, alpha, beta, &ck);
+            tile_1x1(s, 1, NP, live, xi, q, w, o, bias, NULL, act, alpha, beta, &ck);
     }
 }
 
@@ -52,6 +54,10 @@ void GK_FN(pwdw_nchwc)(float *out, const float *in, const float *w1, const float
     const size_t R = gk_pwdw_ring_rows(ih, iw, kh, V);
     float *ring = scratch + (size_t)tid * gk_pwdw_slot_floats(ih, iw, kh, V);
     const size_t ring_block = R * iw * V; /* floats between the pair's two rings */
+    /* The 1x1 tile's width for a run of R rows, the usual run (conv_tmpl.h's conv_width: a 7x7
+     * plane's 49 pixels as 4 x 10 + 9, not 4 x 12 + 1); shorter runs end in a partial tile.
+     * A constant once the JIT inlines the kernel with constant shapes. */
+    const size_t npw = conv_width(R * iw, false);
     size_t pairs = (mb + 1) / 2, bands = gk_pwdw_bands(n, pairs, oh, (size_t)nth);
     size_t bh = (oh + bands - 1) / bands;
     bands = (oh + bh - 1) / bh;
@@ -88,8 +94,8 @@ void GK_FN(pwdw_nchwc)(float *out, const float *in, const float *w1, const float
                     size_t slot = next % R, lim = lo + R < e1 ? lo + R : e1;
                     if (lim > next + (R - slot))
                         lim = next + (R - slot);
-                    pwdw_expand(&s, NM, x, next, lim, iw, ring, slot, wp, bp, act1, alpha1,
-                                beta1);
+                    pwdw_expand(&s, NM, npw, x, next, lim, iw, ring, slot, wp, bp, act1,
+                                alpha1, beta1);
                     next = lim;
                 }
                 /* Kernel row y reads ring slot base + y (minus R past the end). */
