@@ -31,16 +31,10 @@ typedef struct {
 
 #define NV (sizeof ab_variants / sizeof ab_variants[0])
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 static uint8_t *mut[NV], *act[NV];
 static void run_share(int j, int tid);
-#include "spin_threads.h"
+#define DRIVER "ab_driver"
+#include "bundle_driver.h"
 
 static void run_share(int j, int tid)
 {
@@ -50,18 +44,6 @@ static void run_share(int j, int tid)
         a->run_par(NULL, mut[v], act[v], tid, barrier, NULL);
     else
         a->run(NULL, mut[v], act[v]);
-}
-
-static uint8_t *alloc_region(size_t bytes)
-{
-    size_t size = (bytes + 63) / 64 * 64 + 64; /* whole lines, never zero */
-    uint8_t *p = aligned_alloc(64, size);
-    if (!p) {
-        fprintf(stderr, "ab_driver: out of memory\n");
-        exit(1);
-    }
-    memset(p, 0, size);
-    return p;
 }
 
 int main(int argc, char **argv)

@@ -39,27 +39,10 @@
 #define BR_OUT_OFFSET NET_OUTPUT_0_OFFSET
 #define BR_OUT_SIZE NET_OUTPUT_0_SIZE
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 static void die(const char *what, const char *arg)
 {
     fprintf(stderr, "bundle_run: %s%s%s\n", what, arg ? ": " : "", arg ? arg : "");
     exit(1);
-}
-
-static uint8_t *alloc_region(size_t bytes)
-{
-    size_t size = (bytes + 63) / 64 * 64 + 64; /* whole lines, never zero */
-    uint8_t *p = aligned_alloc(64, size);
-    if (!p)
-        die("out of memory", NULL);
-    memset(p, 0, size);
-    return p;
 }
 
 /* Reads exactly `bytes` of `path` into `dst`. */
@@ -76,7 +59,8 @@ static void read_exact(const char *path, uint8_t *dst, size_t bytes)
 static uint8_t *weights, *mut, *act;
 
 static void run_share(int j, int tid);
-#include "spin_threads.h"
+#define DRIVER "bundle_run"
+#include "bundle_driver.h"
 
 static void run_share(int j, int tid)
 {
@@ -123,11 +107,11 @@ int main(int argc, char **argv)
     double *lat = malloc((size_t)iters * sizeof *lat);
     if (!lat)
         die("out of memory", NULL);
-    int n = 0, budget_hit = 0, j = 0;
+    int n = 0, budget_hit = 0;
     double spent = 0;
-    for (int i = 0; i < warmup + iters; i++, j++) {
+    for (int i = 0; i < warmup + iters; i++) {
         double s = now_ms();
-        run_job(j);
+        run_job(i);
         double ms = now_ms() - s;
         if (i < warmup)
             continue;

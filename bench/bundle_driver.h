@@ -1,12 +1,36 @@
-// spin_threads.h - The threads of bench's bundle drivers (ab_driver.c, bundle_run.c): a
-// barrier for the bundle's `NAME_thread` entry, and helper threads that run their share of
-// each job the main thread posts. Every wait spins.
+// bundle_driver.h - What bench's bundle drivers (ab_driver.c, bundle_run.c) share: the clock,
+// the regions they allocate for a bundle, a barrier for the bundle's `NAME_thread` entry, and
+// helper threads that run their share of each job the main thread posts. Every wait spins.
 //
-// The including file defines `static void run_share(int job, int tid)` before including this
-// and sets `nthreads`.
+// The including file defines DRIVER (its name, for messages), declares
+// `static void run_share(int job, int tid)` before including this, and sets `nthreads`.
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* A zeroed region of `bytes` for a bundle, 64-byte aligned; exits when memory runs out. */
+static uint8_t *alloc_region(size_t bytes)
+{
+    size_t size = (bytes + 63) / 64 * 64 + 64; /* whole lines, never zero */
+    uint8_t *p = aligned_alloc(64, size);
+    if (!p) {
+        fprintf(stderr, "%s: out of memory\n", DRIVER);
+        exit(1);
+    }
+    memset(p, 0, size);
+    return p;
+}
 
 static int nthreads = 1;
 static atomic_int bar_count, bar_gen, job = -1, finished;
@@ -21,22 +45,13 @@ static void wait_while(atomic_int *v, int seen)
         __builtin_ia32_pause();
 }
 
-/* Changes *v: adds 1, or stores `to`. */
-static void post(atomic_int *v, int add, int to)
-{
-    if (add)
-        atomic_fetch_add(v, 1);
-    else
-        atomic_store(v, to);
-}
-
 __attribute__((unused)) static void barrier(void *arg)
 {
     (void)arg;
     int gen = atomic_load(&bar_gen);
     if (atomic_fetch_add(&bar_count, 1) == nthreads - 1) {
         atomic_store(&bar_count, 0);
-        post(&bar_gen, 1, 0);
+        atomic_fetch_add(&bar_gen, 1);
     } else {
         wait_while(&bar_gen, gen);
     }
@@ -53,17 +68,17 @@ static void *helper(void *arg)
         if (j == -2)
             return NULL;
         run_share(j, tid);
-        post(&finished, 1, 0);
+        atomic_fetch_add(&finished, 1);
     }
 }
 
 /* Job j (numbered from 0, one after another) on every thread; returns when all are done. */
 static void run_job(int j)
 {
-    post(&job, 0, j);
+    atomic_store(&job, j);
     run_share(j, 0);
-    for (int f; (f = atomic_load(&finished)) < (j + 1) * (nthreads - 1);)
-        wait_while(&finished, f);
+    while (atomic_load(&finished) < (j + 1) * (nthreads - 1))
+        __builtin_ia32_pause();
 }
 
 /* Starts threads 1..nthreads-1 into th[]; 0 on success. */
@@ -77,7 +92,7 @@ static int start_helpers(pthread_t *th)
 
 static void stop_helpers(pthread_t *th)
 {
-    post(&job, 0, -2);
+    atomic_store(&job, -2);
     for (int t = 1; t < nthreads; t++)
         pthread_join(th[t], NULL);
 }
