@@ -165,6 +165,11 @@ int main(void)
     cpu_isa isa;
     cpu_host_isa(&isa);
     bool fast = isa.avx2 || isa.avx512;
+    /* The stem conv (8 -> 16 3x3 at 29x31) takes Winograd under AVX2's cost model, whose
+     * F(4x4,3x3) rounding (4e-6 of its output) the random 1x1 layers after it amplify past
+     * the 1e-4 tolerance (seen on a Zen 3 host). This test is about the fusion: the stem
+     * stays direct; test_wino checks Winograd's own error. */
+    setenv("GLOWC_WINOGRAD", "0", 1);
     for (g_batch = 1; g_batch <= 2; g_batch++) {
         stats fused, unfused;
         diff(g_batch == 1 ? "three blocks, batch 1" : "three blocks, batch 2", case_blocks,
