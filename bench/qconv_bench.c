@@ -8,6 +8,7 @@
 // kernels' tid/nthreads split) whose fastest calls are summed. Not a test: it never fails.
 #include "kernels.h"
 #include "qconv/qpack.h"
+#include "qconv/qwpack.h"
 #include "backend/cpu/repack.h"
 
 #include <cpuid.h>
@@ -71,6 +72,8 @@ typedef struct {
     /* int8 */
     uint8_t *qx, *qy;
     int8_t *qw;
+    int16_t *ww; /* the Winograd kernel's weights (avx2, 3x3 stride 1), else NULL */
+    int8_t *w7;  /* 7-bit weights in the avxvnni packing (avx2), else NULL */
     int32_t *qb;
     float *qm;
     int xcs;
@@ -89,6 +92,22 @@ static void run_q(const job *j, int tid, int parts)
     fn(j->qx, j->qw, j->qb, j->qm, j->qy, j->n, l->h, l->w, l->c, j->xcs, l->m, l->m, l->k, l->k,
        j->oh, j->ow, l->s, l->s, 1, 1, l->p, l->p, 3, 0, 0, 0, 255, 0.0f, 0, 0, NULL, tid,
        parts);
+}
+
+static void run_w(const job *j, int tid, int parts)
+{
+    const layer *l = j->l;
+    gk_qwino_u8_avx2(j->qx, (const int8_t *)(const void *)j->ww, j->qb, j->qm, j->qy, j->n, l->h,
+                     l->w, l->c, j->xcs, l->m, l->m, 3, 3, j->oh, j->ow, 1, 1, 1, 1, l->p, l->p,
+                     3, 0, 0, 0, 255, 0.0f, 0, 0, NULL, tid, parts);
+}
+
+static void run_7(const job *j, int tid, int parts)
+{
+    const layer *l = j->l;
+    gk_qconv7_u8_avx2(j->qx, j->w7, j->qb, j->qm, j->qy, j->n, l->h, l->w, l->c, j->xcs, l->m,
+                      l->m, l->k, l->k, j->oh, j->ow, l->s, l->s, 1, 1, l->p, l->p, 3, 0, 0, 0,
+                      255, 0.0f, 0, 0, NULL, tid, parts);
 }
 
 static void run_f(const job *j, int tid, int parts)
@@ -185,8 +204,9 @@ int main(int argc, char **argv)
     double peak = avx512 ? int8_peak(budget) : 0;
     if (peak > 0)
         printf("int8 peak (24 x zmm vpdpbusd chains, fastest short call): %.0f GOP/s\n", peak);
-    printf("%-34s %9s %9s %9s %9s %6s %7s   (int8 %s, f32 %s, 1 thread)\n", "layer", "f32 ms",
-           "f32 GOP/s", "int8 ms", "int8 GOP/s", "%peak", "ratio", isa_name,
+    printf("%-34s %9s %9s %9s %9s %6s %7s %9s %7s %9s %7s   (int8 %s, f32 %s, 1 thread; wino: int8 "
+           "Winograd F(2x2,3x3), avx2; w7: 7-bit weights, avx2)\n", "layer", "f32 ms", "f32 GOP/s",
+           "int8 ms", "int8 GOP/s", "%peak", "ratio", "wino ms", "ratio", "w7 ms", "ratio", isa_name,
            avx512 ? "avx512" : "avx2");
     srand(1);
     for (size_t li = 0; li < sizeof layers / sizeof layers[0]; li++) {
@@ -215,6 +235,21 @@ int main(int argc, char **argv)
         gk_qpack_conv_isa(isa == 0 ? "avx512vnni" : isa == 1 ? "avxvnni" : "avx2", w8, NULL, 3, l->m,
                           l->c, l->k, l->k, j.qw, j.qb);
         j.qy = alloc64(opix * l->m);
+        if (isa == 2 && l->k == 3 && l->s == 1) {
+            int32_t *wb = alloc64((size_t)l->m * 4);
+            j.ww = alloc64(gk_qwino_elems(l->m, l->c) * sizeof(int16_t));
+            gk_qwino_pack(w8, NULL, 3, l->m, l->c, j.ww, wb);
+            free(wb);
+        }
+        if (isa == 2) {
+            int32_t *wb = alloc64((size_t)l->m * 4);
+            int8_t *h8 = alloc64(ws);
+            for (size_t i = 0; i < ws; i++)
+                h8[i] = (int8_t)(w8[i] / 2);
+            j.w7 = alloc64(gk_qpack_bytes(8, l->m, l->c, l->k, l->k));
+            gk_qpack_conv_isa("avxvnni", h8, NULL, 3, l->m, l->c, l->k, l->k, j.w7, wb);
+            free(wb), free(h8);
+        }
 
         /* f32: blocked layout as kernels_bench sets it up. */
         j.v = avx512 ? 16 : 8;
@@ -240,9 +275,17 @@ int main(int argc, char **argv)
         char pct[16] = "-";
         if (peak > 0)
             snprintf(pct, sizeof pct, "%.0f%%", 100 * ops / tq / 1e9 / peak);
-        printf("%-34s %9.3f %9.1f %9.3f %9.1f %6s %6.2fx\n", l->name, tf * 1e3, ops / tf / 1e9,
-               tq * 1e3, ops / tq / 1e9, pct, tf / tq);
-        free(j.qx), free(w8), free(j.qw), free(j.qb), free(j.qm), free(j.qy);
+        double tw = j.ww ? time_layer(run_w, &j, budget) : 0;
+        char wms[16] = "-", wr[16] = "-";
+        if (j.ww)
+            snprintf(wms, sizeof wms, "%.3f", tw * 1e3), snprintf(wr, sizeof wr, "%.2fx", tf / tw);
+        double t7 = j.w7 ? time_layer(run_7, &j, budget) : 0;
+        char sms[16] = "-", sr[16] = "-";
+        if (j.w7)
+            snprintf(sms, sizeof sms, "%.3f", t7 * 1e3), snprintf(sr, sizeof sr, "%.2fx", tf / t7);
+        printf("%-34s %9.3f %9.1f %9.3f %9.1f %6s %6.2fx %9s %7s %9s %7s\n", l->name, tf * 1e3,
+               ops / tf / 1e9, tq * 1e3, ops / tq / 1e9, pct, tf / tq, wms, wr, sms, sr);
+        free(j.qx), free(w8), free(j.qw), free(j.qb), free(j.qm), free(j.qy), free(j.ww), free(j.w7);
         free(j.in), free(w), free(b), free(j.wt), free(j.bias), free(j.out);
     }
     return 0;

@@ -20,9 +20,12 @@ set_source_files_properties(${GLOWC_KERNELS_AVX2} PROPERTIES COMPILE_OPTIONS "-m
 # The int8 convolution (kernels/qconv), each ISA file with its bitcode's flags (kernels.cmake).
 set(GLOWC_KERNELS_VNNI ${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx512vnni.c
     ${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avxvnni.c
-    ${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx2.c)
-set_source_files_properties(${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx2.c PROPERTIES
-  COMPILE_OPTIONS "-mavx2;-mfma;-O3")
+    ${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx2.c
+    ${CMAKE_SOURCE_DIR}/kernels/qconv/qwino_avx2.c
+    ${CMAKE_SOURCE_DIR}/kernels/qconv/qconv7_avx2.c)
+set_source_files_properties(${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx2.c
+  ${CMAKE_SOURCE_DIR}/kernels/qconv/qwino_avx2.c ${CMAKE_SOURCE_DIR}/kernels/qconv/qconv7_avx2.c
+  PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma;-O3")
 set_source_files_properties(${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avx512vnni.c PROPERTIES
   COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512dq;-mavx512vnni;-mavx2;-mfma;-O3")
 set_source_files_properties(${CMAKE_SOURCE_DIR}/kernels/qconv/qconv_avxvnni.c PROPERTIES

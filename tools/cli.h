@@ -46,7 +46,7 @@ struct glow_quant_options;
 typedef struct cli_quant_opts {
     const char *profile;      /* NULL: the model stays float */
     const char *schema, *calibration, *keep_float, *precision;
-    bool per_channel;
+    bool per_channel, reduce_range;
 } cli_quant_opts;
 typedef struct cli_model_opts {
     const char *backend;      /* --backend B */

@@ -42,6 +42,8 @@ glowc_options *cli_api_options(const cli_model_opts *o)
             st = glowc_options_set_quant_calibration(opt, q->calibration);
         if (st == GLOWC_OK)
             st = glowc_options_set_quant_per_channel(opt, q->per_channel);
+        if (st == GLOWC_OK)
+            st = glowc_options_set_quant_reduce_range(opt, q->reduce_range);
         if (st == GLOWC_OK && q->keep_float)
             st = glowc_options_set_quant_keep_float(opt, q->keep_float);
         if (st == GLOWC_OK && q->precision)

@@ -50,6 +50,8 @@ bool cli_quant_match(const char *cmd, const char *arg, int *i, int argc, char **
         q->calibration = val;
     } else if (!strcmp(arg, "--per-channel")) {
         q->per_channel = true;
+    } else if (!strcmp(arg, "--reduce-range")) {
+        q->reduce_range = true;
     } else if (cli_match_value(arg, "--keep-float", i, argc, argv, &val)) {
         if (!val || !glow_quant_kind_list_ok(val, bad, sizeof bad))
             *rc = cli_usage_error(cmd, "%s: --keep-float wants node kinds such as "
@@ -142,6 +144,8 @@ void cli_quant_help(void)
            "                     symmetric-power2\n"
            "    --calibration C  minmax (default) or kl (clip ranges by KL divergence)\n"
            "    --per-channel    one weight scale per convolution output channel\n"
+           "    --reduce-range   7-bit weights ([-63, 63]): faster on AVX2 without VNNI,\n"
+           "                     a little less accurate\n"
            "    --keep-float K,..  node kinds that stay float (e.g. Conv,Add)\n"
            "    --precision P    int8 (default) or int16\n");
 }
@@ -149,7 +153,7 @@ void cli_quant_help(void)
 void cli_quant_resolve(const cli_quant_opts *q, FILE *stats_out, glow_quant_options *out)
 {
     *out = (glow_quant_options){ .profile = q->profile, .per_channel = q->per_channel,
-                                 .keep_float = q->keep_float, .stats_out = stats_out,
+                                 .reduce_range = q->reduce_range, .keep_float = q->keep_float, .stats_out = stats_out,
                                  .precision = q->precision && !strcmp(q->precision, "int16")
                                                   ? GLOW_I16Q : GLOW_I8Q };
     /* Checked when parsed: a name that is not one stays the default. */

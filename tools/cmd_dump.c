@@ -72,7 +72,8 @@ void cmd_dump_help(void)
            "  --stats            per optimizer pass: runs, nodes removed, rewrites, time (to\n"
            "                     stderr); with --quantize, how many nodes were quantized;\n"
            "                     from --stage ir-optimized on, a line per conv with its\n"
-           "                     kernel (cpu: winograd or direct)\n"
+           "                     kernel (cpu: winograd or direct; int8 winograd, direct\n"
+           "                     or depthwise)\n"
            "  --time-passes      only the time of each optimizer pass (to stderr)\n"
            "  --print-pipeline   print the optimizer's default pipelines with the reason for\n"
            "                     each pass, and the pass list, then exit\n"
@@ -288,10 +289,24 @@ static void print_conv_kernels(FILE *out, const glow_program *p)
                         : in->kind == IK_CPU_DWCONV_NCHWC ? "depthwise"
                         : in->kind == IK_CPU_PWDW_NCHWC ? "depthwise, fused with"
                         : in->kind == IK_CONV ? "reference" : NULL;
+        /* The int8 convolutions on NHWC bytes ([N][H][W][cs]); FC layers (rank 2) are not
+         * listed. */
+        bool nhwc = in->kind == IK_CPU_QCONV_NHWC || in->kind == IK_CPU_QDWCONV_NHWC;
+        const char *qk = NULL;
+        for (uint32_t i = 0; i < in->nattr; i++)
+            if (in->attrs[i].id == GA_QKERNEL)
+                qk = in->attrs[i].v.s;
+        if (nhwc && in->nops >= 3 && in->ops[0].v->type.rank == 4)
+            k = in->kind == IK_CPU_QDWCONV_NHWC  ? "int8 depthwise"
+                : qk && !strcmp(qk, "winograd") ? "int8 winograd F(2x2,3x3)"
+                : qk && !strcmp(qk, "7-bit")    ? "int8 direct, 7-bit weights"
+                                                : "int8 direct";
         if (!k || in->nops < 3)
             continue;
         const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type;
         int64_t c = channels(x), m = channels(y);
+        if (nhwc)
+            c = x->dims[3], m = y->dims[3];
         int64_t kh = 0, kw = 0, sh = 0, sw = 0;
         const char *pw = NULL;
         for (uint32_t i = 0; i < in->nattr; i++) {
@@ -309,8 +324,8 @@ static void print_conv_kernels(FILE *out, const glow_program *p)
                             "direct, fused into", in->name);
             print_conv_line(out, in->name, kh, kw, sh, sw, m, m, y->dims[2], y->dims[3], k, pw);
         } else {
-            print_conv_line(out, in->name, kh, kw, sh, sw, c, m, y->dims[2], y->dims[3], k,
-                            NULL);
+            print_conv_line(out, in->name, kh, kw, sh, sw, c, m, y->dims[nhwc ? 1 : 2],
+                            y->dims[nhwc ? 2 : 3], k, NULL);
         }
     }
 }

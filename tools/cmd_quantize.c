@@ -13,7 +13,8 @@
 void cmd_quantize_help(void)
 {
     printf("usage: glowc quantize MODEL --profile PROFILE -o OUT.onnx [--schema S]\n"
-           "                      [--calibration C] [--per-channel] [--keep-float K,...]\n"
+           "                      [--calibration C] [--per-channel] [--reduce-range]\n"
+           "                      [--keep-float K,...]\n"
            "                      [--precision int8] [--define SYM=VAL]... [--no-optimize]\n"
            "\n"
            "Quantizes the float model MODEL with the ranges in PROFILE (written by `glowc\n"
@@ -29,6 +30,7 @@ void cmd_quantize_help(void)
            "                     symmetric-power2\n"
            "  --calibration C    minmax (default) or kl (clip ranges by KL divergence)\n"
            "  --per-channel      one weight scale per convolution output channel\n"
+           "  --reduce-range     7-bit weights ([-63, 63]): faster on AVX2 without VNNI\n"
            "  --keep-float K,..  node kinds that stay float (e.g. Conv,Add)\n"
            "  --precision P      int8 (default); int16 has no ONNX form at opset 13\n"
            "  --define SYM=VAL   fix the symbolic input dim SYM (dim_param) to VAL; repeatable\n"

@@ -180,6 +180,9 @@ GLOWC_API glowc_status glowc_options_set_quant_calibration(glowc_options *o,
                                                            const char *calibration);
 /* One weight scale per convolution output channel (0 or 1; default 0). */
 GLOWC_API glowc_status glowc_options_set_quant_per_channel(glowc_options *o, int per_channel);
+/* Weights of 7 bits, [-63, 63] (0 or 1; default 0): AVX2 hosts without VNNI then multiply
+ * them with vpmaddubsw, which full 8-bit weights would saturate; a little less accurate. */
+GLOWC_API glowc_status glowc_options_set_quant_reduce_range(glowc_options *o, int reduce_range);
 /* Node kinds that stay float, comma-separated, e.g. "Conv,Add"; NULL: none. */
 GLOWC_API glowc_status glowc_options_set_quant_keep_float(glowc_options *o, const char *kinds);
 /* Refuses, when a session is created, a model whose planned memory (weights, inputs and

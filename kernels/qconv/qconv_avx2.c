@@ -34,8 +34,7 @@
 #include "../kernels.h"
 #include "../qmath.h"
 #include "../units.h"
-
-#define GK_INLINE static inline __attribute__((always_inline))
+#include "qavx2.h"
 
 #define QNP 12    /* output pixels per tile */
 #define QK 2048   /* int16 of one pixel's widened reduction in the buffer (a chunk of KH*KW*C4) */
@@ -50,12 +49,9 @@ typedef struct {
     int64_t h, w, xcs, m, ycs, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw;
     int64_t cbytes; /* C rounded up to 4: int16 per tap in the buffer, bytes per tap of weights */
     int64_t k;      /* kh * kw * cbytes: the reduction length */
-    int x_zero, y_zero;
+    int x_zero;
     uint8_t flip;   /* 0x80 for i8 inputs, else 0 */
-    float f_lo, f_hi; /* y_lo - y_zero, y_hi - y_zero */
-    /* The folded rescale (post_mult != 0): its range less post_zero as pf_lo/pf_hi. */
-    float post_mult, pf_lo, pf_hi;
-    int post_zero;
+    gk_qreq_avx2 rq; /* the requantization */
 } qshape;
 
 /* n bytes (a multiple of 4) at src, XORed with flip, as int16 at dst. */
@@ -156,78 +152,6 @@ static void widen_whole(const qshape *s, int64_t qn, int64_t oy, int64_t ox, int
     }
 }
 
-/* One accumulator per pixel (8 outputs in order), named so that they stay in registers. */
-#define QREP12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
-#define QACC_LOAD(p)                                                                         \
-    __m256i a##p = acc[p];                                                                   \
-    const int16_t *b##p = row[p];
-#define QACC_DOT(p)                                                                          \
-    if (p < NP) {                                                                            \
-        int32_t v_;                                                                          \
-        memcpy(&v_, b##p + i, 4);                                                            \
-        a##p = _mm256_add_epi32(a##p, _mm256_madd_epi16(_mm256_set1_epi32(v_), wv));         \
-    }
-#define QACC_SAVE(p)                                                                         \
-    if (p < NP)                                                                              \
-        acc[p] = a##p;
-
-/* acc (one per pixel) += the dot products of kn widened elements of each pixel's row with the
- * block's weights from w (8 outputs x 2 channels of s8 per 2 elements). NP is a constant. */
-GK_INLINE void dot(__m256i *acc, const int16_t *const *row, const int8_t *w, int64_t kn,
-                   const int NP)
-{
-    QREP12(QACC_LOAD)
-    for (int64_t i = 0; i < kn; i += 2) {
-        __m256i wv = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w + i * 8)));
-        QREP12(QACC_DOT)
-    }
-    QREP12(QACC_SAVE)
-}
-
-/* Requantization of one pixel's block (its accumulators started from the bias): exactly
- * gk_requant per lane. gk_requant rounds the product clamped to +-2^22, adds the zero point and
- * saturates to [lo, hi]; clamping the product to [lo - zero, hi - zero] instead and adding the
- * zero point after rounding gives the same integers, since those bounds are integers inside
- * +-2^22 and rounding is monotonic. cvtps2dq rounds to nearest even under the default MXCSR.
- * The result lanes lie in [lo, hi], inside -128..255. */
-GK_INLINE __m256i requant(__m256i acc, __m256 mv, const qshape *s)
-{
-    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), mv);
-    f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->f_lo)), _mm256_set1_ps(s->f_hi));
-    if (s->post_mult != 0.0f) {
-        /* The rounded product before the zero point was added, rescaled once more. */
-        f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtps_epi32(f)), _mm256_set1_ps(s->post_mult));
-        f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->pf_lo)), _mm256_set1_ps(s->pf_hi));
-        return _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(s->post_zero));
-    }
-    return _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(s->y_zero));
-}
-
-/* The first `count` channels of two pixels' requantized blocks r0, r1 (y1 NULL: r0 alone) as
- * bytes: the low byte of each lane, which is the u8 or i8 value. The pack to int16 is exact
- * (every lane is within -128..255); one shuffle picks each int16's low byte and one permute
- * puts each pixel's 8 bytes together, 3 shuffles for two pixels. */
-GK_INLINE void store2(uint8_t *y0, uint8_t *y1, __m256i r0, __m256i r1, int count)
-{
-    __m256i w = _mm256_packs_epi32(r0, r1); /* r0 0-3, r1 0-3 | r0 4-7, r1 4-7 */
-    __m256i sel = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1,
-                                   0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
-    __m256i b = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(w, sel),
-                                            _mm256_setr_epi32(0, 4, 1, 5, 2, 3, 6, 7));
-    __m128i v = _mm256_castsi256_si128(b); /* r0 0-7, r1 0-7 */
-    if (count == 8) {
-        _mm_storel_epi64((__m128i *)y0, v);
-        if (y1)
-            _mm_storel_epi64((__m128i *)y1, _mm_unpackhi_epi64(v, v)); /* unaligned-safe */
-    } else {
-        uint8_t t[16];
-        _mm_storeu_si128((__m128i *)t, v);
-        memcpy(y0, t, (size_t)count);
-        if (y1)
-            memcpy(y1, t + 8, (size_t)count);
-    }
-}
-
 /* Output pixels [q0, q0 + live) (live <= NP) of output blocks [mb0, mb1): per chunk of the
  * reduction, the pixels' inputs widened into buf, then each block's dot products (the
  * accumulators of all the blocks in memory between chunks); then the stores, two pixels at a
@@ -256,31 +180,21 @@ GK_INLINE void tile(const qshape *s, int16_t *buf, const int32_t *bias, const fl
             int count = s->m - m0 < 8 ? (int)(s->m - m0) : 8;
             __m256i bv;
             __m256 mv;
-            if (count == 8) {
-                bv = _mm256_loadu_si256((const __m256i *)(bias + m0));
-                mv = _mm256_loadu_ps(mult + m0);
-            } else {
-                int32_t bt[8] = { 0 };
-                float mt[8] = { 0 };
-                memcpy(bt, bias + m0, (size_t)count * sizeof(int32_t));
-                memcpy(mt, mult + m0, (size_t)count * sizeof(float));
-                bv = _mm256_loadu_si256((const __m256i *)bt);
-                mv = _mm256_loadu_ps(mt);
-            }
+            gk_qblock_avx2(bias, mult, m0, count, &bv, &mv);
             __m256i a[QNP];
             for (int p = 0; p < QNP; p++)
                 a[p] = bv;
-            dot(a, row, s->wp + mb * s->k * 8, s->k, NP);
+            gk_qdot_avx2(a, row, s->wp + mb * s->k * 8, s->k, NP, false);
             uint8_t *y = s->y + q0 * s->ycs + m0;
             for (int p = 0; p < NP; p += 2) {
                 if (p >= live)
                     break;
-                __m256i r0 = requant(a[p], mv, s);
+                __m256i r0 = gk_qrequant_avx2(a[p], mv, &s->rq);
                 if (p + 1 < live)
-                    store2(y + p * s->ycs, y + (p + 1) * s->ycs, r0,
-                           requant(a[p + 1 < NP ? p + 1 : p], mv, s), count);
+                    gk_qstore2_avx2(y + p * s->ycs, y + (p + 1) * s->ycs, r0,
+                           gk_qrequant_avx2(a[p + 1 < NP ? p + 1 : p], mv, &s->rq), count);
                 else
-                    store2(y + p * s->ycs, NULL, r0, r0, count);
+                    gk_qstore2_avx2(y + p * s->ycs, NULL, r0, r0, count);
             }
         }
         return;
@@ -291,12 +205,8 @@ GK_INLINE void tile(const qshape *s, int16_t *buf, const int32_t *bias, const fl
         /* Bias and multipliers of a block past M zero-padded to whole vectors. */
         int64_t m0 = mb * 8;
         int count = s->m - m0 < 8 ? (int)(s->m - m0) : 8;
-        int32_t bt[8] = { 0 };
-        float mt[8] = { 0 };
-        memcpy(bt, bias + m0, (size_t)count * sizeof(int32_t));
-        memcpy(mt, mult + m0, (size_t)count * sizeof(float));
-        __m256i bv = _mm256_loadu_si256((const __m256i *)bt);
-        mv[mb - mb0] = _mm256_loadu_ps(mt);
+        __m256i bv;
+        gk_qblock_avx2(bias, mult, m0, count, &bv, &mv[mb - mb0]);
         for (int p = 0; p < QNP; p++)
             acc[mb - mb0][p] = bv;
     }
@@ -305,39 +215,21 @@ GK_INLINE void tile(const qshape *s, int16_t *buf, const int32_t *bias, const fl
         for (int p = 0; p < live; p++)
             widen_pixel(s, q0 + p, k0, kn, buf + p * QKS);
         for (int64_t mb = mb0; mb < mb1; mb++)
-            dot(acc[mb - mb0], row, s->wp + mb * s->k * 8 + k0 * 8, kn, NP);
+            gk_qdot_avx2(acc[mb - mb0], row, s->wp + mb * s->k * 8 + k0 * 8, kn, NP, false);
     }
     for (int64_t mb = mb0; mb < mb1; mb++) {
         int64_t m0 = mb * 8;
         int count = s->m - m0 < 8 ? (int)(s->m - m0) : 8;
         uint8_t *y = s->y + q0 * s->ycs + m0;
         for (int p = 0; p < live; p += 2) {
-            __m256i r0 = requant(acc[mb - mb0][p], mv[mb - mb0], s);
+            __m256i r0 = gk_qrequant_avx2(acc[mb - mb0][p], mv[mb - mb0], &s->rq);
             if (p + 1 < live)
-                store2(y + p * s->ycs, y + (p + 1) * s->ycs, r0,
-                       requant(acc[mb - mb0][p + 1], mv[mb - mb0], s), count);
+                gk_qstore2_avx2(y + p * s->ycs, y + (p + 1) * s->ycs, r0,
+                       gk_qrequant_avx2(acc[mb - mb0][p + 1], mv[mb - mb0], &s->rq), count);
             else
-                store2(y + p * s->ycs, NULL, r0, r0, count);
+                gk_qstore2_avx2(y + p * s->ycs, NULL, r0, r0, count);
         }
     }
-}
-
-/* How many groups of output blocks split the work: the fewest of at most QG blocks each (a
- * widened tile serves all of a group's blocks), more when the units (groups x tiles) would
- * share out unevenly between the threads. Small late layers have few tiles (7x7: 5), and
- * 5 units of one group on 2 threads keep one thread idle a third of the time. With 20 units
- * per thread or an even share (within 1/8) the split stays; groups never go below 2 blocks
- * (a group of 1 block widens a tile for 12 vpmaddwd per element pair, i.e. as often as it
- * computes). The bytes are the same whatever the split. */
-static int64_t qgroups(int64_t mblocks, int64_t tiles, int nthreads)
-{
-    int64_t groups = (mblocks + QG - 1) / QG;
-    for (int64_t g = groups; g <= (mblocks + 1) / 2; g++) {
-        int64_t units = g * tiles, most = (units + nthreads - 1) / nthreads;
-        if (units >= 20 * (int64_t)nthreads || most * nthreads * 8 <= units * 9)
-            return g;
-    }
-    return groups;
 }
 
 void gk_qconv_u8_avx2(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float *mult,
@@ -350,13 +242,11 @@ void gk_qconv_u8_avx2(const uint8_t *x, const int8_t *wp, const int32_t *bias, c
     /* The widened inputs of one tile; 32-byte aligned for the broadcast loads' sake. */
     int16_t buf[QNP * QKS] __attribute__((aligned(32)));
     qshape s = { x, wp, y, h, w, xcs, m, ycs, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw,
-                 (c + 3) / 4 * 4, 0, x_zero, y_zero, (uint8_t)(x_flip ? 0x80 : 0),
-                 (float)(y_lo - y_zero), (float)(y_hi - y_zero), post_mult,
-                 (float)((post_i8 ? -128 : 0) - post_zero), (float)((post_i8 ? 127 : 255) - post_zero),
-                 post_zero };
+                 (c + 3) / 4 * 4, 0, x_zero, (uint8_t)(x_flip ? 0x80 : 0),
+                 gk_qreq_avx2_of(y_zero, y_lo, y_hi, post_mult, post_zero, post_i8) };
     s.k = kh * kw * s.cbytes;
     int64_t mblocks = (m + 7) / 8, nq = n * oh * ow, tiles = (nq + QNP - 1) / QNP;
-    int64_t groups = qgroups(mblocks, tiles, nthreads), units = groups * tiles;
+    int64_t groups = gk_qgroups_avx2(mblocks, tiles, nthreads, QG), units = groups * tiles;
     gk_units it = gk_units_of((size_t)units, work, tid, nthreads);
     for (size_t uu; gk_units_next(&it, &uu);) {
         int64_t u = (int64_t)uu;

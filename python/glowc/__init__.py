@@ -135,6 +135,7 @@ _set_quantize = _fn("glowc_options_set_quantize", ctypes.c_int, _P, ctypes.c_cha
 _set_schema = _fn("glowc_options_set_quant_schema", ctypes.c_int, _P, ctypes.c_char_p)
 _set_calibration = _fn("glowc_options_set_quant_calibration", ctypes.c_int, _P, ctypes.c_char_p)
 _set_per_channel = _fn("glowc_options_set_quant_per_channel", ctypes.c_int, _P, ctypes.c_int)
+_set_reduce_range = _fn("glowc_options_set_quant_reduce_range", ctypes.c_int, _P, ctypes.c_int)
 _set_keep_float = _fn("glowc_options_set_quant_keep_float", ctypes.c_int, _P, ctypes.c_char_p)
 _set_precision = _fn("glowc_options_set_quant_precision", ctypes.c_int, _P, ctypes.c_char_p)
 _create = _fn("glowc_session_create", ctypes.c_int, _P, ctypes.c_char_p, ctypes.POINTER(_P))
@@ -288,7 +289,7 @@ def _tensor_info(info):
 
 
 def _set_model_options(o, defines, no_optimize, quantize, schema, calibration, per_channel,
-                       keep_float, precision, cache_dir):
+                       keep_float, precision, cache_dir, reduce_range=False):
     """The options a Session and a Host network share, set on options object o."""
     if isinstance(defines, dict):
         defines = ["%s=%s" % kv for kv in defines.items()]
@@ -304,6 +305,7 @@ def _set_model_options(o, defines, no_optimize, quantize, schema, calibration, p
     if calibration is not None:
         _check(_set_calibration(o, _enc(calibration)))
     _check(_set_per_channel(o, int(bool(per_channel))))
+    _check(_set_reduce_range(o, int(bool(reduce_range))))
     if keep_float is not None:
         if not isinstance(keep_float, str):
             keep_float = ",".join(keep_float)
@@ -331,12 +333,13 @@ class Session(_Closing):
     backend: "cpu" (native code) or "interpreter"; threads: worker threads per run (0: one
     per core); defines: {"N": 1} or ["N=1"] for symbolic input dims; no_optimize: skip the
     graph optimizer; quantize: a profile from `glowc profile` (with schema, calibration,
-    per_channel, keep_float, precision as the CLI's options); cache_dir: a folder where the
-    cpu backend keeps its machine code, so that the same model compiles again as a load."""
+    per_channel, reduce_range, keep_float, precision as the CLI's options); cache_dir: a
+    folder where the cpu backend keeps its machine code, so that the same model compiles
+    again as a load."""
 
     def __init__(self, model, backend="cpu", threads=0, defines=None, no_optimize=False,
                  quantize=None, schema=None, calibration=None, per_channel=False,
-                 keep_float=None, precision=None, cache_dir=None):
+                 keep_float=None, precision=None, cache_dir=None, reduce_range=False):
         self._s = None
         o = _options_create()
         if not o:
@@ -345,7 +348,7 @@ class Session(_Closing):
             _check(_set_backend(o, _enc(backend)))
             _check(_set_threads(o, int(threads)))
             _set_model_options(o, defines, no_optimize, quantize, schema, calibration,
-                               per_channel, keep_float, precision, cache_dir)
+                               per_channel, keep_float, precision, cache_dir, reduce_range)
             s = _P()
             if isinstance(model, (bytes, bytearray, memoryview)):
                 data = bytes(model)
@@ -517,7 +520,7 @@ class Host(_Closing):
 
     def add_network(self, name, model, defines=None, no_optimize=False, replicas=0,
                     quantize=None, schema=None, calibration=None, per_channel=False,
-                    keep_float=None, precision=None, cache_dir=None):
+                    keep_float=None, precision=None, cache_dir=None, reduce_range=False):
         """Compiles and places model (a path or bytes) as network `name`: whole on every
         device with room (at most `replicas` when > 0), or partitioned when none holds it.
         The other options are Session's (quantize: quantized whole, then placed)."""
@@ -527,7 +530,7 @@ class Host(_Closing):
             raise MemoryError("glowc: cannot create options")
         try:
             _set_model_options(o, defines, no_optimize, quantize, schema, calibration,
-                               per_channel, keep_float, precision, cache_dir)
+                               per_channel, keep_float, precision, cache_dir, reduce_range)
             _check(_set_replicas(o, int(replicas)))
             if isinstance(model, (bytes, bytearray, memoryview)):
                 data = bytes(model)
@@ -671,7 +674,7 @@ class _Options(_Closing):
         _set_model_options(self.o, model.get("defines"), model.get("no_optimize", False),
                            model.get("quantize"), model.get("schema"), model.get("calibration"),
                            model.get("per_channel", False), model.get("keep_float"),
-                           model.get("precision"), None)
+                           model.get("precision"), None, model.get("reduce_range", False))
 
     def close(self):
         if getattr(self, "o", None):
@@ -706,7 +709,8 @@ def profile(model, samples, output, backend="cpu", threads=0, defines=None, no_o
 
 def compile_bundle(model, directory, name=None, target=None, cpu=None, weights="file",
                    threads=0, defines=None, no_optimize=False, quantize=None, schema=None,
-                   calibration=None, per_channel=False, keep_float=None, precision=None):
+                   calibration=None, per_channel=False, keep_float=None, precision=None,
+                   reduce_range=False):
     """Compiles the model (a path) ahead of time for the cpu backend into a bundle in
     directory, as `glowc compile --emit-bundle` does: NAME.o, NAME.h, NAME.weights.bin (and
     NAME.weights.c with weights="c-array"; weights="embedded" puts them in NAME.o). target:
@@ -718,7 +722,7 @@ def compile_bundle(model, directory, name=None, target=None, cpu=None, weights="
     info = _BundleInfo()
     with _Options("cpu", threads, defines=defines, no_optimize=no_optimize, quantize=quantize,
                   schema=schema, calibration=calibration, per_channel=per_channel,
-                  keep_float=keep_float, precision=precision) as o:
+                  keep_float=keep_float, precision=precision, reduce_range=reduce_range) as o:
         _check(_compile_bundle(o.o, _enc(os.fspath(model)), _enc(target), _enc(cpu),
                                _enc(os.fspath(directory)), _enc(name), _WEIGHTS[weights],
                                ctypes.byref(info)))

@@ -18,6 +18,7 @@ struct glowc_options {
     glow_quant_schema schema;
     glow_quant_calibration calibration;
     int per_channel;
+    int reduce_range;
     char *keep_float;
     glow_dtype precision;        /* GLOW_I8Q or GLOW_I16Q */
     char *cache_dir;             /* the compiled-code cache; NULL: none */

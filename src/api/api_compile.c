@@ -25,7 +25,7 @@ void api_compile_init(api_compile *c, const glowc_options *o)
                                 .stats_out = stderr };
     c->q = (glow_quant_options){ .profile = o->profile, .schema = o->schema,
                                  .calibration = o->calibration, .per_channel = o->per_channel,
-                                 .keep_float = o->keep_float, .precision = o->precision,
+                                 .reduce_range = o->reduce_range, .keep_float = o->keep_float, .precision = o->precision,
                                  .stats_out = o->report & GLOWC_REPORT_PASSES ? stderr : NULL };
     c->copt = (glow_compile_options){ .backend = o->backend, .threads = o->threads,
                                       .stop_after = GLOW_STAGE_COMPILED,

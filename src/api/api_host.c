@@ -183,7 +183,7 @@ static glowc_status add(glowc_host *h, const char *name, const glowc_options *o,
     if (o && o->profile) {
         q = (glow_quant_options){ .profile = o->profile, .schema = o->schema,
                                   .calibration = o->calibration, .per_channel = o->per_channel,
-                                  .keep_float = o->keep_float, .precision = o->precision };
+                                  .reduce_range = o->reduce_range, .keep_float = o->keep_float, .precision = o->precision };
         co.quant_hook = glow_quant_hook;
         co.quant_ctx = &q;
     }

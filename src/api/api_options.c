@@ -161,6 +161,13 @@ GLOWC_API glowc_status glowc_options_set_quant_per_channel(glowc_options *o, int
     return GLOWC_OK;
 }
 
+GLOWC_API glowc_status glowc_options_set_quant_reduce_range(glowc_options *o, int reduce_range)
+{
+    NEED_OPTIONS(o);
+    o->reduce_range = reduce_range != 0;
+    return GLOWC_OK;
+}
+
 GLOWC_API glowc_status glowc_options_set_quant_keep_float(glowc_options *o, const char *kinds)
 {
     NEED_OPTIONS(o);

@@ -34,6 +34,8 @@ typedef struct glow_quant_options {
     glow_quant_schema schema;
     glow_quant_calibration calibration;
     bool per_channel;               /* convolution weights get one scale per output channel */
+    bool reduce_range;              /* weights of 7 bits, [-63, 63]: AVX2 hosts without VNNI
+                                     * run them with vpmaddubsw, which 8 bits would saturate */
     const char *keep_float;         /* comma-separated node kinds that stay float (NULL: none) */
     glow_dtype precision;           /* GLOW_I8Q (0 means the same) */
     FILE *stats_out;                /* non-NULL: a line on how many nodes were quantized */

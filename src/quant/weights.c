@@ -2,7 +2,8 @@
 // output channel, or one per tensor), int32 biases in the accumulator's units, made here from
 // the float constants.
 //
-// Weights are symmetric in every schema (offset 0, values in [-127, 127]): the int8 kernels
+// Weights are symmetric in every schema (offset 0, values in [-127, 127], or [-63, 63] with
+// --reduce-range): the int8 kernels
 // multiply unsigned activations by signed weights (VNNI's vpdpbusd), and a weight offset would
 // cost a sum of the inputs under every window. The schema decides the activations.
 #include <math.h>
@@ -34,15 +35,17 @@ void quant_fold_act(glow_node *q, const glow_node *act)
     }
 }
 
-/* Symmetric int8 of `per` floats with scale max|w| / 127 (1 for an all-zero group). */
-static float quant_group(const float *w, int64_t per, int8_t *out)
+/* Symmetric int8 of `per` floats with scale max|w| / q (1 for an all-zero group), q = 127, or
+ * 63 with reduce_range (7-bit weights). */
+static float quant_group(const float *w, int64_t per, bool reduce_range, int8_t *out)
 {
+    int q = reduce_range ? 63 : 127;
     float amax = 0;
     for (int64_t i = 0; i < per; i++)
         amax = fabsf(w[i]) > amax ? fabsf(w[i]) : amax;
-    float scale = amax > 0 ? amax / 127.0f : 1.0f;
+    float scale = amax > 0 ? amax / (float)q : 1.0f;
     for (int64_t i = 0; i < per; i++)
-        out[i] = (int8_t)gk_quantize(w[i], scale, 0, -127, 127);
+        out[i] = (int8_t)gk_quantize(w[i], scale, 0, -q, q);
     return scale;
 }
 
@@ -93,9 +96,9 @@ bool quant_conv(quant_cx *cx, glow_node *n, glow_node *act, const glow_type *yt,
     bool ok = w8 && scales && bias && offsets;
     if (ok && cx->o->per_channel) {
         for (int64_t c = 0; c < m; c++)
-            scales[c] = quant_group(w + c * per, per, w8 + c * per);
+            scales[c] = quant_group(w + c * per, per, cx->o->reduce_range, w8 + c * per);
     } else if (ok) {
-        float s = quant_group(w, m * per, w8);
+        float s = quant_group(w, m * per, cx->o->reduce_range, w8);
         for (int64_t c = 0; c < m; c++)
             scales[c] = s;
     }
@@ -140,7 +143,7 @@ bool quant_fc(quant_cx *cx, glow_node *n, glow_node *act, const glow_type *yt,
     int32_t *bias = malloc(sizeof(int32_t) * (size_t)nn + 1);
     glow_node *q = NULL;
     if (w8 && bias) {
-        float sw = quant_group(n->ins[1].node->payload.data, count, w8);
+        float sw = quant_group(n->ins[1].node->payload.data, count, cx->o->reduce_range, w8);
         const float *b = n->ins[2].node->payload.data;
         for (int64_t c = 0; c < nn; c++)
             bias[c] = quant_bias(b[c], xt->scale, sw);

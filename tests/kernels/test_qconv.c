@@ -9,6 +9,7 @@
 #include "check.h"
 #include "kernels_test.h"
 #include "../../kernels/qconv/qpack.h"
+#include "../../kernels/qconv/qwpack.h"
 #include "../../kernels/qmath.h"
 
 #include <stdint.h>
@@ -21,7 +22,12 @@ typedef struct {
     int xexact;  /* x's channel stride is C rounded up to 4 (else random, maybe larger): the
                   * kernel row copies of the gathered and fused-row paths need it */
     int post;    /* a folded RescaleQuantized: 1 into u8, 2 into i8 */
+    int extreme; /* every input byte 255 (as read) and every weight -128: the largest sum */
 } qcase;
+
+/* The row under test is the Winograd kernel (weights packed by gk_qwino_pack), or the 7-bit
+ * weights kernel (weights in [-64, 64], the avxvnni row's packing). */
+static bool g_wino, g_w7;
 
 typedef __typeof__(gk_qconv_u8_scalar) qconv_fn;
 
@@ -70,9 +76,10 @@ static void run_case(const gk_row *row, const qcase *t)
     int32_t *bias_in = malloc((size_t)t->m * 4), *bias = malloc((size_t)t->m * 4);
     float *mult = malloc((size_t)t->m * 4);
     for (size_t i = 0; i < xs; i++)
-        x[i] = (uint8_t)rand(); /* the bytes [C, xcs) too: the kernel must ignore them */
+        x[i] = t->extreme ? (t->flip ? 0x7f : 0xff) : (uint8_t)rand(); /* [C, xcs) too */
     for (size_t i = 0; i < ws; i++)
-        w[i] = (int8_t)rand();
+        w[i] = g_w7 ? (int8_t)(t->extreme ? -64 : rand() % 129 - 64)
+                    : t->extreme ? -128 : (int8_t)rand();
     /* The real zero point; the kernel gets it shifted by 128 for i8 inputs. */
     int zx = t->flip ? rnd_int(-128, 127) : rnd_int(0, 255);
     int x_zero = t->flip ? zx + 128 : zx;
@@ -124,11 +131,18 @@ static void run_case(const gk_row *row, const qcase *t)
                     want[yi + m] = 0xa5;
             }
 
-    int vlen = gk_qconv_vlen(row->isa);
-    CHECK(vlen > 0);
-    int8_t *wp = malloc(gk_qpack_bytes(vlen, t->m, t->c, t->kh, t->kw));
-    gk_qpack_conv_isa(row->isa, w, bias_in, x_zero, t->m, t->c, t->kh, t->kw, wp, bias);
+    int8_t *wp;
     qconv_fn *qconv = ROW_FN(row, gk_qconv_u8_scalar);
+    if (g_wino) {
+        wp = malloc(gk_qwino_elems(t->m, t->c) * sizeof(int16_t));
+        gk_qwino_pack(w, bias_in, x_zero, t->m, t->c, (int16_t *)(void *)wp, bias);
+    } else {
+        const char *isa = g_w7 ? "avxvnni" : row->isa;
+        int vlen = gk_qconv_vlen(isa);
+        CHECK(vlen > 0);
+        wp = malloc(gk_qpack_bytes(vlen, t->m, t->c, t->kh, t->kw));
+        gk_qpack_conv_isa(isa, w, bias_in, x_zero, t->m, t->c, t->kh, t->kw, wp, bias);
+    }
     memset(y1, 0xa5, ys);
     memset(y3, 0xa5, ys);
     memset(y2, 0xa5, ys);
@@ -257,10 +271,65 @@ static void test_qconv(const gk_row *row)
     printf("%s: %d cases\n", row->name, ncases + 2 + (int)(sizeof edges / sizeof edges[0]));
 }
 
+/* The Winograd kernel (qwino_avx2.c): 3x3 stride 1 dilation 1 of any pads (up to 2, past
+ * the kernel's reach too), odd and even output sizes (partial 2x2 tiles), C across its
+ * 16-channel transform and its 128-channel chunks, up to GK_QWINO_MAX_C with the largest sum
+ * the bound allows, and batches: the same bytes as the reference. */
+static void test_qwino(const gk_row *row)
+{
+    static const int cs[] = { 1, 3, 4, 8, 13, 16, 17, 31, 32, 64, 100, 130, 260 };
+    static const int ms[] = { 1, 5, 8, 9, 16, 17, 24, 31, 32, 33, 40, 64 };
+    int ncases = 0;
+    g_wino = true;
+    srand(23);
+    for (int i = 0; i < 60; i++) {
+        qcase t = random_case(cs[rand() % 13], ms[rand() % 12], 3);
+        t.kw = 3, t.sh = t.sw = t.dh = t.dw = 1;
+        t.ph = rnd_int(0, 2), t.pw = rnd_int(0, 2), t.phe = rnd_int(0, 2), t.pwe = rnd_int(0, 2);
+        t.h = 3 - t.ph - t.phe > 1 ? 3 - t.ph - t.phe : 1;
+        t.w = 3 - t.pw - t.pwe > 1 ? 3 - t.pw - t.pwe : 1;
+        t.h += rnd_int(0, 9), t.w += rnd_int(0, 13);
+        t.xexact = rand() & 1;
+        run_case(row, &t);
+        ncases++;
+    }
+    static const qcase fixed[] = {
+        /* The bound: C = GK_QWINO_MAX_C, all bytes 255 and weights -128, u8 and i8 in. */
+        { 1, GK_QWINO_MAX_C, 2, 3, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1 },
+        { 1, GK_QWINO_MAX_C, 3, 2, 8, 3, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 0, 0, 1 },
+        /* ResNet-50 and GoogLeNet shapes in small, tiles of every register width. */
+        { 1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 2, 0, 1, 0 },
+        { 2, 96, 7, 9, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 2 },
+        { 1, 192, 5, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 3, 0, 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        run_case(row, &fixed[i]);
+    g_wino = false;
+    printf("%s: %d cases\n", row->name, ncases + (int)(sizeof fixed / sizeof fixed[0]));
+}
+
+/* The 7-bit weights kernel (qconv7_avx2.c): the qconv cases with weights in [-64, 64], the
+ * extremes among them (every byte 255 against -64, where a pair reaches 32640 of int16's
+ * 32767). */
+static void test_qconv7(const gk_row *row)
+{
+    g_w7 = true;
+    test_qconv(row);
+    qcase ext[] = {
+        { 1, 64, 5, 6, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1 },
+        { 2, 300, 3, 4, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1 },
+    };
+    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
+        run_case(row, &ext[i]);
+    g_w7 = false;
+}
+
 int main(int argc, char **argv)
 {
     static const kernel_test tests[] = {
         { "qconv_u8", test_qconv },
+        { "qwino_u8", test_qwino },
+        { "qconv7_u8", test_qconv7 },
     };
     srand(17);
     CHECK_EQ(kernel_tests_run(argc, argv, tests, sizeof tests / sizeof tests[0]), 0);

@@ -16,7 +16,9 @@
 
 #include "backend/cpu/cpu_internal.h"
 #include "gk_ops.h"
+#include "backend/cpu/winograd.h"
 #include "qconv/qpack.h"
+#include "qconv/qwpack.h"
 #include "qdwconv/qdwpack.h"
 #include "qmath.h"
 
@@ -27,6 +29,7 @@ typedef struct qprep {
     qp_kind kind;               /* runs on NHWC (conv, fc, pool), or elementwise either way */
     ir_instr_kind own;          /* the backend's instruction it becomes (QP_NHWC) */
     ir_value *w, *bias, *mult;  /* packed weights, corrected bias, multipliers (convs) */
+    const char *qkernel;        /* the qkernel attribute of a conv (NULL: none) */
 } qprep;
 
 /* A RescaleQuantized folded into the int8 convolution before it writes its result: the
@@ -48,6 +51,27 @@ const char *cpu_qconv_isa(const cpu_isa *isa)
 {
     return isa->avx512vnni ? "avx512vnni" : isa->avxvnni ? "avxvnni" : isa->avx2 ? "avx2"
                                                                                   : "scalar";
+}
+
+/* Whether an int8 convolution of weights w (n bytes, kbytes of them per output channel) runs
+ * the 7-bit weights kernel (kernels/qconv/qconv7_avx2.c): AVX2 without VNNI, every weight in
+ * [-64, 64] (`--reduce-range` makes them so), and a reduction of at least 64 bytes (below
+ * that the int16 kernel's widened rows are as fast: qconv_bench, 1x1 16->96 and 3x3 3->64). */
+static bool qconv7_fits(const cpu_isa *isa, const int8_t *w, size_t n, int64_t kbytes)
+{
+    if (strcmp(cpu_qconv_isa(isa), "avx2") || kbytes < 64)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (w[i] < -64 || w[i] > 64)
+            return false;
+    return true;
+}
+
+/* The packing of the weights w8 (n of them, kbytes per output channel): the 7-bit kernel's
+ * (the avxvnni row's bytes) where cpu_qconv7_fits, else the isa's qconv row's. */
+static const char *pack_isa(const cpu_isa *isa, const int8_t *w8, size_t n, int64_t kbytes)
+{
+    return qconv7_fits(isa, w8, n, kbytes) ? "avxvnni" : cpu_qconv_isa(isa);
 }
 
 /* The s8 weights with their offsets subtracted, when every value fits (u8 weights, or an
@@ -72,6 +96,23 @@ static int8_t *signed_weights(const void *w, bool u8, const int32_t *off, int32_
 static int x_zero_read(const glow_type *x)
 {
     return x->dtype == GLOW_I8Q ? x->offset + 128 : x->offset;
+}
+
+/* Whether the int8 Winograd kernel applies to the group-1 convolution `in` of a kh x kw kernel
+ * on isa: AVX2 without VNNI (with VNNI the direct kernel's u8 x s8 products run 4x faster and
+ * the int16 transform would give that up), 3x3, strides and dilations 1. */
+static bool qwino_fits(const ir_instr *in, const cpu_isa *isa, int64_t kh, int64_t kw)
+{
+    if (strcmp(cpu_qconv_isa(isa), "avx2") || kh != 3 || kw != 3)
+        return false;
+    glow_attr_id ones[] = { GA_STRIDES, GA_DILATIONS };
+    for (int k = 0; k < 2; k++) {
+        const glow_attr *a = cpu_attr(in, ones[k]);
+        for (uint32_t i = 0; a && i < a->n; i++)
+            if (a->v.ints[i] != 1)
+                return false;
+    }
+    return true;
 }
 
 /* ChannelwiseQuantizedConv [y, x, w, bias, scales, offsets] of group 1 or depthwise, 2-D. */
@@ -115,14 +156,27 @@ static glow_status prep_qconv(ir_function *f, ir_instr *in, const cpu_isa *isa, 
         int8_t *w8 = signed_weights(w, u8, off, 0, m, c * kh * kw);
         if (!w8)
             return GLOW_OK;
-        int vlen = gk_qconv_vlen(cpu_qconv_isa(isa));
+        const char *pisa =
+            pack_isa(isa, w8, (size_t)(m * c * kh * kw), kh * kw * ((c + 3) / 4 * 4));
+        int vlen = gk_qconv_vlen(pisa);
         size_t bytes = gk_qpack_bytes(vlen, m, c, kh, kw);
-        if ((q->w = cpu_new_const(f, "qw", in->id, GLOW_I8, (int64_t)bytes, &p, d, &s))) {
+        if (qwino_fits(in, isa, kh, kw) &&
+            cpu_qwino_choose(y->dims[0], c, m, y->dims[2], y->dims[3])) {
+            /* int16 weights (sel_qconv takes the Winograd kernel by that type). */
+            if ((q->w = cpu_new_const(f, "qww", in->id, GLOW_I16,
+                                      (int64_t)gk_qwino_elems(m, c), &p, d, &s))) {
+                void *bp;
+                if ((q->bias = cpu_new_const(f, "qb", in->id, GLOW_I32, m, &bp, d, &s)))
+                    gk_qwino_pack(w8, bias, x_zero_read(x), m, c, p, bp);
+            }
+            q->qkernel = "winograd";
+        } else if ((q->w = cpu_new_const(f, "qw", in->id, GLOW_I8, (int64_t)bytes, &p, d, &s))) {
             void *bp;
             int8_t *packed = p;
             if ((q->bias = cpu_new_const(f, "qb", in->id, GLOW_I32, m, &bp, d, &s)))
-                gk_qpack_conv_isa(cpu_qconv_isa(isa), w8, bias, x_zero_read(x), m, c, kh, kw,
-                                  packed, bp);
+                gk_qpack_conv_isa(pisa, w8, bias, x_zero_read(x), m, c, kh, kw, packed, bp);
+            if (strcmp(pisa, cpu_qconv_isa(isa)))
+                q->qkernel = "7-bit";
         }
         free(w8);
         if (s != GLOW_OK)
@@ -161,11 +215,14 @@ static glow_status prep_qfc(ir_function *f, ir_instr *in, const cpu_isa *isa, qp
         return GLOW_OK;
     glow_status s = GLOW_OK;
     void *p, *bp;
-    int vlen = gk_qconv_vlen(cpu_qconv_isa(isa));
+    const char *pisa = pack_isa(isa, w8, (size_t)(n * k), (k + 3) / 4 * 4);
+    int vlen = gk_qconv_vlen(pisa);
     size_t bytes = gk_qpack_bytes(vlen, n, k, 1, 1);
     if ((q->w = cpu_new_const(f, "qw", in->id, GLOW_I8, (int64_t)bytes, &p, d, &s)) &&
         (q->bias = cpu_new_const(f, "qb", in->id, GLOW_I32, n, &bp, d, &s)))
-        gk_qpack_conv_isa(cpu_qconv_isa(isa), w8, bias, x_zero_read(x), n, k, 1, 1, p, bp);
+        gk_qpack_conv_isa(pisa, w8, bias, x_zero_read(x), n, k, 1, 1, p, bp);
+    if (strcmp(pisa, cpu_qconv_isa(isa)))
+        q->qkernel = "7-bit";
     free(w8);
     if (s == GLOW_OK && (q->mult = cpu_new_const(f, "qmult", in->id, GLOW_F32, n, &p, d, &s)))
         for (int64_t j = 0; j < n; j++)
@@ -330,7 +387,8 @@ static glow_status fold_rescale(ir_function *f, qprep *qp, uint32_t n, glow_diag
 }
 
 static ir_instr *insert_instr(ir_function *f, ir_instr_kind kind, const ir_instr *in,
-                              const ir_operand *ops, int nops, ir_instr *pos, bool attrs);
+                              const ir_operand *ops, int nops, ir_instr *pos, bool attrs,
+                              const char *qkernel);
 
 /* --- a rescale folded into the binary op before it --- */
 
@@ -405,7 +463,7 @@ static glow_status fold_post(ir_function *f, qprep **qpp, uint32_t *np, glow_dia
         pf[4] = (float)lo;
         pf[5] = (float)hi;
         ir_operand ops[4] = { { out, 'o' }, a->ops[1], a->ops[2], { post, 'i' } };
-        ir_instr *fused = insert_instr(f, IK_CPU_QBINARY_POST, a, ops, 4, a, false);
+        ir_instr *fused = insert_instr(f, IK_CPU_QBINARY_POST, a, ops, 4, a, false, NULL);
         if (next == a)
             next = a->next;
         ir_instr_unlink(f, a);
@@ -484,11 +542,20 @@ static glow_type nhwc_type(const glow_type *t)
     return r;
 }
 
+/* A copy of `in` of another kind and operands before pos, with in's attributes (attrs) and
+ * a qkernel attribute (non-NULL). */
 static ir_instr *insert_instr(ir_function *f, ir_instr_kind kind, const ir_instr *in,
-                              const ir_operand *ops, int nops, ir_instr *pos, bool attrs)
+                              const ir_operand *ops, int nops, ir_instr *pos, bool attrs,
+                              const char *qkernel)
 {
-    ir_instr *n = ir_instr_append(f, kind, in->name, ops, nops, 1, attrs ? in->attrs : NULL,
-                                  attrs ? (int)in->nattr : 0);
+    int na = attrs ? (int)in->nattr : 0;
+    glow_attr *a = glow_xmalloc(sizeof *a * (size_t)(na + 1));
+    if (na)
+        memcpy(a, in->attrs, sizeof *a * (size_t)na);
+    if (qkernel)
+        a[na++] = GLOW_ASTR(QKERNEL, qkernel);
+    ir_instr *n = ir_instr_append(f, kind, in->name, ops, nops, 1, na ? a : NULL, na);
+    free(a);
     ir_instr_unlink(f, n);
     ir_instr_insert_before(f, pos, n);
     return n;
@@ -514,7 +581,7 @@ static void convert_operand(ir_function *f, ir_instr *in, uint32_t i, bool want_
     bool input = in->ops[i].role == 'i';
     ir_instr_kind k = input == want_nhwc ? IK_CPU_Q_TO_NHWC : IK_CPU_Q_FROM_NHWC;
     ir_operand ops[2] = { { input ? s : v, 'o' }, { input ? v : s, 'i' } };
-    ir_instr *conv = insert_instr(f, k, in, ops, 2, input ? in : in->next, false);
+    ir_instr *conv = insert_instr(f, k, in, ops, 2, input ? in : in->next, false, NULL);
     in->ops[i].v = s;
     if (input)
         cpu_mark_lifetime(f, s, conv, in);
@@ -689,7 +756,7 @@ glow_status cpu_prepare_quant(ir_function *f, const cpu_isa *isa, glow_diag *d)
         int nops = q->own == IK_CPU_QCONV_NHWC ? 6 : q->w ? 5 : 2;
         if (nops == 6)
             ops[5].v = work_slot(f, work, slot++);
-        insert_instr(f, q->own, in, ops, nops, in, true);
+        insert_instr(f, q->own, in, ops, nops, in, true, q->qkernel);
         ir_instr_unlink(f, in);
     }
     free(nhwc);

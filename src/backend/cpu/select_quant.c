@@ -115,7 +115,15 @@ static bool sel_qconv(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     }
     /* c is the padded channel stride: the packing rounds C up to 4 all the same, and the
      * weights of the padding channels are zero. */
-    CPU_OP(op, qconv_kernel(isa), xp, wp, bp, mp, yp, cpu_num(n), cpu_num(h), cpu_num(w),
+    /* The kernel the weights were packed for (qprepare.c): the isa's direct one, or as its
+     * qkernel attribute says. */
+    const glow_attr *ka = cpu_attr(in, GA_QKERNEL);
+    bool wino = ka && !strcmp(ka->v.s, "winograd"), w7 = ka && !strcmp(ka->v.s, "7-bit");
+    if (wino && (kh != 3 || kw != 3 || sh != 1 || sw != 1 || dh != 1 || dw != 1 ||
+                 in->ops[2].v->type.dtype != GLOW_I16))
+        return false;
+    cpu_kernel kern = wino ? CPU_K_qwino_u8_avx2 : w7 ? CPU_K_qconv7_u8_avx2 : qconv_kernel(isa);
+    CPU_OP(op, kern, xp, wp, bp, mp, yp, cpu_num(n), cpu_num(h), cpu_num(w),
            cpu_num(c), cpu_num(c), cpu_num(mreal), cpu_num(m), cpu_num(kh), cpu_num(kw),
            cpu_num(oh), cpu_num(ow), cpu_num(sh), cpu_num(sw), cpu_num(dh), cpu_num(dw),
            cpu_num(ph), cpu_num(pw), cpu_num(xz), cpu_num(flip),

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "qconv/qwpack.h"
 #include "winograd/wino_plan.h"
 
 /* Direct-kernel cycles: its multiply-adds on 2 FMA pipes at the efficiency measured with
@@ -36,6 +37,13 @@
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* GLOWC_WINOGRAD: 0 never, 1 always, -1 the cost model decides. */
+static int wino_env(void)
+{
+    const char *env = getenv("GLOWC_WINOGRAD");
+    return env && !strcmp(env, "0") ? 0 : env && !strcmp(env, "1") ? 1 : -1;
+}
+
 void cpu_wino_estimates(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v,
                         double *direct, double *wino)
 {
@@ -54,15 +62,24 @@ bool cpu_wino_choose(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, in
      * 4 keep the direct convolution, whatever GLOWC_WINOGRAD says. */
     if (v != 16 && v != 8)
         return false;
-    const char *env = getenv("GLOWC_WINOGRAD");
-    if (env && !strcmp(env, "0"))
-        return false;
-    if (env && !strcmp(env, "1"))
-        return true;
+    int env = wino_env();
+    if (env >= 0)
+        return env == 1;
     double direct, wino;
     cpu_wino_estimates(n, c, m, oh, ow, v, &direct, &wino);
     return direct - wino >= WINO_CYCLES_PER_BYTE * (double)cpu_wino_extra_bytes(c, m, v) &&
            wino < direct;
+}
+
+bool cpu_qwino_choose(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow)
+{
+    (void)n, (void)m, (void)oh, (void)ow;
+    if (c > GK_QWINO_MAX_C)
+        return false;
+    int env = wino_env();
+    if (env >= 0)
+        return env == 1;
+    return c >= 16;
 }
 
 size_t cpu_wino_extra_bytes(int64_t c, int64_t m, int v)

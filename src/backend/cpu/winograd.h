@@ -13,6 +13,12 @@
  * the kernel applies), unset or anything else asks the cost model. */
 bool cpu_wino_choose(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v);
 
+/* Whether an int8 3x3, stride-1, dilation-1, group-1 convolution (n images, c -> m channels,
+ * output oh x ow) on an AVX2 host without VNNI runs the exact integer Winograd F(2x2,3x3)
+ * (kernels/qconv/qwino_avx2.c) instead of the direct int8 kernel. GLOWC_WINOGRAD=0/1 as
+ * above, within the kernel's exactness bound (GK_QWINO_MAX_C input channels). */
+bool cpu_qwino_choose(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow);
+
 /* Bytes the transformed weight takes beyond the direct kernel's repacked one (the memory
  * rule of cpu_wino_choose charges them). */
 size_t cpu_wino_extra_bytes(int64_t c, int64_t m, int v);

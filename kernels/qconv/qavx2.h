@@ -1,0 +1,166 @@
+// qavx2.h - The pieces the AVX2 int8 convolutions share (qconv_avx2.c, the direct kernel, and
+// qwino_avx2.c, Winograd F(2x2,3x3)): the register tile's dot products over int16 rows
+// (vpmaddwd), the requantization of a block of 8 int32 accumulators, and the store of two
+// pixels' bytes. Included by AVX2 kernel files only (static inline, -mavx2).
+#ifndef GK_QAVX2_H
+#define GK_QAVX2_H
+
+#include <immintrin.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifndef GK_INLINE
+#define GK_INLINE static inline __attribute__((always_inline))
+/* How many groups of output blocks split the work: the fewest of at most qg blocks each (a
+ * widened tile serves all of a group's blocks), more when the units (groups x tiles) would
+ * share out unevenly between the threads. Small late layers have few tiles (7x7: 5), and
+ * 5 units of one group on 2 threads keep one thread idle a third of the time. With 20 units
+ * per thread or an even share (within 1/8) the split stays; groups never go below 2 blocks
+ * (a group of 1 block widens a tile for 12 vpmaddwd per element pair, i.e. as often as it
+ * computes). The bytes are the same whatever the split. */
+static inline int64_t gk_qgroups_avx2(int64_t mblocks, int64_t tiles, int nthreads, int qg)
+{
+    int64_t groups = (mblocks + qg - 1) / qg;
+    for (int64_t g = groups; g <= (mblocks + 1) / 2; g++) {
+        int64_t units = g * tiles, most = (units + nthreads - 1) / nthreads;
+        if (units >= 20 * (int64_t)nthreads || most * nthreads * 8 <= units * 9)
+            return g;
+    }
+    return groups;
+}
+
+#endif
+
+/* The requantization of one call: y_lo/y_hi less y_zero as floats, and the folded rescale
+ * (post_mult != 0) with its range less post_zero (qconv_tmpl.h's contract). */
+typedef struct {
+    float f_lo, f_hi, post_mult, pf_lo, pf_hi;
+    int y_zero, post_zero;
+} gk_qreq_avx2;
+
+static inline gk_qreq_avx2 gk_qreq_avx2_of(int y_zero, int y_lo, int y_hi, float post_mult,
+                                           int post_zero, int post_i8)
+{
+    gk_qreq_avx2 r = { (float)(y_lo - y_zero), (float)(y_hi - y_zero), post_mult,
+                       (float)((post_i8 ? -128 : 0) - post_zero),
+                       (float)((post_i8 ? 127 : 255) - post_zero), y_zero, post_zero };
+    return r;
+}
+
+/* One accumulator per pixel (8 outputs in order), named so that they stay in registers. */
+#define QREP12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define QACC_LOAD(p)                                                                         \
+    __m256i a##p = acc[p];                                                                   \
+    const int16_t *b##p = row[p];
+#define QACC_DOT(p)                                                                          \
+    if (p < NP) {                                                                            \
+        int32_t v_;                                                                          \
+        memcpy(&v_, b##p + i, 4);                                                            \
+        a##p = _mm256_add_epi32(a##p, _mm256_madd_epi16(_mm256_set1_epi32(v_), wv));         \
+    }
+#define QACC_SAVE(p)                                                                         \
+    if (p < NP)                                                                              \
+        acc[p] = a##p;
+
+/* acc (one per pixel, NP <= 12 a constant) += the dot products of kn int16 elements of each
+ * pixel's row with one block's weights: per 2 elements, 8 outputs x 2 channels, as s8 from w
+ * (sign-extended on load), or as int16 when w16 (a constant). */
+GK_INLINE void gk_qdot_avx2(__m256i *acc, const int16_t *const *row, const void *w, int64_t kn,
+                            const int NP, const bool w16)
+{
+    QREP12(QACC_LOAD)
+    for (int64_t i = 0; i < kn; i += 2) {
+        __m256i wv = w16 ? _mm256_loadu_si256((const __m256i *)((const int16_t *)w + i * 8))
+                         : _mm256_cvtepi8_epi16(
+                               _mm_loadu_si128((const __m128i *)((const int8_t *)w + i * 8)));
+        QREP12(QACC_DOT)
+    }
+    QREP12(QACC_SAVE)
+}
+
+#undef QACC_LOAD
+#undef QACC_DOT
+#undef QACC_SAVE
+
+/* Requantization of one pixel's block (its accumulators started from the bias): exactly
+ * gk_requant per lane. gk_requant rounds the product clamped to +-2^22, adds the zero point and
+ * saturates to [lo, hi]; clamping the product to [lo - zero, hi - zero] instead and adding the
+ * zero point after rounding gives the same integers, since those bounds are integers inside
+ * +-2^22 and rounding is monotonic. cvtps2dq rounds to nearest even under the default MXCSR.
+ * The result lanes lie in [lo, hi], inside -128..255. */
+GK_INLINE __m256i gk_qrequant_avx2(__m256i acc, __m256 mv, const gk_qreq_avx2 *r)
+{
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), mv);
+    f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(r->f_lo)), _mm256_set1_ps(r->f_hi));
+    if (r->post_mult != 0.0f) {
+        /* The rounded product before the zero point was added, rescaled once more. */
+        f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtps_epi32(f)),
+                          _mm256_set1_ps(r->post_mult));
+        f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(r->pf_lo)), _mm256_set1_ps(r->pf_hi));
+        return _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(r->post_zero));
+    }
+    return _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(r->y_zero));
+}
+
+/* The first `count` channels of two pixels' requantized blocks r0, r1 (y1 NULL: r0 alone) as
+ * bytes: the low byte of each lane, which is the u8 or i8 value. The pack to int16 is exact
+ * (every lane is within -128..255); one shuffle picks each int16's low byte and one permute
+ * puts each pixel's 8 bytes together, 3 shuffles for two pixels. */
+GK_INLINE void gk_qstore2_avx2(uint8_t *y0, uint8_t *y1, __m256i r0, __m256i r1, int count)
+{
+    __m256i w = _mm256_packs_epi32(r0, r1); /* r0 0-3, r1 0-3 | r0 4-7, r1 4-7 */
+    __m256i sel = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1,
+                                   0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
+    __m256i b = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(w, sel),
+                                            _mm256_setr_epi32(0, 4, 1, 5, 2, 3, 6, 7));
+    __m128i v = _mm256_castsi256_si128(b); /* r0 0-7, r1 0-7 */
+    if (count == 8) {
+        _mm_storel_epi64((__m128i *)y0, v);
+        if (y1)
+            _mm_storel_epi64((__m128i *)y1, _mm_unpackhi_epi64(v, v)); /* unaligned-safe */
+    } else {
+        uint8_t t[16];
+        _mm_storeu_si128((__m128i *)t, v);
+        memcpy(y0, t, (size_t)count);
+        if (y1)
+            memcpy(y1, t + 8, (size_t)count);
+    }
+}
+
+/* A block's bias and multipliers from channel m0 on, count <= 8 of them (zeros past M). */
+GK_INLINE void gk_qblock_avx2(const int32_t *bias, const float *mult, int64_t m0, int count,
+                              __m256i *bv, __m256 *mv)
+{
+    if (count == 8) {
+        *bv = _mm256_loadu_si256((const __m256i *)(bias + m0));
+        *mv = _mm256_loadu_ps(mult + m0);
+        return;
+    }
+    int32_t bt[8] = { 0 };
+    float mt[8] = { 0 };
+    memcpy(bt, bias + m0, (size_t)count * sizeof(int32_t));
+    memcpy(mt, mult + m0, (size_t)count * sizeof(float));
+    *bv = _mm256_loadu_si256((const __m256i *)bt);
+    *mv = _mm256_loadu_ps(mt);
+}
+
+/* How many groups of output blocks split the work: the fewest of at most qg blocks each (a
+ * widened tile serves all of a group's blocks), more when the units (groups x tiles) would
+ * share out unevenly between the threads. Small late layers have few tiles (7x7: 5), and
+ * 5 units of one group on 2 threads keep one thread idle a third of the time. With 20 units
+ * per thread or an even share (within 1/8) the split stays; groups never go below 2 blocks
+ * (a group of 1 block widens a tile for 12 vpmaddwd per element pair, i.e. as often as it
+ * computes). The bytes are the same whatever the split. */
+static inline int64_t gk_qgroups_avx2(int64_t mblocks, int64_t tiles, int nthreads, int qg)
+{
+    int64_t groups = (mblocks + qg - 1) / qg;
+    for (int64_t g = groups; g <= (mblocks + 1) / 2; g++) {
+        int64_t units = g * tiles, most = (units + nthreads - 1) / nthreads;
+        if (units >= 20 * (int64_t)nthreads || most * nthreads * 8 <= units * 9)
+            return g;
+    }
+    return groups;
+}
+
+#endif
