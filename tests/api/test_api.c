@@ -291,8 +291,9 @@ static void test_threads(glowc_session *s, const char *backend)
 }
 
 /* Quantized through the options: a profile `glowc profile` wrote (GLOWC_BIN, as CTest sets
- * it), then int8 on the cpu backend; LeNet's prediction survives and the scores stay near. */
-static void test_quantized(const float *image, const float *want)
+ * it), then int8 on the cpu backend, with 8-bit or 7-bit weights (reduce); LeNet's prediction
+ * survives and the scores stay near. */
+static void test_quantized(const float *image, const float *want, int reduce)
 {
     const char *bin = getenv("GLOWC_BIN");
     if (!bin) {
@@ -307,6 +308,7 @@ static void test_quantized(const float *image, const float *want)
     glowc_options *o = glowc_options_create();
     CHECK_EQ(glowc_options_set_quantize(o, prof), GLOWC_OK);
     CHECK_EQ(glowc_options_set_quant_per_channel(o, 1), GLOWC_OK);
+    CHECK_EQ(glowc_options_set_quant_reduce_range(o, reduce), GLOWC_OK);
     CHECK_EQ(glowc_options_set_threads(o, 1), GLOWC_OK);
     glowc_session *s = NULL;
     glowc_status st = glowc_session_create(o, LENET, &s);
@@ -330,7 +332,8 @@ static void test_quantized(const float *image, const float *want)
     }
     CHECK_EQ(best, 8);
     /* In integers indeed: the scores are not the float ones. */
-    printf("quantized: max |int8 - float| = %.6f\n", maxdiff);
+    printf("quantized%s: max |int8 - float| = %.6f\n", reduce ? ", 7-bit weights" : "",
+           maxdiff);
     CHECK(maxdiff > 1e-6);
     glowc_session_destroy(s);
 }
@@ -420,6 +423,7 @@ int main(void)
     glowc_session_destroy(s);
     glowc_session_destroy(NULL);
     test_concurrent_create(image, want);
-    test_quantized(image, want);
+    test_quantized(image, want, 0);
+    test_quantized(image, want, 1);
     return CHECK_DONE();
 }

@@ -8,6 +8,7 @@
 #include <llvm-c/Object.h>
 #include <llvm-c/Target.h>
 
+#include "backend/cpu/cpu_internal.h"
 #include "backend/cpu/cpu_llvm.h"
 #include "check.h"
 #include "onnx/onnx.h"
@@ -76,6 +77,9 @@ static bool look(void *ctx, glow_value v, glow_quant_range *out)
     return false;
 }
 
+/* Quantized with 7-bit weights (--reduce-range). */
+static bool g_reduce;
+
 static glow_module *net(bool quantized)
 {
     gp g;
@@ -85,13 +89,18 @@ static glow_module *net(bool quantized)
     CHECK(m != NULL);
     if (m && quantized) {
         glow_function *f = glow_module_function(m, "main");
-        glow_quant_options o = { .schema = GLOW_QSCHEMA_ASYMMETRIC, .per_channel = true };
+        glow_quant_options o = { .schema = GLOW_QSCHEMA_ASYMMETRIC, .per_channel = true,
+                                 .reduce_range = g_reduce };
         CHECK_EQ(glow_quantize(f, &o, look, (void *)RANGES, NULL, &D), GLOW_OK);
         glow_opt_options oo = { .phase = GLOW_OPT_AFTER_QUANTIZATION, .verify = true };
         CHECK_EQ(glow_optimize(f, &oo, &D), GLOW_OK);
     }
     return m;
 }
+
+/* The int8 convolutions of the last program run_net compiled that run the Winograd and the
+ * 7-bit weights kernels (their qkernel attribute). */
+static int g_nwino, g_n7;
 
 /* The network's 7 outputs on the cpu backend at the current GLOWC_CPU_ISA; false on failure. */
 static bool run_net(bool quantized, const float *x, float *y)
@@ -112,12 +121,25 @@ static bool run_net(bool quantized, const float *x, float *y)
         fprintf(stderr, "GLOWC_CPU_ISA=%s: %s\n", getenv("GLOWC_CPU_ISA"), D.msg);
     if (s == GLOW_OK)
         memcpy(y, glow_program_output(p, 0).data, 7 * sizeof(float));
+    g_nwino = g_n7 = 0;
+    for (const ir_instr *in = p && p->ir ? p->ir->first : NULL; in; in = in->next)
+        for (uint32_t i = 0; i < in->nattr; i++)
+            if (in->attrs[i].id == GA_QKERNEL) {
+                g_nwino += !strcmp(in->attrs[i].v.s, "winograd");
+                g_n7 += !strcmp(in->attrs[i].v.s, "7-bit");
+            }
     glow_program_destroy(p);
     return s == GLOW_OK;
 }
 
-static void test_same_outputs(void)
+/* Every cap gives the int8 network the same bytes: with 8-bit weights, with 7-bit weights
+ * (which the avx2 cap runs on the vpmaddubsw kernel: its 3x3 conv and FC reduce over at least
+ * 64 bytes) and with GLOWC_WINOGRAD=1 (the avx2 cap's exact int8 Winograd on the 3x3 conv). */
+static void test_same_outputs(int variant)
 {
+    g_reduce = variant == 1;
+    if (variant == 2)
+        setenv("GLOWC_WINOGRAD", "1", 1);
     float x[405], ref_q[7], ref_f[7], q[7], f[7];
     for (int i = 0; i < 405; i++)
         x[i] = sinf((float)i * 0.61f) * 0.9f;
@@ -131,6 +153,11 @@ static void test_same_outputs(void)
     for (int k = 0; k < NCAPS; k++) {
         setenv("GLOWC_CPU_ISA", CAPS[k], 1);
         CHECK(run_net(true, x, q));
+        cpu_isa isa;
+        cpu_host_isa(&isa); /* what the cap leaves of this host */
+        bool avx2 = !strcmp(cpu_qconv_isa(&isa), "avx2");
+        CHECK_EQ(g_nwino, avx2 && variant == 2 ? 1 : 0);
+        CHECK_EQ(g_n7, avx2 && variant == 1 ? 2 : 0);
         CHECK(run_net(false, x, f));
         for (int i = 0; i < 7; i++) {
             if (q[i] != ref_q[i] || fabs(f[i] - ref_f[i]) > 1e-4 * scale)
@@ -141,6 +168,8 @@ static void test_same_outputs(void)
         }
     }
     unsetenv("GLOWC_CPU_ISA");
+    unsetenv("GLOWC_WINOGRAD");
+    g_reduce = false;
 }
 
 /* How many instructions of the objects' code name an xmm/ymm/zmm register ("xmm", "ymm" or
@@ -301,7 +330,8 @@ int main(void)
 {
     test_isa_flags();
     test_unknown();
-    test_same_outputs();
+    for (int variant = 0; variant < 3; variant++)
+        test_same_outputs(variant);
     test_object_code();
     return CHECK_DONE();
 }

@@ -129,6 +129,37 @@ static void test_structure(void)
     glow_module_destroy(m);
 }
 
+/* The largest |weight| of the quantized conv's int8 weight constant. */
+static int conv_weight_max(glow_function *f)
+{
+    glow_node *c = find(f, NK_CHANNELWISE_QCONV);
+    CHECK(c != NULL);
+    if (!c)
+        return -1;
+    const glow_node *w = c->ins[1].node;
+    CHECK(w->kind == NK_CONSTANT);
+    int most = 0;
+    for (int64_t i = 0; i < glow_type_numel(&w->payload.type); i++) {
+        int v = (int)fabs(glow_load_f64(w->payload.type.dtype, w->payload.data, (size_t)i));
+        most = v > most ? v : most;
+    }
+    return most;
+}
+
+/* --reduce-range: the weights use 7 bits, [-63, 63] with 63 reached (scale max|w| / 63);
+ * without it 127 is reached. */
+static void test_reduce_range(void)
+{
+    for (int reduce = 0; reduce < 2; reduce++) {
+        glow_module *m = parse(NET);
+        glow_quant_options o = { .schema = GLOW_QSCHEMA_ASYMMETRIC, .per_channel = true,
+                                 .reduce_range = reduce };
+        glow_function *f = quantize(m, &o, RANGES, NULL);
+        CHECK_EQ(conv_weight_max(f), reduce ? 63 : 127);
+        glow_module_destroy(m);
+    }
+}
+
 static void test_keep_float_and_missing(void)
 {
     glow_module *m = parse(NET);
@@ -425,6 +456,7 @@ static void test_int16(void)
 int main(void)
 {
     test_structure();
+    test_reduce_range();
     test_keep_float_and_missing();
     test_schemas();
     test_kl();
