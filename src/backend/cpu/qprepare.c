@@ -68,7 +68,7 @@ static bool qconv7_fits(const cpu_isa *isa, const int8_t *w, size_t n, int64_t k
 }
 
 /* The packing of the weights w8 (n of them, kbytes per output channel): the 7-bit kernel's
- * (the avxvnni row's bytes) where cpu_qconv7_fits, else the isa's qconv row's. */
+ * (the avxvnni row's bytes) where qconv7_fits, else the isa's qconv row's. */
 static const char *pack_isa(const cpu_isa *isa, const int8_t *w8, size_t n, int64_t kbytes)
 {
     return qconv7_fits(isa, w8, n, kbytes) ? "avxvnni" : cpu_qconv_isa(isa);
@@ -162,7 +162,7 @@ static glow_status prep_qconv(ir_function *f, ir_instr *in, const cpu_isa *isa, 
         size_t bytes = gk_qpack_bytes(vlen, m, c, kh, kw);
         if (qwino_fits(in, isa, kh, kw) &&
             cpu_qwino_choose(y->dims[0], c, m, y->dims[2], y->dims[3])) {
-            /* int16 weights (sel_qconv takes the Winograd kernel by that type). */
+            /* int16 weights, and the qkernel attribute that sel_qconv reads. */
             if ((q->w = cpu_new_const(f, "qww", in->id, GLOW_I16,
                                       (int64_t)gk_qwino_elems(m, c), &p, d, &s))) {
                 void *bp;

@@ -71,15 +71,23 @@ bool cpu_wino_choose(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, in
            wino < direct;
 }
 
+/* The int8 Winograd's rule: at least 16 input channels (one transform vector; below, its
+ * padded channels cost more than it saves) and QWINO_MIN_TILES 2x2 tiles. Its int16 weights
+ * are 3.6x the direct kernel's bytes and stay resident; a plane of few tiles reads each of
+ * them for few outputs. ResNet-50's 7x7 layers at batch 1 (16 tiles) would hold 12 MB more
+ * (the int8 constant region 0.32x the fp32 one on an AVX2 host, where it is 0.24x without
+ * them) for 0.6 ms per layer where weights are hot (qconv_bench), less in the network. */
+#define QWINO_MIN_TILES 32
+
 bool cpu_qwino_choose(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow)
 {
-    (void)n, (void)m, (void)oh, (void)ow;
+    (void)m;
     if (c > GK_QWINO_MAX_C)
         return false;
     int env = wino_env();
     if (env >= 0)
         return env == 1;
-    return c >= 16;
+    return c >= 16 && n * cdiv(oh, 2) * cdiv(ow, 2) >= QWINO_MIN_TILES;
 }
 
 size_t cpu_wino_extra_bytes(int64_t c, int64_t m, int v)
