@@ -395,6 +395,10 @@ static glow_status ev_label_encoder(const glow_node *n, const glow_tensor *ins,
     if (ev_numel(&ins[2].type) != nkeys || ev_numel(&ins[3].type) != 1)
         return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': keys and values differ in length",
                          glow_ev_kind(n), n->name);
+    if (ev_numel(&outs[0].type) != count)
+        return glow_fail(d, GLOW_ERR_BAD_SHAPE, "%s '%s': the result has %lld elements for "
+                         "%lld inputs", glow_ev_kind(n), n->name,
+                         (long long)ev_numel(&outs[0].type), (long long)count);
     /* Sorted key positions, searched by bisection: vocabularies have thousands of keys. */
     int64_t *order = glow_xmalloc((size_t)(nkeys ? nkeys : 1) * sizeof(int64_t));
     for (int64_t k = 0; k < nkeys; k++)
