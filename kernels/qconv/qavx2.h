@@ -128,14 +128,17 @@ GK_INLINE void gk_qstore2_avx2(uint8_t *y0, uint8_t *y1, __m256i r0, __m256i r1,
     }
 }
 
-/* A block's bias and multipliers from channel m0 on, count <= 8 of them (zeros past M). */
-GK_INLINE void gk_qblock_avx2(const int32_t *bias, const float *mult, int64_t m0, int count,
-                              __m256i *bv, __m256 *mv)
+/* Output block mb's bias and multipliers (zeros past the m channels); returns how many of its
+ * 8 channels are real. */
+GK_INLINE int gk_qblock_avx2(const int32_t *bias, const float *mult, int64_t m, int64_t mb,
+                             __m256i *bv, __m256 *mv)
 {
+    int64_t m0 = mb * 8;
+    int count = m - m0 < 8 ? (int)(m - m0) : 8;
     if (count == 8) {
         *bv = _mm256_loadu_si256((const __m256i *)(bias + m0));
         *mv = _mm256_loadu_ps(mult + m0);
-        return;
+        return count;
     }
     int32_t bt[8] = { 0 };
     float mt[8] = { 0 };
@@ -143,6 +146,7 @@ GK_INLINE void gk_qblock_avx2(const int32_t *bias, const float *mult, int64_t m0
     memcpy(mt, mult + m0, (size_t)count * sizeof(float));
     *bv = _mm256_loadu_si256((const __m256i *)bt);
     *mv = _mm256_loadu_ps(mt);
+    return count;
 }
 
 /* How many groups of output blocks split the work: the fewest of at most qg blocks each (a

@@ -177,10 +177,9 @@ GK_INLINE void tile(const qshape *s, int16_t *buf, const int32_t *bias, const fl
         }
         for (int64_t mb = mb0; mb < mb1; mb++) {
             int64_t m0 = mb * 8;
-            int count = s->m - m0 < 8 ? (int)(s->m - m0) : 8;
             __m256i bv;
             __m256 mv;
-            gk_qblock_avx2(bias, mult, m0, count, &bv, &mv);
+            int count = gk_qblock_avx2(bias, mult, s->m, mb, &bv, &mv);
             __m256i a[QNP];
             for (int p = 0; p < QNP; p++)
                 a[p] = bv;
@@ -203,10 +202,8 @@ GK_INLINE void tile(const qshape *s, int16_t *buf, const int32_t *bias, const fl
     __m256 mv[QG];
     for (int64_t mb = mb0; mb < mb1; mb++) {
         /* Bias and multipliers of a block past M zero-padded to whole vectors. */
-        int64_t m0 = mb * 8;
-        int count = s->m - m0 < 8 ? (int)(s->m - m0) : 8;
         __m256i bv;
-        gk_qblock_avx2(bias, mult, m0, count, &bv, &mv[mb - mb0]);
+        gk_qblock_avx2(bias, mult, s->m, mb, &bv, &mv[mb - mb0]);
         for (int p = 0; p < QNP; p++)
             acc[mb - mb0][p] = bv;
     }

@@ -153,13 +153,11 @@ GK_INLINE void unit(const wshape *s, int16_t *vbuf, __m256i (*mbuf)[16 * WT],
         }
     }
     for (int64_t mb = mb0; mb < mb1; mb++) {
-        int64_t m0 = mb * 8;
-        int count = s->m - m0 < 8 ? (int)(s->m - m0) : 8;
         __m256i bv;
         __m256 mv;
-        gk_qblock_avx2(bias, mult, m0, count, &bv, &mv);
+        int count = gk_qblock_avx2(bias, mult, s->m, mb, &bv, &mv);
         for (int p = 0; p < live; p++)
-            transform_out(s, mbuf[mb - mb0] + p, t0 + p, m0, count, bv, mv);
+            transform_out(s, mbuf[mb - mb0] + p, t0 + p, mb * 8, count, bv, mv);
     }
 }
 
