@@ -1,7 +1,8 @@
 // qavx2.h - The pieces the AVX2 int8 convolutions share (qconv_avx2.c, the direct kernel, and
 // qwino_avx2.c, Winograd F(2x2,3x3)): the register tile's dot products over int16 rows
-// (vpmaddwd), the requantization of a block of 8 int32 accumulators, and the store of two
-// pixels' bytes. Included by AVX2 kernel files only (static inline, -mavx2).
+// (vpmaddwd), the requantization of a block of 8 int32 accumulators, the store of two pixels'
+// bytes, a block's bias and multipliers, and the split of the output blocks into groups.
+// Included by AVX2 kernel files only (static inline, -mavx2).
 #ifndef GK_QAVX2_H
 #define GK_QAVX2_H
 
@@ -12,24 +13,6 @@
 
 #ifndef GK_INLINE
 #define GK_INLINE static inline __attribute__((always_inline))
-/* How many groups of output blocks split the work: the fewest of at most qg blocks each (a
- * widened tile serves all of a group's blocks), more when the units (groups x tiles) would
- * share out unevenly between the threads. Small late layers have few tiles (7x7: 5), and
- * 5 units of one group on 2 threads keep one thread idle a third of the time. With 20 units
- * per thread or an even share (within 1/8) the split stays; groups never go below 2 blocks
- * (a group of 1 block widens a tile for 12 vpmaddwd per element pair, i.e. as often as it
- * computes). The bytes are the same whatever the split. */
-static inline int64_t gk_qgroups_avx2(int64_t mblocks, int64_t tiles, int nthreads, int qg)
-{
-    int64_t groups = (mblocks + qg - 1) / qg;
-    for (int64_t g = groups; g <= (mblocks + 1) / 2; g++) {
-        int64_t units = g * tiles, most = (units + nthreads - 1) / nthreads;
-        if (units >= 20 * (int64_t)nthreads || most * nthreads * 8 <= units * 9)
-            return g;
-    }
-    return groups;
-}
-
 #endif
 
 /* The requantization of one call: y_lo/y_hi less y_zero as floats, and the folded rescale

@@ -295,7 +295,6 @@ int cpu_bin_code(ir_instr_kind k);
 /* The isa column of the qconv row the target uses ("avx512vnni", ..., "scalar"). */
 const char *cpu_qconv_isa(const cpu_isa *isa);
 
-
 /* --- schedule.c: what runs in which order, with which barriers --- */
 
 typedef enum {
