@@ -36,6 +36,9 @@ void cpu_set_target_attrs(LLVMValueRef fn, const char *cpu, const char *features
 void cpu_set_enum_attr(LLVMValueRef fn, const char *name, bool on);
 /* Runs LLVM's O2 pipeline (with the vectorizers and unrolling) on mod for tm's target. */
 glow_status cpu_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, glow_diag *d);
+/* Reads the bodies of a lazily read module's functions that something uses, transitively,
+ * and deletes the functions left unread. */
+void cpu_materialize_used(LLVMModuleRef mod);
 /* Deletes the internal functions nothing calls, and then those only they called. */
 void cpu_delete_unused(LLVMModuleRef mod);
 

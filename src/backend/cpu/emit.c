@@ -370,6 +370,7 @@ static glow_status emit_run(gen *g, const cpu_plan *plan, glow_diag *d)
  * gets the host CPU and features, without which the vectorizer targets generic x86-64. */
 static void prepare_functions(gen *g, const char *cpu, const char *features)
 {
+    cpu_materialize_used(g->mod);
     for (LLVMValueRef fn = LLVMGetFirstFunction(g->mod); fn; fn = LLVMGetNextFunction(fn)) {
         if (LLVMIsDeclaration(fn))
             continue;
@@ -424,8 +425,8 @@ glow_status cpu_generate_for(ir_function *f, const cpu_target *t, cpu_module **o
     LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(
         (const char *)(t->bitcode ? t->bitcode : glow_kernels_bc),
         t->bitcode ? t->bitcode_size : glow_kernels_bc_size, "kernels.bc", 0);
-    LLVMBool bad = LLVMParseBitcodeInContext2(m->ctx, buf, &m->mod);
-    LLVMDisposeMemoryBuffer(buf);
+    /* Lazily: the module owns buf from here; bodies are read by cpu_materialize_used. */
+    LLVMBool bad = LLVMGetBitcodeModuleInContext2(m->ctx, buf, &m->mod);
     if (bad) {
         cpu_module_destroy(m);
         return glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: the embedded kernel bitcode does "

@@ -226,6 +226,33 @@ void cpu_set_enum_attr(LLVMValueRef fn, const char *name, bool on)
         LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind);
 }
 
+/* The kernel library is read lazily (LLVMGetBitcodeModuleInContext2): a function's body stays
+ * in the bitcode until something materializes it. Parsing every body took 50-60 % of a small
+ * model's compile (the library holds every ISA's kernels; a model calls a few dozen). Reads
+ * the bodies the generated code reaches, transitively, and deletes every function left unread:
+ * nothing uses it, as any use would have had it read. A function pass manager without passes
+ * is the C API's way to materialize one function (legacy::FunctionPassManager::run). */
+void cpu_materialize_used(LLVMModuleRef mod)
+{
+    LLVMPassManagerRef fpm = LLVMCreateFunctionPassManagerForModule(mod);
+    LLVMInitializeFunctionPassManager(fpm);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
+            if (!LLVMIsDeclaration(fn) && !LLVMCountBasicBlocks(fn) && LLVMGetFirstUse(fn)) {
+                LLVMRunFunctionPassManager(fpm, fn);
+                changed = true;
+            }
+    }
+    LLVMFinalizeFunctionPassManager(fpm);
+    LLVMDisposePassManager(fpm);
+    for (LLVMValueRef fn = LLVMGetFirstFunction(mod), next; fn; fn = next) {
+        next = LLVMGetNextFunction(fn);
+        if (!LLVMIsDeclaration(fn) && !LLVMCountBasicBlocks(fn))
+            LLVMDeleteFunction(fn);
+    }
+}
+
 void cpu_delete_unused(LLVMModuleRef mod)
 {
     /* Repeat, as deleting a kernel frees its helpers. */
