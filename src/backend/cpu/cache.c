@@ -32,8 +32,8 @@ void cpu_cache_key(const void *bitcode, size_t size, const char *triple, const c
     glow_hash_init(&h, 0);
     char fixed[64];
     snprintf(fixed, sizeof fixed, "%s/%u/%d", LLVM_VERSION_STRING, CACHE_FORMAT, nparts);
-    const char *parts[] = { fixed, triple, cpu, features };
-    for (int i = 0; i < 4; i++)
+    const char *parts[] = { fixed, cpu_pipeline(), triple, cpu, features };
+    for (int i = 0; i < 5; i++)
         glow_hash_update(&h, parts[i] ? parts[i] : "", parts[i] ? strlen(parts[i]) + 1 : 1);
     glow_hash_update(&h, bitcode, size);
     uint64_t out[2];
