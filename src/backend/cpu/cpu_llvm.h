@@ -36,7 +36,7 @@ void cpu_set_target_attrs(LLVMValueRef fn, const char *cpu, const char *features
 void cpu_set_enum_attr(LLVMValueRef fn, const char *name, bool on);
 /* The optimizer pipeline: "default<O2>", or "default<O1>" with GLOWC_LLVM_OPT=1. */
 const char *cpu_pipeline(void);
-/* Runs LLVM's O2 pipeline (with the vectorizers and unrolling) on mod for tm's target. */
+/* Runs cpu_pipeline() (with the vectorizers and unrolling) on mod for tm's target. */
 glow_status cpu_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, glow_diag *d);
 /* Reads the bodies of a lazily read module's functions that something uses, transitively,
  * and deletes the functions left unread. */
