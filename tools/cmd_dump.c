@@ -57,7 +57,7 @@ void cmd_dump_help(void)
            "                                region sizes in bytes)\n"
            "                       ir-optimized  the IR after the IR optimizer, planned by\n"
            "                                the best-fit planner\n"
-           "                       llvm     the cpu backend's LLVM IR after its O3 pipeline\n"
+           "                       llvm     the cpu backend's LLVM IR after its O2 pipeline\n"
            "                                (kernels inlined; implies --backend cpu)\n"
            "  --format FORMAT    'text' (default): one line per node with attributes and\n"
            "                     result types; 'dot': a Graphviz digraph of the main function\n"

@@ -23,7 +23,8 @@
 #include "backend/cpu/cpu_llvm.h"
 
 #define CACHE_MAGIC "GLOWCJIT"
-#define CACHE_FORMAT 3u   /* 2: O2 instead of O3; 3: one InstCombine sweep (target.c) */
+#define CACHE_FORMAT 4u   /* 2: O2 instead of O3; 3: one InstCombine sweep (target.c); 4: small
+                             * operations compiled for size (schedule.c) */
 
 void cpu_cache_key(const void *bitcode, size_t size, const char *triple, const char *cpu,
                    const char *features, int nparts, char key[CPU_CACHE_KEY_LEN + 1])

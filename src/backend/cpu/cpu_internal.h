@@ -309,6 +309,7 @@ typedef struct cpu_step {
     int first, nops;                 /* RUN: into cpu_plan.ops */
     bool chain;                      /* RUN: a fused elementwise chain (named apart) */
     bool serial;                     /* RUN: thread 0 runs it alone (tid 0 of 1) */
+    bool for_size;                   /* RUN: compiled for size (operands of a few KiB) */
     const ir_instr *in;              /* RUN, FALLBACK: the instruction (chain: the first) */
     int index;                       /* FALLBACK: the instruction's program index */
     int region;                      /* ZERO: glow_region */

@@ -181,7 +181,8 @@ static char *call_key(const cpu_op *calls, int ncalls, const int *occ)
  * functions, once per shape: repeated layers (ResNet's blocks) share code, and compile time
  * stays linear in the model size. */
 static glow_status emit_instr(gen *g, const ir_instr *in, const cpu_op *calls, int ncalls,
-                              bool chain, bool serial, glow_strmap *shapes, glow_diag *d)
+                              bool chain, bool serial, bool for_size, glow_strmap *shapes,
+                              glow_diag *d)
 {
     int *occ = glow_xmalloc(sizeof(int) * CPU_MAX_CALLS * CPU_MAX_ARGS * 2), *first =
         occ + CPU_MAX_CALLS * CPU_MAX_ARGS;
@@ -212,6 +213,8 @@ static glow_status emit_instr(gen *g, const ir_instr *in, const cpu_op *calls, i
         glow_strmap_put(shapes, key, fn);   /* the map owns key (freed by the caller) */
         LLVMSetLinkage(fn, LLVMInternalLinkage);
         cpu_set_enum_attr(fn, "noinline", true);
+        if (for_size)
+            cpu_set_enum_attr(fn, "optsize", true);
         gen sub = *g;
         sub.fn = fn;
         sub.b = LLVMCreateBuilderInContext(g->c);
@@ -349,7 +352,8 @@ static glow_status emit_run(gen *g, const cpu_plan *plan, glow_diag *d)
             const cpu_op *calls = &plan->ops[st->first];
             s = resolve_err(g, st->in, &calls, st->nops, resolved, d);
             if (s == GLOW_OK)
-                s = emit_instr(g, st->in, calls, st->nops, st->chain, st->serial, &shapes, d);
+                s = emit_instr(g, st->in, calls, st->nops, st->chain, st->serial, st->for_size,
+                               &shapes, d);
             break;
         }
         case CPU_STEP_BARRIER: emit_barrier(g); break;

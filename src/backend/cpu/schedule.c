@@ -95,6 +95,7 @@ typedef struct chain {
     cpu_op single;                             /* its own operation, when it stays alone */
     size_t rd_mark, wr_mark;   /* the ranges recorded since the last barrier, before the chain */
     bool serial;               /* thread 0 runs it alone (small steps) */
+    bool for_size;             /* its one operation is compiled for size (a chain never) */
 } chain;
 
 static cpu_arg num(int64_t i) { return (cpu_arg){ .kind = CA_INT, .i = i }; }
@@ -214,6 +215,7 @@ static void flush_chain(cpu_plan *p, chain *ch)
     if (ch->nsteps == 1) {
         add_run(p, ch->first, &ch->single, 1, false);
         p->steps[p->nsteps - 1].serial = ch->serial;
+        p->steps[p->nsteps - 1].for_size = ch->for_size;
     } else if (ch->nsteps > 1) {
         cpu_op op = { .k = CPU_K_chain_f32_scalar };
         op.args[op.nargs++] = num(ch->n);
@@ -268,16 +270,28 @@ static int64_t gemm_macs(const ir_instr *in)
     return y->dims[0] * y->dims[1] * a->dims[1];
 }
 
-static bool small_instr(const ir_instr *in)
+static uint64_t operand_bytes(const ir_instr *in)
 {
-    int64_t macs = gemm_macs(in);
-    if (macs > 0 && macs <= SERIAL_MACS)
-        return true;
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < in->nops; i++)
         bytes += glow_type_bytes(&in->ops[i].v->type);
-    return bytes <= SERIAL_BYTES;
+    return bytes;
 }
+
+static bool small_instr(const ir_instr *in)
+{
+    int64_t macs = gemm_macs(in);
+    return (macs > 0 && macs <= SERIAL_MACS) || operand_bytes(in) <= SERIAL_BYTES;
+}
+
+/* An operation whose operands total at most SIZE_BYTES is compiled for size (its glowc_k
+ * function is `optsize`): LLVM then neither unrolls its constant-count loops whole nor
+ * versions them for overlap, which for such sizes made thousands of lines of IR per
+ * operation and was most of a small model's compile (ONNX's node suite on the cpu backend,
+ * every 10th test: 21.2 s -> 9.9 s; a limit of 1 KiB gave 12.9 s, 16 KiB 10.3 s). Elementwise
+ * chains stay O2: they are an unrolled LSTM's hot loops (its best run 2-3 % slower with them
+ * compiled for size). */
+enum { SIZE_BYTES = 4096 };
 
 /* A program whose shared steps are only packed GEMMs and elementwise operations, of at most
  * SERIAL_PROGRAM_WORK multiply-adds and elements in all and no more than its serial steps',
@@ -324,6 +338,7 @@ glow_status cpu_schedule(const ir_function *f, const cpu_isa *isa, cpu_plan *p, 
         int nops = 0;
         bool sel = in->kind != IK_CPU_ZERO && cpu_select(in, isa, ops, &nops);
         bool serial = !sel || small_instr(in);
+        bool for_size = sel && operand_bytes(in) <= SIZE_BYTES;
         cpu_arg st[ST_ARGS];
         int64_t n = 0;
         bool step = sel && nops == 1 && chain_step(&ops[0], &n, st);
@@ -359,7 +374,8 @@ glow_status cpu_schedule(const ir_function *f, const cpu_isa *isa, cpu_plan *p, 
              * are checked against what ran before the chain only (the marks): they may
              * touch the chain's own buffers element for element. */
             ch = (chain){ .n = n, .nsteps = 1, .first = in, .single = ops[0],
-                          .rd_mark = rd_mark, .wr_mark = wr_mark, .serial = serial };
+                          .rd_mark = rd_mark, .wr_mark = wr_mark, .serial = serial,
+                          .for_size = for_size };
             memcpy(ch.step[0], st, sizeof st);
             p->nkernel++;
         } else if (in->kind == IK_CPU_ZERO) {
@@ -375,6 +391,7 @@ glow_status cpu_schedule(const ir_function *f, const cpu_isa *isa, cpu_plan *p, 
             p->nkernel++;
             add_run(p, in, ops, nops, false);
             p->steps[p->nsteps - 1].serial = serial;
+            p->steps[p->nsteps - 1].for_size = for_size;
         } else if (cpu_own_kind(in->kind)) {
             s = glow_fail(d, GLOW_ERR_INTERNAL, "cpu backend: %s '%s' was prepared for a fast "
                           "kernel that this target has not", ir_instr_kind_name(in->kind),
