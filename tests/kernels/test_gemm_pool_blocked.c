@@ -190,6 +190,11 @@ static void to_cases(const gk_row *row)
     test_to(row, 2, 21, 17, row_vlen(row));
     test_to(row, 1, 64, 9, row_vlen(row));
     test_to(row, 1, 5, 4, row_vlen(row));
+    /* whole tiles, a pixel tail and a partial last block; a first conv's block of 3 */
+    test_to(row, 1, 6, 100, row_vlen(row));
+    test_to(row, 2, 37, 67, row_vlen(row));
+    test_to(row, 1, 32, 64, row_vlen(row));
+    test_to(row, 1, 3, 100, 3);
 }
 
 static void from_cases(const gk_row *row)
@@ -197,6 +202,9 @@ static void from_cases(const gk_row *row)
     test_from(row, 2, 21, 17);
     test_from(row, 1, 64, 9);
     test_from(row, 1, 5, 4);
+    test_from(row, 1, 6, 100);
+    test_from(row, 2, 37, 67);
+    test_from(row, 1, 32, 64);
 }
 
 int main(int argc, char **argv)
