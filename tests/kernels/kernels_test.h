@@ -15,13 +15,27 @@
 
 /* The address of each row's kernel, in the order of gk_rows (every x86 and portable variant is
  * linked natively: kernels/native.cmake). The neon rows are aarch64 code, not linked here: NULL
- * (gk_row_runs_here is false for them; tests/bundle/test_bundle_neon.c runs them). */
+ * (gk_row_runs_here is false for them; tests/bundle/test_bundle_neon.c runs them). So are the
+ * rows of an ISA the CPU that built the sanitizer tree lacks (GLOWC_NATIVE_NO_*, native.cmake:
+ * gk_row_runs_here is false for them there too). */
 typedef void (*gk_fn)(void);
 #define GK_ROW_FN_scalar(f) (gk_fn)f
 #define GK_ROW_FN_avx2(f) (gk_fn)f
+#ifdef GLOWC_NATIVE_NO_AVX512
+#define GK_ROW_FN_avx512(f) NULL
+#else
 #define GK_ROW_FN_avx512(f) (gk_fn)f
+#endif
+#ifdef GLOWC_NATIVE_NO_AVX512VNNI
+#define GK_ROW_FN_avx512vnni(f) NULL
+#else
 #define GK_ROW_FN_avx512vnni(f) (gk_fn)f
+#endif
+#ifdef GLOWC_NATIVE_NO_AVXVNNI
+#define GK_ROW_FN_avxvnni(f) NULL
+#else
 #define GK_ROW_FN_avxvnni(f) (gk_fn)f
+#endif
 #define GK_ROW_FN_neon(f) NULL
 static const gk_fn gk_row_fns[] = {
 #define KERNEL(op, dtype, isa, ...) GK_ROW_FN_##isa(gk_##op##_##dtype##_##isa),
