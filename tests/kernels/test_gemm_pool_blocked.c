@@ -195,6 +195,13 @@ static void to_cases(const gk_row *row)
     test_to(row, 2, 37, 67, row_vlen(row));
     test_to(row, 1, 32, 64, row_vlen(row));
     test_to(row, 1, 3, 100, 3);
+    /* first-conv blocks narrower than a tile: whole tiles with a tail, all tail, 1 channel,
+     * and a width past the tile that it does not divide */
+    test_to(row, 2, 3, 67, 3);
+    test_to(row, 1, 3, 15, 3);
+    test_to(row, 1, 1, 64, 1);
+    test_to(row, 1, 7, 33, 7);
+    test_to(row, 1, 12, 40, 12);
 }
 
 static void from_cases(const gk_row *row)
