@@ -65,6 +65,20 @@ GK_INLINE void layout_tile(const float *src, size_t ss, int srows, float *dst, s
 }
 #endif
 
+/* The pixels from p0 of one block past its last whole tile, one at a time: cnt channels read,
+ * the rest of the block's cv zero. */
+GK_INLINE void to_nchwc_tail(float *op, const float *ip, size_t hw, size_t cv, size_t cnt,
+                             size_t p0)
+{
+    LAYOUT_SCALAR_LOOP
+    for (size_t p = p0; p < hw; p++) {
+        for (size_t j = 0; j < cnt; j++)
+            op[p * cv + j] = ip[j * hw + p];
+        for (size_t j = cnt; j < cv; j++)
+            op[p * cv + j] = 0.0f;
+    }
+}
+
 /* cv: the block's channels, V or (a first convolution's input) C. */
 void GK_FN(to_nchwc)(float *out, const float *in, size_t n, size_t c, size_t hw, size_t cv,
                      int tid, int nthreads)
@@ -88,13 +102,7 @@ void GK_FN(to_nchwc)(float *out, const float *in, size_t n, size_t c, size_t hw,
             size_t p = 0;
             for (; p + 2 * T <= hw; p += T)
                 layout_tile(ip + p, hw, (int)cnt, op + p * cv, cv, (int)T);
-            LAYOUT_SCALAR_LOOP
-            for (; p < hw; p++) {
-                for (size_t j = 0; j < cnt; j++)
-                    op[p * cv + j] = ip[j * hw + p];
-                for (size_t j = cnt; j < cv; j++)
-                    op[p * cv + j] = 0.0f;
-            }
+            to_nchwc_tail(op, ip, hw, cv, cnt, p);
             continue;
         }
         if (cv % T != 0) {
@@ -116,13 +124,7 @@ void GK_FN(to_nchwc)(float *out, const float *in, size_t n, size_t c, size_t hw,
                 size_t rows = j < cnt ? (cnt - j < T ? cnt - j : T) : 0;
                 layout_tile(ip + j * hw + p, hw, (int)rows, op + p * cv + j, cv, (int)T);
             }
-        LAYOUT_SCALAR_LOOP
-        for (; p < hw; p++) {
-            for (size_t j = 0; j < cnt; j++)
-                op[p * cv + j] = ip[j * hw + p];
-            for (size_t j = cnt; j < cv; j++)
-                op[p * cv + j] = 0.0f;
-        }
+        to_nchwc_tail(op, ip, hw, cv, cnt, p);
     }
 }
 
