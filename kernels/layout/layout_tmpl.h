@@ -107,7 +107,8 @@ void GK_FN(to_nchwc)(float *out, const float *in, size_t n, size_t c, size_t hw,
         }
         if (cv % T != 0) {
             /* Block widths past T that T does not divide (12 channels under AVX-512):
-             * pixel-major writes, channel-strided reads, each read stream sequential. */
+             * pixel-major writes, channel-strided reads, each read stream sequential.
+             * to_nchwc_tail's loop, but left to the vectorizer: a whole plane, not a tail. */
             for (size_t p = 0; p < hw; p++) {
                 for (size_t j = 0; j < cnt; j++)
                     op[p * cv + j] = ip[j * hw + p];

@@ -278,10 +278,11 @@ static uint64_t operand_bytes(const ir_instr *in)
     return bytes;
 }
 
-static bool small_instr(const ir_instr *in)
+/* bytes: operand_bytes(in). */
+static bool small_instr(const ir_instr *in, uint64_t bytes)
 {
     int64_t macs = gemm_macs(in);
-    return (macs > 0 && macs <= SERIAL_MACS) || operand_bytes(in) <= SERIAL_BYTES;
+    return (macs > 0 && macs <= SERIAL_MACS) || bytes <= SERIAL_BYTES;
 }
 
 /* An operation whose operands total at most SIZE_BYTES is compiled for size (its glowc_k
@@ -337,8 +338,9 @@ glow_status cpu_schedule(const ir_function *f, const cpu_isa *isa, cpu_plan *p, 
             continue;
         int nops = 0;
         bool sel = in->kind != IK_CPU_ZERO && cpu_select(in, isa, ops, &nops);
-        bool serial = !sel || small_instr(in);
-        bool for_size = sel && operand_bytes(in) <= SIZE_BYTES;
+        uint64_t bytes = sel ? operand_bytes(in) : 0;
+        bool serial = !sel || small_instr(in, bytes);
+        bool for_size = sel && bytes <= SIZE_BYTES;
         cpu_arg st[ST_ARGS];
         int64_t n = 0;
         bool step = sel && nops == 1 && chain_step(&ops[0], &n, st);
