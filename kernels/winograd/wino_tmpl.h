@@ -96,6 +96,27 @@ GK_INLINE void wino_input_tile(const wino_shape *s, const float *in, size_t r, s
     }
 }
 
+/* The nx x ny corner of a transformed tile (A^T along the rows of tmp), plus bias b and the
+ * residual, activated, into out at off (rows ow pixels apart). */
+GK_INLINE void wino_store_tile(gk_vec tmp[6][4], gk_vec b, float *out, const float *res,
+                               size_t off, size_t ow, size_t nx, size_t ny, int act, float alpha,
+                               float beta)
+{
+    const size_t V = GK_VLEN;
+    for (size_t x = 0; x < nx; x++) {
+        gk_vec y[4];
+        WINO_OUT_1D(tmp[0][x], tmp[1][x], tmp[2][x], tmp[3][x], tmp[4][x], tmp[5][x], y);
+        for (size_t a = 0; a < ny; a++) {
+            size_t o = off + (a * ow + x) * V;
+            gk_vec v = VADD(y[a], b);
+            if (res)
+                v = VADD(v, VLOAD(res + o));
+            VSTORE(out + o, act_vec(v, act, alpha, beta));
+            if (act >= GK_ACT_SIGMOID)
+                act_slow(out + o, V, act);
+        }
+    }
+}
 /* Output transform of tile r for output block m from mt[e * estride] (36 positions), plus
  * bias and residual, activation, stored where the tile lies inside the output. */
 GK_INLINE void wino_output_tile(const wino_shape *s, float *out, const float *res, size_t r,
@@ -114,19 +135,12 @@ GK_INLINE void wino_output_tile(const wino_shape *s, float *out, const float *re
     }
     gk_vec b = bias ? VLOAD(bias + m * V) : VZERO();
     size_t ny = s->oh - oy0 < 4 ? s->oh - oy0 : 4, nx = s->ow - ox0 < 4 ? s->ow - ox0 : 4;
-    for (size_t x = 0; x < nx; x++) {
-        gk_vec y[4];
-        WINO_OUT_1D(tmp[0][x], tmp[1][x], tmp[2][x], tmp[3][x], tmp[4][x], tmp[5][x], y);
-        for (size_t a = 0; a < ny; a++) {
-            size_t o = off + (a * s->ow + x) * V;
-            gk_vec v = VADD(y[a], b);
-            if (res)
-                v = VADD(v, VLOAD(res + o));
-            VSTORE(out + o, act_vec(v, act, alpha, beta));
-            if (act >= GK_ACT_SIGMOID)
-                act_slow(out + o, V, act);
-        }
-    }
+    /* A whole tile with constant bounds: the loops unroll and tmp stays in registers even
+     * when the shape is a run-time value (cpu_arg.varies); only an edge tile indexes it. */
+    if (nx == 4 && ny == 4)
+        wino_store_tile(tmp, b, out, res, off, s->ow, 4, 4, act, alpha, beta);
+    else
+        wino_store_tile(tmp, b, out, res, off, s->ow, nx, ny, act, alpha, beta);
 }
 
 /* One position's GEMM for NP tiles and NM (1-4) output blocks over nk input blocks:

@@ -23,8 +23,9 @@
 #include "backend/cpu/cpu_llvm.h"
 
 #define CACHE_MAGIC "GLOWCJIT"
-#define CACHE_FORMAT 4u   /* 2: O2 instead of O3; 3: one InstCombine sweep (target.c); 4: small
-                             * operations compiled for size (schedule.c) */
+#define CACHE_FORMAT 5u   /* 2: O2 instead of O3; 3: one InstCombine sweep (target.c); 4: small
+                             * operations compiled for size (schedule.c); 5: loop counts passed
+                             * at run time (cpu_arg.varies) */
 
 void cpu_cache_key(const void *bitcode, size_t size, const char *triple, const char *cpu,
                    const char *features, int nparts, char key[CPU_CACHE_KEY_LEN + 1])

@@ -190,6 +190,10 @@ typedef struct cpu_arg {
     uint64_t offset;     /* CA_PTR: bytes from the region base */
     int64_t i;           /* CA_INT */
     double f;            /* CA_REAL */
+    /* CA_INT: passed at run time rather than specialized into the code, so that calls which
+     * differ only in it share one compiled function (an elementwise loop's element count:
+     * its loop bounds are run-time values anyway, the thread's share). */
+    bool varies;
 } cpu_arg;
 
 #define CPU_MAX_ARGS 32
@@ -212,6 +216,26 @@ static inline cpu_arg cpu_ptr(const ir_value *v, uint64_t extra)
 static inline cpu_arg cpu_null(void) { return (cpu_arg){ .kind = CA_NULL }; }
 static inline cpu_arg cpu_opt_ptr(const ir_value *v) { return v ? cpu_ptr(v, 0) : cpu_null(); }
 static inline cpu_arg cpu_num(int64_t i) { return (cpu_arg){ .kind = CA_INT, .i = i }; }
+/* An integer passed at run time when `varies` (cpu_arg.varies). */
+static inline cpu_arg cpu_size(bool varies, int64_t i)
+{
+    return (cpu_arg){ .kind = CA_INT, .i = i, .varies = varies };
+}
+/* When sizes vary (docs/cpu-backend.md, "Sizes at run time"): a direct, depthwise or pooling
+ * layer of at least CPU_DEEP_BLOCKS channel blocks in, a GEMM-like layer (Winograd, the
+ * fused pointwise + depthwise) of at least CPU_DEEP_PAIRS pairs of input and output blocks,
+ * an elementwise or layout operation of at least CPU_VARY_ELEMENTS elements. Below, the
+ * loops are short or the per-tile transforms dominate, and constant bounds pay (U-Net's
+ * 16-32-channel Winograd layers ran 1.3x slower generic); above, the work per call hides the
+ * generic loop, and layers that differ only in size share one compiled function. */
+#define CPU_DEEP_BLOCKS 4
+#define CPU_DEEP_PAIRS 64
+#define CPU_VARY_ELEMENTS 4096
+static inline bool cpu_deep(int64_t in_blocks, int64_t out_blocks)
+{
+    return in_blocks * out_blocks >= CPU_DEEP_PAIRS;
+}
+static inline cpu_arg cpu_elements(int64_t n) { return cpu_size(n >= CPU_VARY_ELEMENTS, n); }
 static inline cpu_arg cpu_real(double f) { return (cpu_arg){ .kind = CA_REAL, .f = f }; }
 /* The kernels' code of an element kind (kernels/gk_dtype.h), 0 for the quantized kinds. */
 static inline int cpu_gk_dtype(glow_dtype t) { return t <= GLOW_BOOL ? (int)t + 1 : 0; }

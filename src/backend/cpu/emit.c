@@ -71,6 +71,8 @@ typedef struct ptr_args {
     LLVMValueRef *ptrs;
     const int *occ;
     int next;
+    LLVMValueRef *counts;   /* the function's parameters for the varying integers, in order */
+    int next_count;
 } ptr_args;
 
 static LLVMValueRef arg_value(gen *g, const cpu_arg *a, LLVMTypeRef ty, ptr_args *pa)
@@ -81,6 +83,8 @@ static LLVMValueRef arg_value(gen *g, const cpu_arg *a, LLVMTypeRef ty, ptr_args
     case CA_NULL:
         return LLVMConstNull(ty);
     case CA_INT:
+        if (a->varies)
+            return pa->counts[pa->next_count++];
         return LLVMConstInt(ty, (unsigned long long)a->i, 1);
     default:
         return LLVMConstReal(ty, a->f);
@@ -146,14 +150,15 @@ static int number_ptrs(const cpu_op *calls, int ncalls, int *occ, int *first)
     return np;
 }
 
-/* The shape of an instruction's calls: kernel names, every argument except addresses, and
- * which addresses are equal. Instructions with equal keys share one specialized function. */
-static char *call_key(const cpu_op *calls, int ncalls, const int *occ)
+/* The shape of an instruction's calls: kernel names, every argument except addresses and
+ * varying integers, which addresses are equal, and whether it is compiled for size.
+ * Instructions with equal keys share one specialized function. */
+static char *call_key(const cpu_op *calls, int ncalls, const int *occ, bool for_size)
 {
     /* Bounded: at most CPU_MAX_CALLS calls of CPU_MAX_ARGS arguments of < 32 characters. */
-    size_t cap = (size_t)ncalls * (CPU_MAX_ARGS * 32 + 64) + 1, len = 0;
+    size_t cap = (size_t)ncalls * (CPU_MAX_ARGS * 32 + 64) + 8;
     char *buf = glow_xmalloc(cap);
-    buf[0] = 0;
+    size_t len = (size_t)snprintf(buf, cap, "%s", for_size ? "s:" : "");
     int k = 0;
     for (int c = 0; c < ncalls; c++) {
         len += (size_t)snprintf(buf + len, cap - len, "%d(", (int)calls[c].k);
@@ -165,7 +170,10 @@ static char *call_key(const cpu_op *calls, int ncalls, const int *occ)
                 break;
             case CA_NULL: len += (size_t)snprintf(buf + len, cap - len, "0,"); break;
             case CA_INT:
-                len += (size_t)snprintf(buf + len, cap - len, "%lld,", (long long)a->i);
+                if (a->varies)
+                    len += (size_t)snprintf(buf + len, cap - len, "n,");
+                else
+                    len += (size_t)snprintf(buf + len, cap - len, "%lld,", (long long)a->i);
                 break;
             default: len += (size_t)snprintf(buf + len, cap - len, "%a,", a->f); break;
             }
@@ -175,11 +183,41 @@ static char *call_key(const cpu_op *calls, int ncalls, const int *occ)
     return buf;
 }
 
-/* One noinline function per distinct kernel-call shape, glowc_k<n>(addresses..., tid,
- * nthreads), into which the kernels are inlined with their constant shapes; glowc_run calls
- * it with the instruction's addresses. The optimizer and code generator then work on small
- * functions, once per shape: repeated layers (ResNet's blocks) share code, and compile time
- * stays linear in the model size. */
+/* The parameter types (into types) and this call's values (into values) of the calls'
+ * varying integers, in call order; their number, or -1 when over max. */
+static int count_params(gen *g, const cpu_op *calls, int ncalls, LLVMTypeRef *types,
+                        LLVMValueRef *values, int max)
+{
+    int n = 0;
+    for (int c = 0; c < ncalls; c++) {
+        LLVMValueRef f = LLVMGetNamedFunction(g->mod, cpu_kernel_name(calls[c].k));
+        LLVMTypeRef pt[CPU_MAX_ARGS + 2];
+        bool known = f && LLVMCountParamTypes(LLVMGlobalGetValueType(f)) ==
+                              (unsigned)calls[c].nargs + 2 && calls[c].nargs <= CPU_MAX_ARGS;
+        if (known)
+            LLVMGetParamTypes(LLVMGlobalGetValueType(f), pt);
+        for (int i = 0; i < calls[c].nargs; i++) {
+            const cpu_arg *a = &calls[c].args[i];
+            if (a->kind != CA_INT || !a->varies)
+                continue;
+            if (n == max)
+                return -1;
+            /* A kernel missing or of another arity fails in emit_call, which names it. */
+            types[n] = known ? pt[i] : g->i64;
+            values[n] = LLVMConstInt(types[n], (unsigned long long)a->i, 1);
+            n++;
+        }
+    }
+    return n;
+}
+
+/* One noinline function per distinct kernel-call shape, glowc_k<n>(addresses..., sizes...,
+ * tid, nthreads), into which the kernels are inlined with their constant arguments; glowc_run
+ * calls it with the instruction's addresses and its varying integers (cpu_arg.varies: loop
+ * counts the selection chose not to specialize). The optimizer and code generator then work
+ * on small functions, once per shape: repeated layers (ResNet's blocks) share code, layers
+ * that differ only in their sizes (GoogLeNet's Winograd layers, DenseNet's growing channel
+ * counts) too, and compile time stays linear in the model size. */
 static glow_status emit_instr(gen *g, const ir_instr *in, const cpu_op *calls, int ncalls,
                               bool chain, bool serial, bool for_size, glow_strmap *shapes,
                               glow_diag *d)
@@ -187,20 +225,25 @@ static glow_status emit_instr(gen *g, const ir_instr *in, const cpu_op *calls, i
     int *occ = glow_xmalloc(sizeof(int) * CPU_MAX_CALLS * CPU_MAX_ARGS * 2), *first =
         occ + CPU_MAX_CALLS * CPU_MAX_ARGS;
     int nptr = number_ptrs(calls, ncalls, occ, first);
-    char *key = call_key(calls, ncalls, occ);
+    char *key = call_key(calls, ncalls, occ, for_size);
     LLVMTypeRef params[CPU_MAX_CALLS * CPU_MAX_ARGS / 4 + 2];
-    if (nptr + 2 > (int)(sizeof params / sizeof params[0])) {
+    LLVMValueRef counts[sizeof params / sizeof params[0]];   /* the call's varying integers */
+    int room = (int)(sizeof params / sizeof params[0]) - 2 - nptr;
+    int ncount = room >= 0 ? count_params(g, calls, ncalls, params + nptr, counts, room) : -1;
+    if (ncount < 0) {
         free(key);
         free(occ);
-        return glow_fail(d, GLOW_ERR_UNSUPPORTED, "cpu backend: %s '%s' has %d buffers",
-                         ir_instr_kind_name(in->kind), in->name, nptr);
+        return glow_fail(d, GLOW_ERR_UNSUPPORTED, "cpu backend: %s '%s' has %d buffers and "
+                         "more sizes than a function takes", ir_instr_kind_name(in->kind),
+                         in->name, nptr);
     }
+    int nlead = nptr + ncount;   /* parameters before (tid, nthreads) */
     for (int i = 0; i < nptr; i++)
         params[i] = g->i8p;
-    params[nptr] = g->i32;
-    params[nptr + 1] = g->i32;
+    params[nlead] = g->i32;
+    params[nlead + 1] = g->i32;
     LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(g->c), params,
-                                       (unsigned)nptr + 2, 0);
+                                       (unsigned)nlead + 2, 0);
     LLVMValueRef fn = glow_strmap_get(shapes, key);
     glow_status s = GLOW_OK;
     if (fn) {
@@ -218,13 +261,13 @@ static glow_status emit_instr(gen *g, const ir_instr *in, const cpu_op *calls, i
         gen sub = *g;
         sub.fn = fn;
         sub.b = LLVMCreateBuilderInContext(g->c);
-        sub.tid = LLVMGetParam(fn, (unsigned)nptr);
-        sub.nthreads = LLVMGetParam(fn, (unsigned)nptr + 1);
+        sub.tid = LLVMGetParam(fn, (unsigned)nlead);
+        sub.nthreads = LLVMGetParam(fn, (unsigned)nlead + 1);
         LLVMPositionBuilderAtEnd(sub.b, LLVMAppendBasicBlockInContext(g->c, fn, "entry"));
         LLVMValueRef ptrs[sizeof params / sizeof params[0]];
-        for (int i = 0; i < nptr; i++)
+        for (int i = 0; i < nlead; i++)
             ptrs[i] = LLVMGetParam(fn, (unsigned)i);
-        ptr_args pa = { ptrs, occ, 0 };
+        ptr_args pa = { ptrs, occ, 0, ptrs + nptr, 0 };
         for (int i = 0; i < ncalls && s == GLOW_OK; i++)
             s = emit_call(&sub, in, &calls[i], &pa, d);
         LLVMBuildRetVoid(sub.b);
@@ -246,6 +289,8 @@ static glow_status emit_instr(gen *g, const ir_instr *in, const cpu_op *calls, i
                                           g->regions[a->region], &off, 1, "");
     }
     free(occ);
+    for (int i = 0; i < ncount; i++)
+        args[k++] = counts[i];
     if (!serial) {
         args[k++] = g->tid;
         args[k++] = g->nthreads;

@@ -173,12 +173,13 @@ bool cpu_select_pwdw(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     if (slots < 1 || (ih + cp.p[0] + cp.p[2] - cp.k[0]) / cp.s[0] + 1 != oh ||
         (iw + cp.p[1] + cp.p[3] - cp.k[1]) / cp.s[1] + 1 != ow)
         return false;
+    bool deep = cpu_deep(cb, mb);   /* block counts at run time (cpu_internal.h) */
     CPU_OP(op, isa->avx512 ? CPU_K_pwdw_nchwc_f32_avx512 : CPU_K_pwdw_nchwc_f32_avx2,
            cpu_ptr(y, 0), cpu_ptr(x, 0), cpu_ptr(in->ops[2].v, 0), cpu_ptr(in->ops[6].v, 0),
            cpu_ptr(in->ops[5].v, 0), cpu_ptr(in->ops[7].v, 0), cpu_opt_ptr(res),
-           cpu_ptr(scr, 0), cpu_num(slots), cpu_num(n), cpu_num(cb), cpu_num(cv), cpu_num(ih),
-           cpu_num(iw), cpu_num(mb), cpu_num(oh), cpu_num(ow), cpu_num(cp.k[0]),
-           cpu_num(cp.k[1]), cpu_num(cp.s[0]), cpu_num(cp.s[1]), cpu_num(cp.p[0]),
+           cpu_ptr(scr, 0), cpu_num(slots), cpu_size(deep, n), cpu_size(deep, cb), cpu_num(cv),
+           cpu_num(ih), cpu_num(iw), cpu_size(deep, mb), cpu_num(oh), cpu_num(ow),
+           cpu_num(cp.k[0]), cpu_num(cp.k[1]), cpu_num(cp.s[0]), cpu_num(cp.s[1]), cpu_num(cp.p[0]),
            cpu_num(cp.p[1]), cpu_num(act1), cpu_real(alpha1), cpu_real(beta1), cpu_num(cp.act),
            cpu_real(cp.alpha), cpu_real(cp.beta), cpu_ptr(in->ops[3].v, 0));
     return true;

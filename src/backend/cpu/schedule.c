@@ -218,7 +218,7 @@ static void flush_chain(cpu_plan *p, chain *ch)
         p->steps[p->nsteps - 1].for_size = ch->for_size;
     } else if (ch->nsteps > 1) {
         cpu_op op = { .k = CPU_K_chain_f32_scalar };
-        op.args[op.nargs++] = num(ch->n);
+        op.args[op.nargs++] = cpu_elements(ch->n);
         op.args[op.nargs++] = num(ch->nsteps);
         for (int k = 0; k < GK_CHAIN_MAX; k++)
             for (int i = 0; i < ST_ARGS; i++)

@@ -44,18 +44,18 @@ static bool sel_elementwise(const ir_instr *in, cpu_op *op)
     if (code == GK_CHAIN_CLIP) {
         const glow_attr *lo = cpu_attr(in, GA_MIN), *hi = cpu_attr(in, GA_MAX);
         CPU_OP(op, CPU_K_act_f32_scalar, cpu_num(GK_ACT_CLIP), cpu_real(lo ? lo->v.f : -INFINITY),
-               cpu_real(hi ? hi->v.f : INFINITY), cpu_num(n), cpu_ptr(in->ops[1].v, 0),
+               cpu_real(hi ? hi->v.f : INFINITY), cpu_elements(n), cpu_ptr(in->ops[1].v, 0),
                cpu_ptr(y, 0));
     } else if (code == GK_CHAIN_LEAKY_RELU) {
         const glow_attr *al = cpu_attr(in, GA_ALPHA);
         CPU_OP(op, CPU_K_act_f32_scalar, cpu_num(GK_ACT_LEAKY_RELU),
-               cpu_real(al ? al->v.f : 0.01), cpu_real(0), cpu_num(n), cpu_ptr(in->ops[1].v, 0),
+               cpu_real(al ? al->v.f : 0.01), cpu_real(0), cpu_elements(n), cpu_ptr(in->ops[1].v, 0),
                cpu_ptr(y, 0));
     } else if (code > 0) {
-        CPU_OP(op, CPU_K_unary_f32_scalar, cpu_num(code), cpu_num(n), cpu_ptr(in->ops[1].v, 0),
+        CPU_OP(op, CPU_K_unary_f32_scalar, cpu_num(code), cpu_elements(n), cpu_ptr(in->ops[1].v, 0),
                cpu_ptr(y, 0));
     } else {
-        CPU_OP(op, CPU_K_binary_f32_scalar, cpu_num(-code), cpu_num(n), cpu_ptr(in->ops[1].v, 0),
+        CPU_OP(op, CPU_K_binary_f32_scalar, cpu_num(-code), cpu_elements(n), cpu_ptr(in->ops[1].v, 0),
                cpu_ptr(in->ops[2].v, 0), cpu_ptr(y, 0));
     }
     return true;
@@ -95,21 +95,27 @@ static bool sel_conv_nchwc(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     /* A first conv's input block holds its cv < v channels whole. */
     int64_t cv = x->rank == 5 ? x->dims[4] : v;
     cpu_arg act = cpu_num(cp.act), alpha = cpu_real(cp.alpha), beta = cpu_real(cp.beta);
+    /* Block counts (and the batch) at run time for a long reduction (a direct convolution's
+     * output blocks are a loop of units around it) or many depthwise blocks; the plane stays
+     * constant: the kernel's flattening and register-tile width are chosen from it
+     * (conv_width). */
+    bool deep = xblocks / cp.g >= CPU_DEEP_BLOCKS;
     if (in->kind == IK_CPU_DWCONV_NCHWC) {
         CPU_OP(op, FAST(isa, dwconv2d_nchwc), cpu_ptr(yv, 0), cpu_ptr(xv, 0),
-               cpu_ptr(in->ops[2].v, 0), cpu_opt_ptr(bias), cpu_opt_ptr(res), cpu_num(n),
-               cpu_num(xblocks), cpu_num(ih), cpu_num(iw), cpu_num(oh), cpu_num(ow),
+               cpu_ptr(in->ops[2].v, 0), cpu_opt_ptr(bias), cpu_opt_ptr(res),
+               cpu_size(deep, n), cpu_size(deep, xblocks), cpu_num(ih), cpu_num(iw), cpu_num(oh),
+               cpu_num(ow),
                cpu_num(cp.k[0]), cpu_num(cp.k[1]), cpu_num(cp.s[0]), cpu_num(cp.s[1]),
                cpu_num(cp.p[0]), cpu_num(cp.p[1]), cpu_num(cp.dl[0]), cpu_num(cp.dl[1]), act, alpha,
                beta, cpu_ptr(in->ops[3].v, 0));
         return true;
     }
     CPU_OP(op, FAST(isa, conv2d_nchwc), cpu_ptr(yv, 0), cpu_ptr(xv, 0), cpu_ptr(in->ops[2].v, 0),
-           cpu_opt_ptr(bias), cpu_opt_ptr(res), cpu_num(n), cpu_num(cp.g), cpu_num(xblocks / cp.g),
-           cpu_num(cv), cpu_num(ih), cpu_num(iw), cpu_num(mb), cpu_num(oh), cpu_num(ow),
-           cpu_num(cp.k[0]), cpu_num(cp.k[1]), cpu_num(cp.s[0]), cpu_num(cp.s[1]), cpu_num(cp.p[0]),
-           cpu_num(cp.p[1]), cpu_num(cp.dl[0]), cpu_num(cp.dl[1]), act, alpha, beta,
-           cpu_ptr(in->ops[3].v, 0));
+           cpu_opt_ptr(bias), cpu_opt_ptr(res), cpu_size(deep, n), cpu_num(cp.g),
+           cpu_size(deep, xblocks / cp.g), cpu_num(cv), cpu_num(ih), cpu_num(iw),
+           cpu_size(deep, mb), cpu_num(oh), cpu_num(ow), cpu_num(cp.k[0]), cpu_num(cp.k[1]), cpu_num(cp.s[0]),
+           cpu_num(cp.s[1]), cpu_num(cp.p[0]), cpu_num(cp.p[1]), cpu_num(cp.dl[0]),
+           cpu_num(cp.dl[1]), act, alpha, beta, cpu_ptr(in->ops[3].v, 0));
     return true;
 }
 
@@ -122,12 +128,14 @@ static bool sel_convert(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     if (!cpu_isa_vlen(isa) || p->rank != 4 || b->rank != 5 || cpu_overlap(plain, blk))
         return false;
     int64_t hw = p->dims[2] * p->dims[3];
+    bool big = glow_type_numel(p) >= CPU_VARY_ELEMENTS;
     if (to)
-        CPU_OP(op, FAST(isa, to_nchwc), cpu_ptr(blk, 0), cpu_ptr(plain, 0), cpu_num(p->dims[0]),
-               cpu_num(p->dims[1]), cpu_num(hw), cpu_num(b->dims[4]));
+        CPU_OP(op, FAST(isa, to_nchwc), cpu_ptr(blk, 0), cpu_ptr(plain, 0),
+               cpu_size(big, p->dims[0]), cpu_size(big, p->dims[1]), cpu_size(big, hw),
+               cpu_num(b->dims[4]));
     else
-        CPU_OP(op, FAST(isa, from_nchwc), cpu_ptr(plain, 0), cpu_ptr(blk, 0), cpu_num(p->dims[0]),
-               cpu_num(p->dims[1]), cpu_num(hw));
+        CPU_OP(op, FAST(isa, from_nchwc), cpu_ptr(plain, 0), cpu_ptr(blk, 0),
+               cpu_size(big, p->dims[0]), cpu_size(big, p->dims[1]), cpu_size(big, hw));
     return true;
 }
 
@@ -196,17 +204,19 @@ static bool sel_pool_nchwc(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     int64_t n, cb, h, w, yn, yb, oh, ow;
     cpu_nchwc_dims(&xv->type, v, &n, &cb, &h, &w);
     cpu_nchwc_dims(&yv->type, v, &yn, &yb, &oh, &ow);
+    bool deep = cb >= CPU_DEEP_BLOCKS;
     if (in->kind == IK_CPU_MAXPOOL_NCHWC) {
-        CPU_OP(op, FAST(isa, maxpool_nchwc), cpu_ptr(yv, 0), cpu_ptr(xv, 0), cpu_num(n),
-               cpu_num(cb), cpu_num(h), cpu_num(w), cpu_num(oh), cpu_num(ow), cpu_num(pp.k[0]),
-               cpu_num(pp.k[1]), cpu_num(pp.s[0]), cpu_num(pp.s[1]), cpu_num(pp.p[0]),
-               cpu_num(pp.p[1]), cpu_num(pp.dl[0]), cpu_num(pp.dl[1]));
+        CPU_OP(op, FAST(isa, maxpool_nchwc), cpu_ptr(yv, 0), cpu_ptr(xv, 0),
+               cpu_size(deep, n), cpu_size(deep, cb), cpu_num(h), cpu_num(w), cpu_num(oh), cpu_num(ow),
+               cpu_num(pp.k[0]), cpu_num(pp.k[1]), cpu_num(pp.s[0]), cpu_num(pp.s[1]),
+               cpu_num(pp.p[0]), cpu_num(pp.p[1]), cpu_num(pp.dl[0]), cpu_num(pp.dl[1]));
         return true;
     }
     if (pp.dl[0] != 1 || pp.dl[1] != 1)
         return false;
-    CPU_OP(op, FAST(isa, avgpool_nchwc), cpu_ptr(yv, 0), cpu_ptr(xv, 0), cpu_num(n), cpu_num(cb),
-           cpu_num(h), cpu_num(w), cpu_num(oh), cpu_num(ow), cpu_num(pp.k[0]), cpu_num(pp.k[1]),
+    CPU_OP(op, FAST(isa, avgpool_nchwc), cpu_ptr(yv, 0), cpu_ptr(xv, 0), cpu_size(deep, n),
+           cpu_size(deep, cb), cpu_num(h), cpu_num(w), cpu_num(oh), cpu_num(ow), cpu_num(pp.k[0]),
+           cpu_num(pp.k[1]),
            cpu_num(pp.s[0]), cpu_num(pp.s[1]), cpu_num(pp.p[0]), cpu_num(pp.p[1]),
            cpu_num(pp.pe[0]), cpu_num(pp.pe[1]), cpu_num(pp.cip));
     return true;
