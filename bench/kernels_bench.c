@@ -198,7 +198,7 @@ static void run(const job *j, int tid, int parts)
     }
     (j->avx512 ? gk_conv2d_nchwc_f32_avx512 : gk_conv2d_nchwc_f32_avx2)(
         j->out, j->in, j->wt, j->bias, NULL, 1, 1, cb, j->cv, (size_t)l->h, (size_t)l->w, mb,
-        j->oh, j->ow, k, k, s, s, p, p, 1, 1, GK_ACT_RELU, 0, 0, NULL, tid, parts);
+        j->oh, j->ow, k, k, s, s, p, p, 1, 1, 0, 0, 0, GK_ACT_RELU, 0, 0, NULL, tid, parts);
 }
 
 static void run_whole(const void *j)

@@ -117,8 +117,8 @@ static void run_f(const job *j, int tid, int parts)
     size_t k = (size_t)l->k, s = (size_t)l->s, p = (size_t)l->p;
     (j->avx512 ? gk_conv2d_nchwc_f32_avx512 : gk_conv2d_nchwc_f32_avx2)(
         j->out, j->in, j->wt, j->bias, NULL, (size_t)j->n, 1, cb, j->cv, (size_t)l->h,
-        (size_t)l->w, mb, (size_t)j->oh, (size_t)j->ow, k, k, s, s, p, p, 1, 1, GK_ACT_RELU, 0,
-        0, NULL, tid, parts);
+        (size_t)l->w, mb, (size_t)j->oh, (size_t)j->ow, k, k, s, s, p, p, 1, 1, 0, 0, 0,
+        GK_ACT_RELU, 0, 0, NULL, tid, parts);
 }
 
 /* Seconds of one whole call: the fastest calls of about 1 ms parts, summed. */

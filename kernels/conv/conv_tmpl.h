@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 #include "../act_vec.h"
+#include "conv_plan.h"
 
 #if GK_NREGS == 32
 #define NP_MAX 12 /* 2 x 12 accumulators + 2 weights + 1 broadcast of 32 zmm / NEON registers */
@@ -171,19 +172,22 @@ GK_INLINE void tile_interior(const conv_shape *s, int NM, int NP, const float *i
 /* 1x1 tile without padding: NP consecutive pixels of the flattened output plane from q0 (any
  * rows, any stride), every tap inside the input; the pixel offsets are computed once and the
  * loop runs over the input blocks only. Dead pixels (p >= live) read pixel 0, not stored. */
-GK_INLINE void tile_1x1(const conv_shape *s, int NM, int NP, int live, const float *in,
-                        size_t q0, const float *w, float *out, const float *bias,
-                        const float *res, int act, float alpha, float beta, const conv_chunk *ck)
+GK_INLINE void tile_1x1(const conv_shape *s, int NM, int NP, int live, bool flat,
+                        const float *in, size_t q0, const float *w, float *out,
+                        const float *bias, const float *res, int act, float alpha, float beta,
+                        const conv_chunk *ck)
 {
     GK_REP12(DECL_ACC)
     out += q0 * GK_VLEN;
     res = res ? res + q0 * GK_VLEN : NULL;
     INIT_TILE();
     const size_t cv = s->cv;
-    size_t qy_ = q0 / s->ow, qx_ = q0 % s->ow;
+    /* A flattened plane is one row: no division (a run-time one per tile when the plane's
+     * size is a run-time value, 2 % of MobileNet v2 on Zen 3). */
+    size_t qy_ = flat ? 0 : q0 / s->ow, qx_ = flat ? q0 : q0 % s->ow;
 #define DECL_OFF(p)                                                                      \
     size_t off##p = p < live ? (qy_ * s->sh * s->iw + qx_ * s->sw) * cv : 0;               \
-    if (++qx_ == s->ow)                                                                  \
+    if (++qx_ == s->ow && !flat)                                                         \
         qx_ = 0, qy_++;
     GK_REP12(DECL_OFF)
 #undef DECL_OFF
@@ -253,35 +257,12 @@ GK_INLINE void tile_gather(const conv_shape *s, int NM, int NP, int live, const 
 
 #define NP_HALF (NP_MAX / 2)
 
-/* Pixel columns (FMAs per weight vector and input channel) the tiles of a plane of P pixels
- * spend at width w: whole tiles, and the last one's pixels in a tile of w or, where `half` and
- * they fit, of NP_HALF. */
+/* The tile width for a plane of P pixels, and its cost (conv_plan.h). */
 GK_INLINE size_t conv_slots(size_t P, size_t w, bool half)
 {
-    size_t r = P % w;
-    return P / w * w + (r == 0 ? 0 : half && r <= NP_HALF ? NP_HALF : w);
+    return gk_conv_slots(P, w, half, NP_MAX);
 }
-
-/* The tile width for a plane of P pixels (the output plane of one image, flattened; tiles do
- * not span images). The FMAs of a tile's dead pixels are the waste: 49 pixels (a 7x7 plane)
- * in tiles of 12 ran as 5 x 12 = 60 columns in the 1x1 tile (82%), as 4 x 12 + 6 in gathered
- * tiles (91%). The plane is split into t = ceil(P / NP_MAX) tiles as evenly as widths allow
- * (ceil(P / t): 49 = 4 x 10 + 9), or into t + 1 where that wastes less (the 1x1 tile has no
- * half-width tail: 196 = 17 x 12 + 4 runs as 204 columns at 12, as 198 at 11); ties keep the
- * wider tiles (fewer weight and broadcast loads per FMA). Large planes keep NP_MAX with a
- * half-width tail (3136 = 261 x 12 + 4). Never below NP_HALF, which keeps 2 x NP_HALF FMA
- * chains in flight as the half-width tail does.
- * Selects only, no branch or loop: the inliner folds it while it copies the kernel into a call
- * site with constant shapes (a branch would leave a phi it does not see through). */
-GK_INLINE size_t conv_width(size_t P, bool half)
-{
-    size_t t = (P + NP_MAX - 1) / NP_MAX;
-    t = t < 1 ? 1 : t;
-    size_t wa = (P + t - 1) / t, wb = (P + t) / (t + 1);
-    wa = wa < NP_HALF ? NP_HALF : wa;
-    wb = wb < NP_HALF ? NP_HALF : wb;
-    return conv_slots(P, wb, half) < conv_slots(P, wa, half) ? wb : wa;
-}
+GK_INLINE size_t conv_width(size_t P, bool half) { return gk_conv_width(P, half, NP_MAX); }
 
 /* The tile of pixels [q0, q0 + np) at the plane's width npw: a 1x1 tile for unpadded 1x1
  * convolutions; a half-width gathered tile for a tail of NP_HALF pixels or fewer (still enough
@@ -296,17 +277,19 @@ GK_INLINE size_t conv_width(size_t P, bool half)
  * the tiles into the kernel before specialization, and LLVM's simplification of that generic
  * body doubled ResNet-50's compile time. Unspecialized (natively compiled: the tests,
  * kernels_bench) the tiles test p < NP per pixel, which cost little there. */
-GK_INLINE void conv_tile(const conv_shape *s, int NM, bool is1x1, size_t q0, size_t np,
-                         size_t npw, size_t ox_lo, size_t ox_hi, const float *in,
+GK_INLINE void conv_tile(const conv_shape *s, int NM, bool is1x1, bool flat, size_t q0,
+                         size_t np, size_t npw, size_t ox_lo, size_t ox_hi, const float *in,
                          const float *w, float *out, const float *bias, const float *res,
                          int act, float alpha, float beta, const conv_chunk *ck)
 {
     const int NP = (int)npw;
     if (is1x1) {
         if (NM > 1)
-            tile_1x1(s, 2, NP, (int)np, in, q0, w, out, bias, res, act, alpha, beta, ck);
+            tile_1x1(s, 2, NP, (int)np, flat, in, q0, w, out, bias, res, act, alpha, beta,
+                     ck);
         else
-            tile_1x1(s, 1, NP, (int)np, in, q0, w, out, bias, res, act, alpha, beta, ck);
+            tile_1x1(s, 1, NP, (int)np, flat, in, q0, w, out, bias, res, act, alpha, beta,
+                     ck);
         return;
     }
     if (np <= NP_HALF) {
@@ -370,17 +353,16 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
                          const float *res, size_t n, size_t groups, size_t cb, size_t cv,
                          size_t ih, size_t iw, size_t mb, size_t oh, size_t ow, size_t kh,
                          size_t kw, size_t sh, size_t sw, size_t ph, size_t pw, size_t dh,
-                         size_t dw, int act, float alpha, float beta, unsigned *work, int tid,
-                         int nthreads)
+                         size_t dw, int form, size_t npw_c, size_t tail_c, int act, float alpha,
+                         float beta, unsigned *work, int tid, int nthreads)
 {
     conv_shape s = { cb, cv, ih, iw, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, 0, 0, 0 };
-    /* An unpadded 1x1 convolution: every tap lies inside the input (checked: an end pad could
-     * still add pixels past it). Without stride it is a GEMM over the flattened pixels.
-     * Written with & (no branches): one value, which the inliner folds while it copies the
-     * kernel into a call site with constant shapes, as conv_width below needs. */
-    bool is1x1 = (kh == 1) & (kw == 1) & (ph == 0) & (pw == 0) & ((oh - 1) * sh < ih) &
-                 ((ow - 1) * sw < iw);
-    if (is1x1 && sh == 1 && sw == 1 && ow == iw) {
+    /* The form (conv_plan.h), folded with constant shapes as conv_width below needs. The cpu
+     * backend passes the form, the tile width and the last tile's (npw_c, tail_c) as
+     * constants, the values derived here, so that they fold when the sizes do not. */
+    int f = form ? form : gk_conv_form(ih, iw, oh, ow, kh, kw, sh, sw, ph, pw);
+    bool is1x1 = f != GK_CONV_TILED;
+    if (f == GK_CONV_FLAT) {
         s.iw = s.ow = ih * iw;
         s.ih = s.oh = 1;
     }
@@ -409,7 +391,7 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
      * a deep layer are then read for several images at once, not once per image. */
     size_t mpg = mb / groups, pairs = (mpg + 1) / 2;
     /* The plane's tile width (a constant once the shape is: see conv_width). */
-    size_t plane = oh * ow, npw = conv_width(plane, !is1x1); /* flattened or not */
+    size_t plane = oh * ow, npw = form ? npw_c : conv_width(plane, !is1x1); /* flat or not */
     size_t tiles = (plane + npw - 1) / npw, tt = n * tiles;
     /* Input bytes a tile reads over all blocks: a strided 1x1 tile reads only its own rows,
      * and of each pixel's row segment a cache line at most. */
@@ -480,7 +462,7 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
     size_t total = groups * ngr * npg;
     gk_units units = gk_units_of(total, work, tid, nthreads);
     size_t plane_in = groups * cb * s.in_bstride, plane_out = mb * s.out_bstride;
-    size_t tail = plane % npw;
+    size_t tail = form ? tail_c : plane % npw;
     for (size_t u; gk_units_next(&units, &u);) {
         size_t pgi = u % npg, grp = u / npg % ngr, g = u / (npg * ngr);
         size_t p0 = pgi * pg, p1 = p0 + pg < pairs ? p0 + pg : pairs;
@@ -500,8 +482,8 @@ void GK_FN(conv2d_nchwc)(float *out, const float *in, const float *wt, const flo
                     const float *ip = in + img * plane_in + g * cb * s.in_bstride;
                     float *op = out + img * plane_out + m0 * s.out_bstride;
                     const float *rp = res ? res + img * plane_out + m0 * s.out_bstride : NULL;
-                    conv_tile(&s, NM, is1x1, rt * npw, np, npw, ox_lo, ox_hi, ip, wp, op, bp,
-                              rp, act, alpha, beta, &ck);
+                    conv_tile(&s, NM, is1x1, f == GK_CONV_FLAT, rt * npw, np, npw, ox_lo,
+                              ox_hi, ip, wp, op, bp, rp, act, alpha, beta, &ck);
                 }
             }
         }

@@ -31,9 +31,9 @@ GK_INLINE void pwdw_expand(conv_shape *s, int NM, size_t npw, const float *x, si
     for (size_t q = 0; q < npix; q += npw) {
         int live = npix - q < npw ? (int)(npix - q) : NP;
         if (NM > 1)
-            tile_1x1(s, 2, NP, live, xi, q, w, o, bias, NULL, act, alpha, beta, &ck);
+            tile_1x1(s, 2, NP, live, true, xi, q, w, o, bias, NULL, act, alpha, beta, &ck);
         else
-            tile_1x1(s, 1, NP, live, xi, q, w, o, bias, NULL, act, alpha, beta, &ck);
+            tile_1x1(s, 1, NP, live, true, xi, q, w, o, bias, NULL, act, alpha, beta, &ck);
     }
 }
 

@@ -3,6 +3,7 @@
 // pads, dilations, groups and the fused bias / residual / activation; and results identical for
 // 1, 2 and 3 threads.
 #include "check.h"
+#include "conv/conv_plan.h"
 #include "kernels_test.h"
 
 typedef struct {
@@ -93,6 +94,18 @@ static void run_case(const gk_row *row, const conv_case *t)
         /* The 3-thread run takes its units from a counter (the backend's dynamic split): run
          * one after the other, thread 0 takes them all, and every unit must still be right. */
         unsigned counter = 0, *work = nt == 3 ? &counter : NULL;
+        /* The 1-thread run derives the form and tile width from the shape; the 3-thread run is
+         * given them, as the cpu backend does (conv_plan.h): the same tiles, the same bits. */
+        int form = 0;
+        size_t npw = 0, tail = 0;
+        if (nt == 3) {
+            form = gk_conv_form((size_t)t->h, (size_t)t->w, (size_t)oh, (size_t)ow,
+                                (size_t)t->kh, (size_t)t->kw, (size_t)t->sh, (size_t)t->sw,
+                                (size_t)t->ph, (size_t)t->pw);
+            npw = gk_conv_width((size_t)(oh * ow), form == GK_CONV_TILED,
+                                gk_conv_np_max((size_t)V));
+            tail = (size_t)(oh * ow) % npw;
+        }
         for (int tid = 0; tid < nt; tid++) {
             if (depthwise)
                 dwconv(yb, xb, wt, bias, rr, (size_t)t->n, cbt, (size_t)t->h, (size_t)t->w,
@@ -104,8 +117,8 @@ static void run_case(const gk_row *row, const conv_case *t)
                      (size_t)((cpg + cv - 1) / cv), (size_t)cv, (size_t)t->h, (size_t)t->w,
                      mb, (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw,
                      (size_t)t->sh, (size_t)t->sw, (size_t)t->ph, (size_t)t->pw,
-                     (size_t)t->dh, (size_t)t->dw, t->act, -0.5f, 0.75f, work,
-                     (size_t)tid, (size_t)nt);
+                     (size_t)t->dh, (size_t)t->dw, form, npw, tail, t->act, -0.5f, 0.75f,
+                     work, (size_t)tid, (size_t)nt);
         }
     }
     from_blocked(got, yb1, t->n, t->m, oh * ow, V);

@@ -141,7 +141,8 @@ static void run_case(const gk_row *row, const pcase *t)
     float *tb = rnd_buf((size_t)t->n * mb * V * hw), *want = rnd_buf(bsz);
     float a1 = t->act1 == GK_ACT_CLIP ? -0.5f : 0.1f, a2 = t->act2 == GK_ACT_CLIP ? -0.5f : 0.1f;
     conv(tb, xb, w1p, b1p, NULL, (size_t)t->n, 1, cb, (size_t)cv, (size_t)t->h, (size_t)t->w, mb,
-         (size_t)t->h, (size_t)t->w, 1, 1, 1, 1, 0, 0, 1, 1, t->act1, a1, 0.75f, NULL, 0, 1);
+         (size_t)t->h, (size_t)t->w, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, t->act1, a1, 0.75f, NULL,
+         0, 1);
     dwconv(want, tb, w2p, b2p, rb, (size_t)t->n, mb, (size_t)t->h, (size_t)t->w, (size_t)oh,
            (size_t)ow, (size_t)t->k, (size_t)t->k, (size_t)t->sh, (size_t)t->sw, (size_t)t->pt,
            (size_t)t->pl, 1, 1, t->act2, a2, 0.75f, NULL, 0, 1);
