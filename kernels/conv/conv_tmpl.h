@@ -24,6 +24,8 @@
 #define NP_MAX 6  /* 2 x 6 accumulators + 2 weights + 1 broadcast of 16 ymm registers */
 #define NPD 8     /* depthwise: 8 FMA chains cover the FMA latency on two pipes */
 #endif
+/* The cpu backend computes the tile width with conv_plan.h's gk_conv_np_max(V). */
+_Static_assert(NP_MAX == (GK_VLEN == 8 ? 6 : 12), "gk_conv_np_max disagrees with NP_MAX");
 
 static const float gk_zeros[GK_VLEN];
 
