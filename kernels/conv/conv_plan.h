@@ -63,4 +63,19 @@ static inline size_t gk_conv_width(size_t P, bool half, size_t np_max)
     return gk_conv_slots(P, wb, half, np_max) < gk_conv_slots(P, wa, half, np_max) ? wb : wa;
 }
 
+/* What the cpu backend passes the kernel for a shape (its form, npw and tail arguments): the
+ * values the kernel derives itself when given 0, 0, 0. */
+typedef struct gk_conv_tiling {
+    int form;
+    size_t npw, tail; /* tile width, pixels of the plane's last tile (0: whole) */
+} gk_conv_tiling;
+static inline gk_conv_tiling gk_conv_tiling_of(size_t ih, size_t iw, size_t oh, size_t ow,
+                                               size_t kh, size_t kw, size_t sh, size_t sw,
+                                               size_t ph, size_t pw, size_t V)
+{
+    int form = gk_conv_form(ih, iw, oh, ow, kh, kw, sh, sw, ph, pw);
+    size_t plane = oh * ow, npw = gk_conv_width(plane, form == GK_CONV_TILED, gk_conv_np_max(V));
+    return (gk_conv_tiling){ form, npw, plane % npw };
+}
+
 #endif

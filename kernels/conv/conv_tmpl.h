@@ -259,11 +259,7 @@ GK_INLINE void tile_gather(const conv_shape *s, int NM, int NP, int live, const 
 
 #define NP_HALF (NP_MAX / 2)
 
-/* The tile width for a plane of P pixels, and its cost (conv_plan.h). */
-GK_INLINE size_t conv_slots(size_t P, size_t w, bool half)
-{
-    return gk_conv_slots(P, w, half, NP_MAX);
-}
+/* The tile width for a plane of P pixels (conv_plan.h). */
 GK_INLINE size_t conv_width(size_t P, bool half) { return gk_conv_width(P, half, NP_MAX); }
 
 /* The tile of pixels [q0, q0 + np) at the plane's width npw: a 1x1 tile for unpadded 1x1

@@ -96,16 +96,11 @@ static void run_case(const gk_row *row, const conv_case *t)
         unsigned counter = 0, *work = nt == 3 ? &counter : NULL;
         /* The 1-thread run derives the form and tile width from the shape; the 3-thread run is
          * given them, as the cpu backend does (conv_plan.h): the same tiles, the same bits. */
-        int form = 0;
-        size_t npw = 0, tail = 0;
-        if (nt == 3) {
-            form = gk_conv_form((size_t)t->h, (size_t)t->w, (size_t)oh, (size_t)ow,
-                                (size_t)t->kh, (size_t)t->kw, (size_t)t->sh, (size_t)t->sw,
-                                (size_t)t->ph, (size_t)t->pw);
-            npw = gk_conv_width((size_t)(oh * ow), form == GK_CONV_TILED,
-                                gk_conv_np_max((size_t)V));
-            tail = (size_t)(oh * ow) % npw;
-        }
+        gk_conv_tiling tl = { 0, 0, 0 };
+        if (nt == 3)
+            tl = gk_conv_tiling_of((size_t)t->h, (size_t)t->w, (size_t)oh, (size_t)ow,
+                                   (size_t)t->kh, (size_t)t->kw, (size_t)t->sh, (size_t)t->sw,
+                                   (size_t)t->ph, (size_t)t->pw, (size_t)V);
         for (int tid = 0; tid < nt; tid++) {
             if (depthwise)
                 dwconv(yb, xb, wt, bias, rr, (size_t)t->n, cbt, (size_t)t->h, (size_t)t->w,
@@ -117,7 +112,7 @@ static void run_case(const gk_row *row, const conv_case *t)
                      (size_t)((cpg + cv - 1) / cv), (size_t)cv, (size_t)t->h, (size_t)t->w,
                      mb, (size_t)oh, (size_t)ow, (size_t)t->kh, (size_t)t->kw,
                      (size_t)t->sh, (size_t)t->sw, (size_t)t->ph, (size_t)t->pw,
-                     (size_t)t->dh, (size_t)t->dw, form, npw, tail, t->act, -0.5f, 0.75f,
+                     (size_t)t->dh, (size_t)t->dw, tl.form, tl.npw, tl.tail, t->act, -0.5f, 0.75f,
                      work, (size_t)tid, (size_t)nt);
         }
     }

@@ -53,8 +53,8 @@ static bool sel_elementwise(const ir_instr *in, cpu_op *op)
                cpu_real(al ? al->v.f : 0.01), cpu_real(0), cpu_elements(n),
                cpu_ptr(in->ops[1].v, 0), cpu_ptr(y, 0));
     } else if (code > 0) {
-        CPU_OP(op, CPU_K_unary_f32_scalar, cpu_num(code), cpu_elements(n), cpu_ptr(in->ops[1].v, 0),
-               cpu_ptr(y, 0));
+        CPU_OP(op, CPU_K_unary_f32_scalar, cpu_num(code), cpu_elements(n),
+               cpu_ptr(in->ops[1].v, 0), cpu_ptr(y, 0));
     } else {
         CPU_OP(op, CPU_K_binary_f32_scalar, cpu_num(-code), cpu_elements(n),
                cpu_ptr(in->ops[1].v, 0), cpu_ptr(in->ops[2].v, 0), cpu_ptr(y, 0));
@@ -97,33 +97,32 @@ static bool sel_conv_nchwc(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     int64_t cv = x->rank == 5 ? x->dims[4] : v;
     cpu_arg act = cpu_num(cp.act), alpha = cpu_real(cp.alpha), beta = cpu_real(cp.beta);
     /* Sizes at run time for a long reduction (a direct convolution's output blocks are a loop
-     * of units around it) or many depthwise blocks. A direct convolution's form, tile width
-     * and last tile (conv_plan.h) stay constant, so that its kernel keeps the one register
-     * tile it needs (with them varying, every width was compiled in: ONNX's ResNet-50 took
-     * 13 s instead of 5.4); the depthwise kernel's plane stays constant. */
+     * of units around it) or many depthwise blocks. The depthwise kernel's plane stays
+     * constant. */
     bool deep = xblocks / cp.g >= CPU_DEEP_BLOCKS;
-    int form = gk_conv_form((size_t)ih, (size_t)iw, (size_t)oh, (size_t)ow, (size_t)cp.k[0],
-                            (size_t)cp.k[1], (size_t)cp.s[0], (size_t)cp.s[1], (size_t)cp.p[0],
-                            (size_t)cp.p[1]);
-    size_t plane = (size_t)(oh * ow);
-    size_t npw = gk_conv_width(plane, form == GK_CONV_TILED, gk_conv_np_max((size_t)v));
     if (in->kind == IK_CPU_DWCONV_NCHWC) {
         CPU_OP(op, FAST(isa, dwconv2d_nchwc), cpu_ptr(yv, 0), cpu_ptr(xv, 0),
                cpu_ptr(in->ops[2].v, 0), cpu_opt_ptr(bias), cpu_opt_ptr(res),
                cpu_size(deep, n), cpu_size(deep, xblocks), cpu_num(ih), cpu_num(iw), cpu_num(oh),
-               cpu_num(ow),
-               cpu_num(cp.k[0]), cpu_num(cp.k[1]), cpu_num(cp.s[0]), cpu_num(cp.s[1]),
-               cpu_num(cp.p[0]), cpu_num(cp.p[1]), cpu_num(cp.dl[0]), cpu_num(cp.dl[1]), act, alpha,
-               beta, cpu_ptr(in->ops[3].v, 0));
+               cpu_num(ow), cpu_num(cp.k[0]), cpu_num(cp.k[1]), cpu_num(cp.s[0]),
+               cpu_num(cp.s[1]), cpu_num(cp.p[0]), cpu_num(cp.p[1]), cpu_num(cp.dl[0]),
+               cpu_num(cp.dl[1]), act, alpha, beta, cpu_ptr(in->ops[3].v, 0));
         return true;
     }
+    /* A direct convolution's form, tile width and last tile (conv_plan.h) stay constant, so
+     * that its kernel keeps the one register tile it needs (with them varying, every width
+     * was compiled in: ONNX's ResNet-50 took 13 s instead of 5.4). */
+    gk_conv_tiling tl = gk_conv_tiling_of((size_t)ih, (size_t)iw, (size_t)oh, (size_t)ow,
+                                          (size_t)cp.k[0], (size_t)cp.k[1], (size_t)cp.s[0],
+                                          (size_t)cp.s[1], (size_t)cp.p[0], (size_t)cp.p[1],
+                                          (size_t)v);
     CPU_OP(op, FAST(isa, conv2d_nchwc), cpu_ptr(yv, 0), cpu_ptr(xv, 0), cpu_ptr(in->ops[2].v, 0),
            cpu_opt_ptr(bias), cpu_opt_ptr(res), cpu_size(deep, n), cpu_num(cp.g),
            cpu_size(deep, xblocks / cp.g), cpu_num(cv), cpu_size(deep, ih), cpu_size(deep, iw),
            cpu_size(deep, mb), cpu_size(deep, oh), cpu_size(deep, ow), cpu_num(cp.k[0]),
            cpu_num(cp.k[1]), cpu_num(cp.s[0]), cpu_num(cp.s[1]), cpu_num(cp.p[0]),
-           cpu_num(cp.p[1]), cpu_num(cp.dl[0]), cpu_num(cp.dl[1]), cpu_num(form),
-           cpu_num((int64_t)npw), cpu_num((int64_t)(plane % npw)), act, alpha, beta,
+           cpu_num(cp.p[1]), cpu_num(cp.dl[0]), cpu_num(cp.dl[1]), cpu_num(tl.form),
+           cpu_num((int64_t)tl.npw), cpu_num((int64_t)tl.tail), act, alpha, beta,
            cpu_ptr(in->ops[3].v, 0));
     return true;
 }
@@ -226,8 +225,7 @@ static bool sel_pool_nchwc(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
         return false;
     CPU_OP(op, FAST(isa, avgpool_nchwc), cpu_ptr(yv, 0), cpu_ptr(xv, 0), cpu_size(deep, n),
            cpu_size(deep, cb), cpu_num(h), cpu_num(w), cpu_num(oh), cpu_num(ow), cpu_num(pp.k[0]),
-           cpu_num(pp.k[1]),
-           cpu_num(pp.s[0]), cpu_num(pp.s[1]), cpu_num(pp.p[0]), cpu_num(pp.p[1]),
+           cpu_num(pp.k[1]), cpu_num(pp.s[0]), cpu_num(pp.s[1]), cpu_num(pp.p[0]), cpu_num(pp.p[1]),
            cpu_num(pp.pe[0]), cpu_num(pp.pe[1]), cpu_num(pp.cip));
     return true;
 }

@@ -313,9 +313,8 @@ bool cpu_select_wino(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
         (int64_t)(iw + cp.p[1] + cp.p[3]) != ow + 2)
         return false;
     /* A deep layer's sizes and plan are run-time values, so that GoogLeNet's fourteen 3x3
-     * layers share a few functions (its compile 8.7 -> 4.5 s at one thread on Zen 3, run time
-     * within 1.5 %); a shallow one (< 4 blocks in or out) keeps them constant: there the
-     * transforms dominate, and U-Net's 16-64-channel layers ran 1.14x slower generic. */
+     * layers share a few functions (run time within 1.6 %); a shallow one (cpu_deep) keeps
+     * them constant: there the transforms dominate. */
     bool deep = cpu_deep(cb, mb);
     CPU_OP(op, isa->avx512 ? CPU_K_wino_nchwc_f32_avx512 : CPU_K_wino_nchwc_f32_avx2,
            cpu_ptr(yv, 0), cpu_ptr(xv, 0), cpu_ptr(in->ops[2].v, 0), cpu_opt_ptr(bias),
