@@ -229,7 +229,10 @@ static bool conformance_run(const char *dir, const char *backend, char *why, siz
     fb->kinds[0] = 0;
     glow_tensor ins[CONF_MAX_IO] = { 0 }, outs[CONF_MAX_IO] = { 0 };
     char model[4096];
-    snprintf(model, sizeof model, "%s/model.onnx", dir);
+    if ((size_t)snprintf(model, sizeof model, "%s/model.onnx", dir) >= sizeof model) {
+        snprintf(why, wsize, "load: the path of %s is too long", dir);
+        return false;
+    }
     /* The declared types say which files are sequences or optionals. */
     glow_arena sa = { 0 };
     glow_onnx_summary sum;

@@ -363,7 +363,7 @@ static bool disagrees(const run_result *r, int b, int ref, double rel_tol, char 
     for (int k = 0; k < r[ref].nouts; k++) {
         char tmp[400];
         if (!agree(&r[b].outs[k], &r[ref].outs[k], rel_tol, tmp, sizeof tmp)) {
-            snprintf(why, n, "output %d: %.380s", k, tmp);
+            snprintf(why, n, "output %d: %.370s", k, tmp);
             return true;
         }
     }
