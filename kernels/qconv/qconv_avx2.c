@@ -254,7 +254,7 @@ void gk_qconv_u8_avx2(const uint8_t *x, const int8_t *wp, const int32_t *bias, c
         int64_t g = u / tiles, t = u % tiles;
         int64_t mb0 = g * mblocks / groups, mb1 = (g + 1) * mblocks / groups;
         int64_t q0 = t * nq / tiles;
-        int live = (int)((t + 1) * nq / tiles - q0);
+        int live = gk_qlive_avx2((int)((t + 1) * nq / tiles - q0), nq, tiles);
         /* The smallest compiled tile width holding them (the missing pixels repeat the last). */
         if (live > 10)
             tile(&s, buf, bias, mult, q0, live, mb0, mb1, 12);

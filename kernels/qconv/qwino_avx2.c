@@ -182,7 +182,7 @@ void gk_qwino_u8_avx2(const uint8_t *x, const int8_t *wp, const int32_t *bias, c
         int64_t u = (int64_t)uu, g = u / tgroups, t = u % tgroups;
         int64_t mb0 = g * mblocks / groups, mb1 = (g + 1) * mblocks / groups;
         int64_t t0 = t * nt / tgroups;
-        int live = (int)((t + 1) * nt / tgroups - t0);
+        int live = gk_qlive_avx2((int)((t + 1) * nt / tgroups - t0), nt, tgroups);
         if (live > 8)
             unit(&s, vbuf, mbuf, bias, mult, t0, live, mb0, mb1, 12);
         else if (live > 4)
