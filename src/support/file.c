@@ -66,7 +66,27 @@ glow_status glow_read_file(const char *path, uint8_t **data, size_t *size, glow_
     return GLOW_OK;
 }
 
-glow_status glow_write_file(const char *path, const void *data, size_t size, glow_diag *d)
+/* Writes `size` bytes at `offset` of fd; errno is set on failure. */
+static bool write_all(int fd, const uint8_t *p, size_t size, uint64_t offset)
+{
+    while (size > 0) {
+        ssize_t n = pwrite(fd, p, size, (off_t)offset);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
+            return false;
+        }
+        p += n;
+        size -= (size_t)n;
+        offset += (uint64_t)n;
+    }
+    return true;
+}
+
+glow_status glow_write_file_pieces(const char *path, uint64_t size, const glow_file_piece *pieces,
+                                   size_t n, glow_diag *d)
 {
     /* The temp file lives in the target's directory so rename() stays on one file system
      * and is atomic. */
@@ -80,21 +100,18 @@ glow_status glow_write_file(const char *path, const void *data, size_t size, glo
         free(tmp);
         return glow_fail(d, GLOW_ERR_IO, "cannot create '%s': %s", path, strerror(e));
     }
-    const uint8_t *p = data;
-    size_t left = size;
-    while (left > 0) {
-        ssize_t n = write(fd, p, left);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-            return glow_fail(d, GLOW_ERR_IO, "cannot write '%s': %s", path, strerror(e));
-        }
-        p += n;
-        left -= (size_t)n;
+    /* The gaps between pieces read as zeros (a sparse file where the file system allows). */
+    errno = 0;
+    bool ok = ftruncate(fd, (off_t)size) == 0;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = pieces[i].offset + pieces[i].size <= size &&
+             write_all(fd, pieces[i].data, pieces[i].size, pieces[i].offset);
+    if (!ok) {
+        int e = errno ? errno : EINVAL;
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return glow_fail(d, GLOW_ERR_IO, "cannot write '%s': %s", path, strerror(e));
     }
     /* mkstemp creates 0600; give the file the permissions a plain fopen would. */
     mode_t mask = umask(0);
@@ -114,6 +131,12 @@ glow_status glow_write_file(const char *path, const void *data, size_t size, glo
     }
     free(tmp);
     return GLOW_OK;
+}
+
+glow_status glow_write_file(const char *path, const void *data, size_t size, glow_diag *d)
+{
+    glow_file_piece whole = { 0, data, size };
+    return glow_write_file_pieces(path, size, &whole, 1, d);
 }
 
 bool glow_make_dirs(const char *dir)

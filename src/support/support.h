@@ -181,6 +181,17 @@ glow_status glow_read_file(const char *path, uint8_t **data, size_t *size, glow_
 /* Writes atomically: to a temporary file beside `path`, then rename, so nothing is left
  * half-written on failure. */
 glow_status glow_write_file(const char *path, const void *data, size_t size, glow_diag *d);
+/* One run of a file being written: `size` bytes from `data`, `offset` bytes into the file. */
+typedef struct glow_file_piece {
+    uint64_t offset;
+    const void *data;
+    size_t size;
+} glow_file_piece;
+/* Writes a file of `size` bytes made of the n pieces, zeros between them, atomically as
+ * glow_write_file does, without gathering them in memory first (a bundle's weights: each
+ * Constant at its planned offset). Pieces may come in any order; they must not overlap. */
+glow_status glow_write_file_pieces(const char *path, uint64_t size, const glow_file_piece *pieces,
+                                   size_t n, glow_diag *d);
 /* Creates directory dir and its missing parents; true when it then exists and this process
  * may create files in it. */
 bool glow_make_dirs(const char *dir);

@@ -195,6 +195,23 @@ static void test_files(void)
     CHECK_EQ(glow_write_file(missing, "x", 1, &d), GLOW_ERR_IO);
     CHECK_CONTAINS(d.msg, "x.bin");
 
+    /* Pieces in any order, zeros between them; a piece past the end is refused and the old
+     * file stays as it was. */
+    glow_diag_clear(&d);
+    const glow_file_piece pieces[] = { { 6, "xyz", 3 }, { 1, "ab", 2 }, { 9, "", 0 } };
+    CHECK_EQ(glow_write_file_pieces(path, 10, pieces, 3, &d), GLOW_OK);
+    CHECK_EQ(glow_read_file(path, &data, &size, &d), GLOW_OK);
+    CHECK_EQ(size, 10);
+    CHECK(data && memcmp(data, "\0ab\0\0\0xyz\0", 10) == 0);
+    free(data);
+    const glow_file_piece past[] = { { 0, "new", 3 }, { 8, "long", 4 } };
+    CHECK_EQ(glow_write_file_pieces(path, 10, past, 2, &d), GLOW_ERR_IO);
+    CHECK_CONTAINS(d.msg, "out.bin");
+    CHECK_EQ(count_entries_with_prefix(dir, "out.bin"), 1);
+    CHECK_EQ(glow_read_file(path, &data, &size, &d), GLOW_OK);
+    CHECK(size == 10 && data && memcmp(data, "\0ab", 3) == 0);
+    free(data);
+
     unlink(path);
     CHECK_EQ(rmdir(dir), 0);
 }

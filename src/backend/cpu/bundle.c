@@ -357,13 +357,28 @@ static glow_status make_dir(const char *dir, glow_diag *d)
     return s;
 }
 
-/* The constant region as the program runs it: every Constant at its planned offset. */
-static uint8_t *constant_region(const ir_function *f)
+/* The constant region as the program runs it, as pieces: every Constant at its planned
+ * offset (*n of them, a malloc'd array). */
+static glow_file_piece *constant_pieces(const ir_function *f, size_t *n)
 {
-    uint8_t *c = glow_xcalloc(1, (size_t)f->constant_bytes + 1);
+    size_t count = 0;
+    for (const ir_value *v = f->values; v; v = v->next)
+        count += v->kind == IV_WEIGHT && v->storage->kind == NK_CONSTANT && !v->unused;
+    glow_file_piece *p = glow_xcalloc(count + 1, sizeof(*p));
+    *n = 0;
     for (const ir_value *v = f->values; v; v = v->next)
         if (v->kind == IV_WEIGHT && v->storage->kind == NK_CONSTANT && !v->unused)
-            memcpy(c + v->addr, v->storage->payload.data, glow_type_bytes(&v->type));
+            p[(*n)++] = (glow_file_piece){ v->addr, v->storage->payload.data,
+                                           glow_type_bytes(&v->type) };
+    return p;
+}
+
+/* The constant region in one buffer, for weights inside the object or a C array. */
+static uint8_t *constant_region(const ir_function *f, const glow_file_piece *p, size_t n)
+{
+    uint8_t *c = glow_xcalloc(1, (size_t)f->constant_bytes + 1);
+    for (size_t i = 0; i < n; i++)
+        memcpy(c + p[i].offset, p[i].data, p[i].size);
     return c;
 }
 
@@ -407,7 +422,13 @@ glow_status glow_bundle_emit(const ir_function *f, const glow_bundle_ios *io,
         target_free(&t);
         return s;
     }
-    uint8_t *constant = constant_region(f);
+    /* NAME.weights.bin is written piece by piece: a copy of the whole region (144 MB for
+     * ResNet-50 with its Winograd weights) only where the object or a C array holds it. */
+    size_t npieces = 0;
+    glow_file_piece *pieces = constant_pieces(f, &npieces);
+    uint8_t *constant = o->weights == GLOW_WEIGHTS_EMBEDDED || o->weights == GLOW_WEIGHTS_C_ARRAY
+                            ? constant_region(f, pieces, npieces)
+                            : NULL;
     bundle_gen bg = { .o = o, .constant = constant, .constant_bytes = f->constant_bytes,
                       .err = cpu_error_record(f) };
     cpu_target ct = { .triple = t.triple, .cpu = t.cpu, .features = t.features,
@@ -433,7 +454,7 @@ glow_status glow_bundle_emit(const ir_function *f, const glow_bundle_ios *io,
     if (s == GLOW_OK)
         s = glow_bundle_write_header(f, io, o, t.triple, t.cpu, hdr, d);
     if (s == GLOW_OK)
-        s = glow_write_file(bin, constant, (size_t)f->constant_bytes, d);
+        s = glow_write_file_pieces(bin, f->constant_bytes, pieces, npieces, d);
     if (s == GLOW_OK && o->weights == GLOW_WEIGHTS_C_ARRAY)
         s = glow_bundle_write_c_array(o->name, constant, f->constant_bytes, f->alignment, carr,
                                       d);
@@ -455,6 +476,7 @@ glow_status glow_bundle_emit(const ir_function *f, const glow_bundle_ios *io,
     free(bin);
     free(carr);
     free(constant);
+    free(pieces);
     target_free(&t);
     return s;
 }
