@@ -182,6 +182,8 @@ GK_INLINE void tile_interior(const conv_shape *s, int NM, int NP, const float *i
     }
     STORE_TILE();
 }
+#undef TAP_ROW
+#undef ROW_PTR
 
 /* 1x1 tile without padding: NP consecutive pixels of the flattened output plane from q0 (any
  * rows, any stride), every tap inside the input; the pixel offsets are computed once and the

@@ -101,13 +101,23 @@ glow_status glow_write_file_pieces(const char *path, uint64_t size, const glow_f
         return glow_fail(d, GLOW_ERR_IO, "cannot create '%s': %s", path, strerror(e));
     }
     /* The gaps between pieces read as zeros (a sparse file where the file system allows). */
-    errno = 0;
-    bool ok = ftruncate(fd, (off_t)size) == 0;
-    for (size_t i = 0; ok && i < n; i++)
-        ok = pieces[i].offset + pieces[i].size <= size &&
-             write_all(fd, pieces[i].data, pieces[i].size, pieces[i].offset);
+    bool ok = (uint64_t)(off_t)size == size && (off_t)size >= 0;
+    if (!ok)
+        errno = EFBIG;
+    int r = -1;
+    while (ok && (r = ftruncate(fd, (off_t)size)) != 0 && errno == EINTR)
+        ;
+    ok = ok && r == 0;
+    for (size_t i = 0; ok && i < n; i++) {
+        if (pieces[i].offset > size || pieces[i].size > size - pieces[i].offset) {
+            errno = EINVAL; /* a piece past the end: the caller's mistake */
+            ok = false;
+        } else {
+            ok = write_all(fd, pieces[i].data, pieces[i].size, pieces[i].offset);
+        }
+    }
     if (!ok) {
-        int e = errno ? errno : EINVAL;
+        int e = errno;
         close(fd);
         unlink(tmp);
         free(tmp);

@@ -204,6 +204,10 @@ static void test_files(void)
     CHECK_EQ(size, 10);
     CHECK(data && memcmp(data, "\0ab\0\0\0xyz\0", 10) == 0);
     free(data);
+    const glow_file_piece wraps[] = { { 10, "x", SIZE_MAX } }; /* offset + size wraps */
+    CHECK_EQ(glow_write_file_pieces(path, 10, wraps, 1, &d), GLOW_ERR_IO);
+    CHECK_CONTAINS(d.msg, strerror(EINVAL));
+    glow_diag_clear(&d);
     const glow_file_piece past[] = { { 0, "new", 3 }, { 8, "long", 4 } };
     CHECK_EQ(glow_write_file_pieces(path, 10, past, 2, &d), GLOW_ERR_IO);
     CHECK_CONTAINS(d.msg, "out.bin");

@@ -378,7 +378,8 @@ static uint8_t *constant_region(const ir_function *f, const glow_file_piece *p, 
 {
     uint8_t *c = glow_xcalloc(1, (size_t)f->constant_bytes + 1);
     for (size_t i = 0; i < n; i++)
-        memcpy(c + p[i].offset, p[i].data, p[i].size);
+        if (p[i].size)
+            memcpy(c + p[i].offset, p[i].data, p[i].size);
     return c;
 }
 
