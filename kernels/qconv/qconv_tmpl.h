@@ -310,13 +310,10 @@ GK_INLINE void q_gather_tile(const qshape *s, int64_t q0, int live)
 }
 
 /* The tile for `live` pixels: NP rounded up to one of the compiled tile widths; GEMMs take
- * q_tile_rows for their full tiles (q_tile for the few others, FC layers of a small batch).
- * A tile holds QNP pixels or the last `tail` ones: the width is chosen from those two, which
- * are constants when the shape is, so a specialized call compiles two tiles, not all eight. */
-GK_INLINE void q_tile_np(const qshape *s, const qblocks *bk, int64_t q0, int live_, int tail,
-                         int64_t mb0, const int NM, const int FLIP)
+ * q_tile_rows for their full tiles (q_tile for the few others, FC layers of a small batch). */
+GK_INLINE void q_tile_np(const qshape *s, const qblocks *bk, int64_t q0, int live, int64_t mb0,
+                         const int NM, const int FLIP)
 {
-    const int live = live_ == QNP ? QNP : tail;
     /* A kernel of few bytes per pixel (kh * kw * cbytes <= QPATCH) runs on the patch rows
      * q_gather_tile filled for these pixels: with 3 or 16 channels a 3x3 row is 12 or 48
      * bytes, too few dot products to pay for q_tile's per-row setup and per-tap border path
@@ -369,7 +366,10 @@ void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float
     memset(zrow, (x_zero ^ (x_flip ? 0x80 : 0)) & 0xff, (size_t)(zbytes < QZ ? zbytes : QZ));
     int64_t mblocks = (m + QV - 1) / QV, pairs = (mblocks + QNM - 1) / QNM;
     int64_t nq = n * oh * ow, tiles = (nq + QNP - 1) / QNP, units = pairs * tiles;
-    int tail = (int)(nq % QNP); /* pixels of the last tile, when it is not whole */
+    /* Pixels of the last tile when it is not whole. A tile holds QNP pixels or these: written
+     * as that choice, the count is one of two constants when the shape is, and q_tile_np's
+     * dispatch keeps two tiles instead of compiling all eight. */
+    int tail = (int)(nq % QNP);
     gk_units it = gk_units_of((size_t)units, work, tid, nthreads);
     /* Bias and multipliers of a block past M, zero-padded to whole vectors. */
     int32_t btail[QV];
@@ -385,7 +385,7 @@ void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float
         if (tiles_out)
             mb0 = u % pairs * QNM, q0 = u / pairs * QNP;
         int nm = mblocks - mb0 < QNM ? (int)(mblocks - mb0) : QNM;
-        int live = nq - q0 < QNP ? (int)(nq - q0) : QNP;
+        int live = nq - q0 < QNP ? tail : QNP;
         qblocks bk;
         for (int b = 0; b < 2; b++) {
             int64_t m0 = (mb0 + (b < nm ? b : 0)) * QV;
@@ -407,12 +407,12 @@ void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float
             gathered = q0;
         }
         if (QNM > 1 && nm > 1 && x_flip)
-            q_tile_np(&s, &bk, q0, live, tail, mb0, 2, 1);
+            q_tile_np(&s, &bk, q0, live, mb0, 2, 1);
         else if (QNM > 1 && nm > 1)
-            q_tile_np(&s, &bk, q0, live, tail, mb0, 2, 0);
+            q_tile_np(&s, &bk, q0, live, mb0, 2, 0);
         else if (x_flip)
-            q_tile_np(&s, &bk, q0, live, tail, mb0, 1, 1);
+            q_tile_np(&s, &bk, q0, live, mb0, 1, 1);
         else
-            q_tile_np(&s, &bk, q0, live, tail, mb0, 1, 0);
+            q_tile_np(&s, &bk, q0, live, mb0, 1, 0);
     }
 }
