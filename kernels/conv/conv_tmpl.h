@@ -172,8 +172,14 @@ GK_INLINE void tile_interior(const conv_shape *s, int NM, int NP, const float *i
             /* A row of few taps is unrolled whole (LeNet's 5x5 on one channel ran 5 % slower
              * rolled); a long one stays a loop: ResNet-50's 7x7 first layer unrolled was 147
              * broadcasts in one body, 0.37 s of loop strength reduction at compile time for
-             * no speed (same share of the run rolled), and GoogLeNet's 3x3 layers 1 s in all. */
-            if (s->kw * cv < 16) {
+             * no speed (same share of the run rolled), and GoogLeNet's 3x3 layers 1 s in all.
+             * But with AVX2's 8 channels a block and the stride equal to the dilation, pixel
+             * p's next tap is pixel p + 1's tap: the rolled body's 48 broadcasts sit at 48
+             * consecutive offsets that recur one iteration later, and LSR's search over them
+             * took 0.45 s per such layer (a 3x3 or 5x5 stride-1 layer: 0.78 s rolled, 0.33 s
+             * unrolled, one-layer models); unrolled there, as before. Rolled stride-2 rows,
+             * NEON's 4-channel rows and the 7x7 first layer (3 channels) are cheap. */
+            if (s->kw * cv < 16 || (GK_VLEN == 8 && s->sw == s->dw)) {
                 TAP_ROW()
             } else {
                 TAP_ROW(_Pragma("GCC unroll 1"))
