@@ -106,8 +106,9 @@ static bool sel_qconv(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     cpu_arg xp = cpu_ptr(xv, 0), wp = cpu_ptr(in->ops[2].v, 0), bp = cpu_ptr(in->ops[3].v, 0),
             mp = cpu_ptr(in->ops[4].v, 0), yp = cpu_ptr(yv, 0);
     if (in->kind == IK_CPU_QDWCONV_NHWC) {
-        CPU_OP(op, Q8(isa, qdwconv), xp, wp, bp, mp, yp, cpu_num(flip), cpu_num(xz),
-               cpu_num(y->offset), cpu_num(lo), cpu_num(hi), cpu_num(n), cpu_num(mreal),
+        CPU_OP(op, Q8(isa, qdwconv), xp, wp, bp, mp, yp, cpu_num(flip), cpu_size(true, xz),
+               cpu_size(true, y->offset), cpu_size(true, lo), cpu_size(true, hi), cpu_num(n),
+               cpu_num(mreal),
                cpu_num(h), cpu_num(w), cpu_num(c), cpu_num(oh), cpu_num(ow), cpu_num(m),
                cpu_num(kh), cpu_num(kw), cpu_num(sh), cpu_num(sw), cpu_num(dh), cpu_num(dw),
                cpu_num(ph), cpu_num(pw), cpu_null());
@@ -126,9 +127,10 @@ static bool sel_qconv(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     CPU_OP(op, kern, xp, wp, bp, mp, yp, cpu_num(n), cpu_num(h), cpu_num(w),
            cpu_num(c), cpu_num(c), cpu_num(mreal), cpu_num(m), cpu_num(kh), cpu_num(kw),
            cpu_num(oh), cpu_num(ow), cpu_num(sh), cpu_num(sw), cpu_num(dh), cpu_num(dw),
-           cpu_num(ph), cpu_num(pw), cpu_num(xz), cpu_num(flip),
-           cpu_num(mid.offset), cpu_num(lo), cpu_num(hi), cpu_real(post_mult),
-           cpu_num(y->offset), cpu_num(y->dtype == GLOW_I8Q), cpu_ptr(in->ops[5].v, 0));
+           cpu_num(ph), cpu_num(pw), cpu_size(true, xz), cpu_num(flip),
+           cpu_size(true, mid.offset), cpu_size(true, lo), cpu_size(true, hi),
+           cpu_real(post_mult), cpu_size(true, y->offset), cpu_num(y->dtype == GLOW_I8Q),
+           cpu_ptr(in->ops[5].v, 0));
     return true;
 }
 
