@@ -105,13 +105,15 @@ static bool sel_qconv(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     int xz = x->offset + (flip ? 128 : 0);
     cpu_arg xp = cpu_ptr(xv, 0), wp = cpu_ptr(in->ops[2].v, 0), bp = cpu_ptr(in->ops[3].v, 0),
             mp = cpu_ptr(in->ops[4].v, 0), yp = cpu_ptr(yv, 0);
+    /* Zero points and the clamp are passed at run time (cpu_size(true, ...)): every layer has
+     * its own, and as constants they kept layers of one shape from sharing a compiled function
+     * (docs/quantization.md, "Compile time"). */
     if (in->kind == IK_CPU_QDWCONV_NHWC) {
         CPU_OP(op, Q8(isa, qdwconv), xp, wp, bp, mp, yp, cpu_num(flip), cpu_size(true, xz),
                cpu_size(true, y->offset), cpu_size(true, lo), cpu_size(true, hi), cpu_num(n),
-               cpu_num(mreal),
-               cpu_num(h), cpu_num(w), cpu_num(c), cpu_num(oh), cpu_num(ow), cpu_num(m),
-               cpu_num(kh), cpu_num(kw), cpu_num(sh), cpu_num(sw), cpu_num(dh), cpu_num(dw),
-               cpu_num(ph), cpu_num(pw), cpu_null());
+               cpu_num(mreal), cpu_num(h), cpu_num(w), cpu_num(c), cpu_num(oh), cpu_num(ow),
+               cpu_num(m), cpu_num(kh), cpu_num(kw), cpu_num(sh), cpu_num(sw), cpu_num(dh),
+               cpu_num(dw), cpu_num(ph), cpu_num(pw), cpu_null());
         return true;
     }
     /* c is the padded channel stride: the packing rounds C up to 4 all the same, and the
