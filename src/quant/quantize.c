@@ -6,6 +6,7 @@
 // is converted later finds its operand is such a Dequantize and takes the quantized value
 // directly, so chains of quantized nodes carry no Dequantize/Quantize pairs between them.
 // Dequantize nodes nobody uses any more are left to DCE.
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,10 @@ static bool convert(quant_cx *cx, glow_node *n)
             sym.schema = GLOW_QSCHEMA_SYMMETRIC;
             sym.precision = GLOW_I8Q;
             wt = glow_quant_type(lo, hi, &sym, glow_value_type(v));
+            /* 7 bits as the other weights (quant_group): [-63, 63]. */
+            double amax = fmax(fabs(lo), fabs(hi));
+            if (cx->o->reduce_range && amax > 0)
+                wt.scale = (float)(amax / 63.0);
             want = &wt;
         }
         if (!quant_operand(cx, n, v, want, &q[i]))

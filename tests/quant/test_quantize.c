@@ -160,6 +160,43 @@ static void test_reduce_range(void)
     }
 }
 
+/* A MatMul's constant right operand is a weight too: 7 bits with --reduce-range (the cpu
+ * backend then runs it on the vpmaddubsw kernel as the convolutions), 8 without. */
+static void test_reduce_range_matmul(void)
+{
+    static const char *const MM =
+        "module {\n"
+        "  %x = Placeholder input : f32[2, 4]\n"
+        "  %w = Constant [0.5, -0.25, 0.125, 0.75, -1, 0.3] : f32[4, 3]\n"
+        "  %out = Placeholder output : f32[2, 3]\n"
+        "}\n"
+        "function main {\n"
+        "  %mm = MatMul(%x, %w)\n"
+        "  Save(%mm, %out)\n"
+        "}\n";
+    static const named_range ranges[] = { { "x", -1, 1 }, { "mm", -4, 4 }, { NULL, 0, 0 } };
+    for (int reduce = 0; reduce < 2; reduce++) {
+        glow_module *m = parse(MM);
+        glow_quant_options o = { .schema = GLOW_QSCHEMA_ASYMMETRIC, .reduce_range = reduce };
+        int nq = 0;
+        glow_function *f = quantize(m, &o, ranges, &nq);
+        glow_node *mm = find(f, NK_MATMUL);
+        CHECK(mm != NULL && nq == 1);
+        const glow_node *w = mm ? mm->ins[1].node : NULL;
+        CHECK(w && w->kind == NK_CONSTANT && w->payload.type.dtype == GLOW_I8Q);
+        if (w && w->kind == NK_CONSTANT) {
+            int most = 0;
+            for (int64_t i = 0; i < glow_type_numel(&w->payload.type); i++) {
+                double v = glow_load_f64(w->payload.type.dtype, w->payload.data, (size_t)i);
+                most = (int)fabs(v) > most ? (int)fabs(v) : most;
+            }
+            CHECK_EQ(most, reduce ? 63 : 127);
+            CHECK_NEAR(w->payload.type.scale, reduce ? 1.0 / 63 : 1.0 / 127, 1e-7);
+        }
+        glow_module_destroy(m);
+    }
+}
+
 static void test_keep_float_and_missing(void)
 {
     glow_module *m = parse(NET);
@@ -457,6 +494,7 @@ int main(void)
 {
     test_structure();
     test_reduce_range();
+    test_reduce_range_matmul();
     test_keep_float_and_missing();
     test_schemas();
     test_kl();
