@@ -149,7 +149,7 @@ GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *m
 }
 
 /* Two pixels' blocks at once (y1 NULL: the first alone), the same bytes as q_store on each.
- * Without a folded rescale, in fewer steps than two q_stores (13 vector instructions and
+ * Without a folded rescale, in fewer steps than two q_stores (16 vector instructions and
  * the stores for 16 outputs where those take 20): the product clamped in float at the top
  * only (an integer bound, so rounding then clamping gives the same; a product past 2^31
  * would round to INT_MIN), rounded, saturated to int16, the zero point added with
