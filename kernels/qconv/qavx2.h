@@ -96,18 +96,10 @@ GK_INLINE __m256i gk_qrequant_avx2(__m256i acc, __m256 mv, const gk_qreq_avx2 *r
     return _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(r->y_zero));
 }
 
-/* The first `count` channels of two pixels' requantized blocks r0, r1 (y1 NULL: r0 alone) as
- * bytes: the low byte of each lane, which is the u8 or i8 value. The pack to int16 is exact
- * (every lane is within -128..255); one shuffle picks each int16's low byte and one permute
- * puts each pixel's 8 bytes together, 3 shuffles for two pixels. */
-GK_INLINE void gk_qstore2_avx2(uint8_t *y0, uint8_t *y1, __m256i r0, __m256i r1, int count)
+/* Two pixels' bytes v (pixel 0's 8, then pixel 1's): the first `count` of each at y0 and y1
+ * (y1 NULL: pixel 0's alone). Also the store of qconv_tmpl.h's two-pixel epilogue. */
+GK_INLINE void gk_qstore_bytes2_avx2(uint8_t *y0, uint8_t *y1, __m128i v, int count)
 {
-    __m256i w = _mm256_packs_epi32(r0, r1); /* r0 0-3, r1 0-3 | r0 4-7, r1 4-7 */
-    __m256i sel = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1,
-                                   0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
-    __m256i b = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(w, sel),
-                                            _mm256_setr_epi32(0, 4, 1, 5, 2, 3, 6, 7));
-    __m128i v = _mm256_castsi256_si128(b); /* r0 0-7, r1 0-7 */
     if (count == 8) {
         _mm_storel_epi64((__m128i *)y0, v);
         if (y1)
@@ -119,6 +111,20 @@ GK_INLINE void gk_qstore2_avx2(uint8_t *y0, uint8_t *y1, __m256i r0, __m256i r1,
         if (y1)
             memcpy(y1, t + 8, (size_t)count);
     }
+}
+
+/* The first `count` channels of two pixels' requantized blocks r0, r1 (y1 NULL: r0 alone) as
+ * bytes: the low byte of each lane, which is the u8 or i8 value. The pack to int16 is exact
+ * (every lane is within -128..255); one shuffle picks each int16's low byte and one permute
+ * puts each pixel's 8 bytes together, 3 shuffles for two pixels. */
+GK_INLINE void gk_qstore2_avx2(uint8_t *y0, uint8_t *y1, __m256i r0, __m256i r1, int count)
+{
+    __m256i w = _mm256_packs_epi32(r0, r1); /* r0 0-3, r1 0-3 | r0 4-7, r1 4-7 */
+    __m256i sel = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1,
+                                   0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
+    __m256i b = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(w, sel),
+                                            _mm256_setr_epi32(0, 4, 1, 5, 2, 3, 6, 7));
+    gk_qstore_bytes2_avx2(y0, y1, _mm256_castsi256_si128(b), count); /* r0 0-7, r1 0-7 */
 }
 
 /* Output block mb's bias and multipliers (zeros past the m channels); returns how many of its

@@ -119,6 +119,8 @@ GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *m
     _mm512_mask_cvtepi32_storeu_epi8(y, (__mmask16)((1u << count) - 1), r);
 }
 #else
+#include "qavx2.h"
+
 typedef __m256i qi32;
 
 GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *mult,
@@ -187,17 +189,7 @@ GK_INLINE void q_store2(uint8_t *y0, uint8_t *y1, qi32 acc0, qi32 acc1, const in
         bytes = u ? _mm_min_epu8(_mm_max_epu8(bytes, l), h)
                   : _mm_min_epi8(_mm_max_epi8(bytes, l), h);
     }
-    if (count == 8) {
-        _mm_storel_epi64((__m128i *)y0, bytes);
-        if (y1)
-            _mm_storel_epi64((__m128i *)y1, _mm_unpackhi_epi64(bytes, bytes));
-    } else {
-        uint8_t t[16];
-        _mm_storeu_si128((__m128i *)t, bytes);
-        memcpy(y0, t, (size_t)count);
-        if (y1)
-            memcpy(y1, t + 8, (size_t)count);
-    }
+    gk_qstore_bytes2_avx2(y0, y1, bytes, count);
 }
 #endif
 
