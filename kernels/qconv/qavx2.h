@@ -96,6 +96,35 @@ GK_INLINE __m256i gk_qrequant_avx2(__m256i acc, __m256 mv, const gk_qreq_avx2 *r
     return _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(r->y_zero));
 }
 
+/* The bytes of 16 products, f0's lanes then f1's, requantized to exactly gk_requant's
+ * integers with zero point `zero` and range [lo, hi], in fewer steps than q_round_sat's
+ * clamps: the product clamped above only, to hi - zero (an integer: rounding it, or any
+ * product beyond it, gives hi - zero, as rounding then clamping would; without it a product
+ * of 2^31 or more would round to INT_MIN); rounded (to nearest even); saturated to int16, the
+ * zero point added with saturation; saturated to bytes, and [lo, hi] applied to the bytes. A
+ * product under -2^15 (or under -2^31, which cvtps2dq makes INT_MIN) saturates to the bytes'
+ * floor and the clamp lifts it to lo, as the reference's clamp to -GK_Q_LIMIT and then to lo
+ * does. Bytes saturate unsigned when lo >= 0 (every result is then 0..255), else signed (an
+ * i8 result). 10 vector instructions for 16 outputs where both clamps in float and the zero
+ * point in int32 take 11. Used by the int8 depthwise kernel's epilogue (about half its time)
+ * and the AVX2 conv tile's two-pixel store (qconv_tmpl.h). */
+GK_INLINE __m128i gk_qbytes16_avx2(__m256 f0, __m256 f1, int zero, int lo, int hi)
+{
+    __m256 fhi = _mm256_set1_ps((float)(hi - zero));
+    f0 = _mm256_min_ps(f0, fhi);
+    f1 = _mm256_min_ps(f1, fhi);
+    /* Per 128-bit lane the int16 are f0's 0-3, f1's 0-3 (low lane) and 4-7, 4-7 (high). */
+    __m256i w16 = _mm256_packs_epi32(_mm256_cvtps_epi32(f0), _mm256_cvtps_epi32(f1));
+    w16 = _mm256_adds_epi16(w16, _mm256_set1_epi16((int16_t)zero));
+    bool u = lo >= 0;
+    __m256i w8 = u ? _mm256_packus_epi16(w16, w16) : _mm256_packs_epi16(w16, w16);
+    /* Dwords 0 and 4 are f0's bytes 0-3 and 4-7, 1 and 5 f1's. */
+    __m128i b = _mm256_castsi256_si128(
+        _mm256_permutevar8x32_epi32(w8, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5)));
+    __m128i l = _mm_set1_epi8((char)lo), h = _mm_set1_epi8((char)hi);
+    return u ? _mm_min_epu8(_mm_max_epu8(b, l), h) : _mm_min_epi8(_mm_max_epi8(b, l), h);
+}
+
 /* Two pixels' bytes v (pixel 0's 8, then pixel 1's): the first `count` of each at y0 and y1
  * (y1 NULL: pixel 0's alone). Also the store of qconv_tmpl.h's two-pixel epilogue. */
 GK_INLINE void gk_qstore_bytes2_avx2(uint8_t *y0, uint8_t *y1, __m128i v, int count)

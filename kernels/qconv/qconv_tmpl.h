@@ -81,7 +81,6 @@ typedef struct {
     int use_patch;
     int64_t kbytes;
     uint8_t *patch;
-    int y_lo, y_hi; /* the result's range (q_store2 clamps the bytes to it) */
 } qshape;
 
 /* The bias and multipliers of a tile's output blocks, and how many channels each stores. */
@@ -151,22 +150,12 @@ GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *m
 }
 
 /* Two pixels' blocks at once (y1 NULL: the first alone), the same bytes as q_store on each.
- * Without a folded rescale, in fewer steps than two q_stores (16 vector instructions and
- * the stores for 16 outputs where those take 20): the product clamped in float at the top
- * only (an integer bound, so rounding then clamping gives the same; a product past 2^31
- * would round to INT_MIN), rounded, saturated to int16, the zero point added with
- * saturation, saturated to bytes and clamped to [y_lo, y_hi] there. A product under -2^15
- * (or -2^31) saturates to the bytes' floor and the clamp lifts it to y_lo, as q_store's
- * clamp does. Bytes saturate unsigned when y_lo >= 0 (every result is then 0..255), else
- * signed (an i8 result). The 1x1 expansions' short reductions (16-64 bytes) leave the
- * requantization a large share of their time. */
+ * Without a folded rescale, through gk_qbytes16_avx2 (qavx2.h): 16 vector instructions for
+ * the 16 outputs where two q_stores take 20. The 1x1 expansions' short reductions (16-64
+ * bytes) leave the requantization a large share of their time. */
 GK_INLINE void q_store2(uint8_t *y0, uint8_t *y1, qi32 acc0, qi32 acc1, const int32_t *bias,
                         const float *mult, const qshape *s, int count)
 {
-    __m256i bv = _mm256_loadu_si256((const __m256i *)bias);
-    __m256 mv = _mm256_loadu_ps(mult);
-    __m256 f0 = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(acc0, bv)), mv);
-    __m256 f1 = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(acc1, bv)), mv);
     __m128i bytes;
     if (s->post_mult != 0.0f) {
         uint8_t t[16];
@@ -174,20 +163,13 @@ GK_INLINE void q_store2(uint8_t *y0, uint8_t *y1, qi32 acc0, qi32 acc1, const in
         q_store(t + 8, acc1, bias, mult, s, 8);
         bytes = _mm_loadu_si128((const __m128i *)t);
     } else {
-        __m256 fhi = _mm256_set1_ps(s->f_hi);
-        f0 = _mm256_min_ps(f0, fhi);
-        f1 = _mm256_min_ps(f1, fhi);
-        /* Per 128-bit lane: pixel 0's lanes 0-3, pixel 1's 0-3 | 0's 4-7, 1's 4-7. */
-        __m256i w16 = _mm256_packs_epi32(_mm256_cvtps_epi32(f0), _mm256_cvtps_epi32(f1));
-        w16 = _mm256_adds_epi16(w16, _mm256_set1_epi16((int16_t)s->y_zero));
-        bool u = s->y_lo >= 0;
-        __m256i w8 = u ? _mm256_packus_epi16(w16, w16) : _mm256_packs_epi16(w16, w16);
-        /* Dwords 0 and 4 are pixel 0's bytes 0-3 and 4-7, 1 and 5 pixel 1's. */
-        bytes = _mm256_castsi256_si128(
-            _mm256_permutevar8x32_epi32(w8, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5)));
-        __m128i l = _mm_set1_epi8((char)s->y_lo), h = _mm_set1_epi8((char)s->y_hi);
-        bytes = u ? _mm_min_epu8(_mm_max_epu8(bytes, l), h)
-                  : _mm_min_epi8(_mm_max_epi8(bytes, l), h);
+        __m256i bv = _mm256_loadu_si256((const __m256i *)bias);
+        __m256 mv = _mm256_loadu_ps(mult);
+        __m256 f0 = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(acc0, bv)), mv);
+        __m256 f1 = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(acc1, bv)), mv);
+        /* f_lo and f_hi are y_lo - y_zero and y_hi - y_zero, integers. */
+        bytes = gk_qbytes16_avx2(f0, f1, s->y_zero, (int)s->f_lo + s->y_zero,
+                                 (int)s->f_hi + s->y_zero);
     }
     gk_qstore_bytes2_avx2(y0, y1, bytes, count);
 }
@@ -417,7 +399,7 @@ void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float
                  (c + 3) / 4 * 4, 0, y_zero, (float)(y_lo - y_zero), (float)(y_hi - y_zero),
                  post_mult, (float)((post_i8 ? -128 : 0) - post_zero),
                  (float)((post_i8 ? 127 : 255) - post_zero), post_zero,
-                 0, 0, 0, 0, patch, y_lo, y_hi };
+                 0, 0, 0, 0, patch };
     s.wblock = kh * kw * s.cbytes * QV;
     s.fuse_row = kw > 1 && dw == 1 && xcs == s.cbytes && s.cbytes <= QZ;
     s.gemm = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && oh == h && ow == w;

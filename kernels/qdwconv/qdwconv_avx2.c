@@ -30,6 +30,7 @@
 
 #include "../kernels.h"
 #include "../q8.h"
+#include "../qconv/qavx2.h"
 #include "qdwpack.h"
 
 #define GK_INLINE static inline __attribute__((always_inline))
@@ -78,31 +79,10 @@ GK_INLINE void load_mult(const qdw *s, int64_t ch, int64_t m, __m256 *mv)
 GK_INLINE void store16(const qdw *s, uint8_t *yp, const __m256 *mv, __m256i a0, __m256i a1,
                        int64_t m)
 {
-    /* The integers of q_round_sat (qsimd.h) in fewer steps, the clamps moved to where they are
-     * cheap: the product clamped above only, to hi - zero (an integer: rounding it, or any
-     * product beyond it, gives hi - zero, as rounding then clamping would; without it a
-     * product of 2^31 or more would round to INT_MIN); rounded (to nearest even); saturated to
-     * int16, the zero point added with saturation; saturated to bytes, and [lo, hi] applied
-     * to the bytes. Below, a product under -2^15 (or under -2^31, which cvtps2dq makes INT_MIN)
-     * saturates to the bytes' floor and the clamp lifts it to lo, as the reference's clamp to
-     * -GK_Q_LIMIT and then to lo does. Every lane in range comes out as round(p) + zero
-     * clamped to [lo, hi]. Per 16 outputs 14 vector instructions where both clamps in float
-     * and the zero point in int32 took 15: the epilogue is about half of this kernel's time
-     * (docs/quantization.md). */
-    __m256 fhi = _mm256_set1_ps((float)(s->hi - s->y_zero));
-    __m256 f0 = _mm256_min_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a0), mv[0]), fhi);
-    __m256 f1 = _mm256_min_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a1), mv[1]), fhi);
-    /* Per 128-bit lane the int16 are r0 0-3, r1 0-3 (low lane) and r0 4-7, r1 4-7 (high). */
-    __m256i w16 = _mm256_packs_epi32(_mm256_cvtps_epi32(f0), _mm256_cvtps_epi32(f1));
-    w16 = _mm256_adds_epi16(w16, _mm256_set1_epi16((int16_t)s->y_zero));
-    /* Bytes: unsigned saturation when lo >= 0 (every result is then in 0..255), else signed
-     * (an i8 result: -128..127); then [lo, hi] in the same kind. */
-    bool u = s->lo >= 0;
-    __m256i w8 = u ? _mm256_packus_epi16(w16, w16) : _mm256_packs_epi16(w16, w16);
-    __m256i b = _mm256_permutevar8x32_epi32(w8, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5));
-    __m128i bytes = _mm256_castsi256_si128(b);
-    __m128i l = _mm_set1_epi8((char)s->lo), h = _mm_set1_epi8((char)s->hi);
-    bytes = u ? _mm_min_epu8(_mm_max_epu8(bytes, l), h) : _mm_min_epi8(_mm_max_epi8(bytes, l), h);
+    /* gk_requant's integers (qavx2.h; the epilogue is about half of this kernel's time). */
+    __m128i bytes = gk_qbytes16_avx2(_mm256_mul_ps(_mm256_cvtepi32_ps(a0), mv[0]),
+                                     _mm256_mul_ps(_mm256_cvtepi32_ps(a1), mv[1]), s->y_zero,
+                                     s->lo, s->hi);
     if (m >= 16) {
         _mm_storeu_si128((__m128i *)yp, bytes);
     } else {
