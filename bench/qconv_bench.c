@@ -90,8 +90,8 @@ static void run_q(const job *j, int tid, int parts)
                                          : j->isa == 1 ? gk_qconv_u8_avxvnni
                                                        : gk_qconv_u8_avx2;
     fn(j->qx, j->qw, j->qb, j->qm, j->qy, j->n, l->h, l->w, l->c, j->xcs, l->m, l->m, l->k, l->k,
-       j->oh, j->ow, l->s, l->s, 1, 1, l->p, l->p, 3, 0, 0, 0, 255, 0.0f, 0, 0, NULL, tid,
-       parts);
+       j->oh, j->ow, l->s, l->s, 1, 1, l->p, l->p, 3, 0, 0, 0, 255, 0.0f, 0, 0, NULL, NULL, 0, NULL,
+       tid, parts);
 }
 
 static void run_w(const job *j, int tid, int parts)
@@ -99,7 +99,7 @@ static void run_w(const job *j, int tid, int parts)
     const layer *l = j->l;
     gk_qwino_u8_avx2(j->qx, (const int8_t *)(const void *)j->ww, j->qb, j->qm, j->qy, j->n, l->h,
                      l->w, l->c, j->xcs, l->m, l->m, 3, 3, j->oh, j->ow, 1, 1, 1, 1, l->p, l->p,
-                     3, 0, 0, 0, 255, 0.0f, 0, 0, NULL, tid, parts);
+                     3, 0, 0, 0, 255, 0.0f, 0, 0, NULL, NULL, 0, NULL, tid, parts);
 }
 
 static void run_7(const job *j, int tid, int parts)
@@ -107,7 +107,7 @@ static void run_7(const job *j, int tid, int parts)
     const layer *l = j->l;
     gk_qconv7_u8_avx2(j->qx, j->w7, j->qb, j->qm, j->qy, j->n, l->h, l->w, l->c, j->xcs, l->m,
                       l->m, l->k, l->k, j->oh, j->ow, l->s, l->s, 1, 1, l->p, l->p, 3, 0, 0, 0,
-                      255, 0.0f, 0, 0, NULL, tid, parts);
+                      255, 0.0f, 0, 0, NULL, NULL, 0, NULL, tid, parts);
 }
 
 static void run_f(const job *j, int tid, int parts)

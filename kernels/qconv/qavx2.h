@@ -11,24 +11,78 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "qres.h"
+
 #ifndef GK_INLINE
 #define GK_INLINE static inline __attribute__((always_inline))
 #endif
 
-/* The requantization of one call: y_lo/y_hi less y_zero as floats, and the folded rescale
- * (post_mult != 0) with its range less post_zero (qconv_tmpl.h's contract). */
+/* The requantization of one call: y_lo/y_hi less y_zero as floats, the folded rescale
+ * (post_mult != 0) with its range less post_zero, and the folded residual Add (res.res != NULL,
+ * qres.h) of qconv_tmpl.h's contract. */
 typedef struct {
     float f_lo, f_hi, post_mult, pf_lo, pf_hi;
     int y_zero, post_zero;
+    gk_qres res;
 } gk_qreq_avx2;
 
 static inline gk_qreq_avx2 gk_qreq_avx2_of(int y_zero, int y_lo, int y_hi, float post_mult,
-                                           int post_zero, int post_i8)
+                                           int post_zero, int post_i8, const uint8_t *res,
+                                           const float *rq, int rmode)
 {
     gk_qreq_avx2 r = { (float)(y_lo - y_zero), (float)(y_hi - y_zero), post_mult,
                        (float)((post_i8 ? -128 : 0) - post_zero),
-                       (float)((post_i8 ? 127 : 255) - post_zero), y_zero, post_zero };
+                       (float)((post_i8 ? 127 : 255) - post_zero), y_zero, post_zero,
+                       gk_qres_of(res, rq, rmode) };
     return r;
+}
+
+/* The first n (< 8) bytes at p as the low bytes of an integer, and the low n bytes of v stored
+ * at p, one byte at a time: a memcpy of a variable length is a library call, and a call in a
+ * tile's store clobbers every vector register, so the tile's accumulators lived on the stack
+ * around it, for whole blocks too. */
+GK_INLINE uint64_t gk_qload_part(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+GK_INLINE void gk_qstore_part(uint8_t *p, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The first `count` (<= 8) residual bytes at rp less their zero point, as floats. A partial
+ * block reads no byte past its channels: past them lie the next pixel's, which another thread
+ * may be writing. */
+GK_INLINE __m256 gk_qres_load_avx2(const uint8_t *rp, int count, const gk_qres *q)
+{
+    __m128i b = count == 8 ? _mm_loadl_epi64((const __m128i *)rp)
+                           : _mm_cvtsi64_si128((long long)gk_qload_part(rp, count));
+    __m256i v = q->r_signed ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b);
+    return _mm256_cvtepi32_ps(_mm256_sub_epi32(v, _mm256_set1_epi32(q->r_zero)));
+}
+
+/* The residual Add (qres.h) on one block: f is the convolution's product clamped to [f_lo,
+ * f_hi] (its byte less y_zero, before rounding); the result is the product to round into
+ * o_zero and [o_lo, o_hi], as gk_qres_apply computes it: the rounded f times ma plus the
+ * residual times mb (two products and a sum, each rounded as there: the kernels build with
+ * -ffp-contract=off), then, with a rescale after the Add, clamped to the Add's range less its
+ * zero point (the same integers as clamping after rounding: the bounds are integers), rounded
+ * and times p_mult. roundps rounds to nearest even, as gk_q_round. */
+GK_INLINE __m256 gk_qres_avx2(__m256 f, const uint8_t *rp, int count, const gk_qres *q)
+{
+    __m256 s = _mm256_add_ps(_mm256_mul_ps(_mm256_round_ps(f, GK_QNEAR), _mm256_set1_ps(q->ma)),
+                             _mm256_mul_ps(gk_qres_load_avx2(rp, count, q),
+                                           _mm256_set1_ps(q->mb)));
+    if (!q->post)
+        return s;
+    s = _mm256_min_ps(_mm256_max_ps(s, _mm256_set1_ps((float)(q->a_lo - q->a_zero))),
+                      _mm256_set1_ps((float)(q->a_hi - q->a_zero)));
+    return _mm256_mul_ps(_mm256_round_ps(s, GK_QNEAR), _mm256_set1_ps(q->p_mult));
 }
 
 /* The pixels (or tiles) of unit t when `total` are split into `parts` runs as t * total /
@@ -77,15 +131,24 @@ GK_INLINE void gk_qdot_avx2(__m256i *acc, const int16_t *const *row, const void 
 #undef QACC_SAVE
 
 /* Requantization of one pixel's block (its accumulators started from the bias): exactly
- * gk_requant per lane. gk_requant rounds the product clamped to +-2^22, adds the zero point and
- * saturates to [lo, hi]; clamping the product to [lo - zero, hi - zero] instead and adding the
- * zero point after rounding gives the same integers, since those bounds are integers inside
- * +-2^22 and rounding is monotonic. cvtps2dq rounds to nearest even under the default MXCSR.
- * The result lanes lie in [lo, hi], inside -128..255. */
-GK_INLINE __m256i gk_qrequant_avx2(__m256i acc, __m256 mv, const gk_qreq_avx2 *r)
+ * gk_requant per lane, then the residual Add of the `count` channels at byte `at` of the
+ * residual (the block's place in y) when there is one. gk_requant rounds the product clamped
+ * to +-2^22, adds the zero point and saturates to [lo, hi]; clamping the product to [lo -
+ * zero, hi - zero] instead and adding the zero point after rounding gives the same integers,
+ * since those bounds are integers inside +-2^22 and rounding is monotonic. cvtps2dq rounds to
+ * nearest even under the default MXCSR. The result lanes lie in [lo, hi], inside -128..255. */
+GK_INLINE __m256i gk_qrequant_avx2(__m256i acc, __m256 mv, const gk_qreq_avx2 *r, int64_t at,
+                                   int count)
 {
     __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), mv);
     f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(r->f_lo)), _mm256_set1_ps(r->f_hi));
+    if (r->res.res) {
+        const gk_qres *q = &r->res;
+        f = gk_qres_avx2(f, q->res + at, count, q);
+        f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps((float)(q->o_lo - q->o_zero))),
+                          _mm256_set1_ps((float)(q->o_hi - q->o_zero)));
+        return _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(q->o_zero));
+    }
     if (r->post_mult != 0.0f) {
         /* The rounded product before the zero point was added, rescaled once more. */
         f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtps_epi32(f)),
@@ -134,11 +197,9 @@ GK_INLINE void gk_qstore_bytes2_avx2(uint8_t *y0, uint8_t *y1, __m128i v, int co
         if (y1)
             _mm_storel_epi64((__m128i *)y1, _mm_unpackhi_epi64(v, v)); /* unaligned-safe */
     } else {
-        uint8_t t[16];
-        _mm_storeu_si128((__m128i *)t, v);
-        memcpy(y0, t, (size_t)count);
+        gk_qstore_part(y0, (uint64_t)_mm_cvtsi128_si64(v), count);
         if (y1)
-            memcpy(y1, t + 8, (size_t)count);
+            gk_qstore_part(y1, (uint64_t)_mm_extract_epi64(v, 1), count);
     }
 }
 

@@ -184,14 +184,17 @@ GK_INLINE void tile(const qshape *s, int16_t *buf, const int32_t *bias, const fl
             for (int p = 0; p < QNP; p++)
                 a[p] = bv;
             gk_qdot_avx2(a, row, s->wp + mb * s->k * 8, s->k, NP, false);
-            uint8_t *y = s->y + q0 * s->ycs + m0;
+            int64_t at = q0 * s->ycs + m0;
+            uint8_t *y = s->y + at;
             for (int p = 0; p < NP; p += 2) {
                 if (p >= live)
                     break;
-                __m256i r0 = gk_qrequant_avx2(a[p], mv, &s->rq);
+                __m256i r0 = gk_qrequant_avx2(a[p], mv, &s->rq, at + p * s->ycs, count);
                 if (p + 1 < live)
                     gk_qstore2_avx2(y + p * s->ycs, y + (p + 1) * s->ycs, r0,
-                           gk_qrequant_avx2(a[p + 1 < NP ? p + 1 : p], mv, &s->rq), count);
+                                    gk_qrequant_avx2(a[p + 1 < NP ? p + 1 : p], mv, &s->rq,
+                                                     at + (p + 1) * s->ycs, count),
+                                    count);
                 else
                     gk_qstore2_avx2(y + p * s->ycs, NULL, r0, r0, count);
             }
@@ -217,12 +220,16 @@ GK_INLINE void tile(const qshape *s, int16_t *buf, const int32_t *bias, const fl
     for (int64_t mb = mb0; mb < mb1; mb++) {
         int64_t m0 = mb * 8;
         int count = s->m - m0 < 8 ? (int)(s->m - m0) : 8;
-        uint8_t *y = s->y + q0 * s->ycs + m0;
+        int64_t at = q0 * s->ycs + m0;
+        uint8_t *y = s->y + at;
         for (int p = 0; p < live; p += 2) {
-            __m256i r0 = gk_qrequant_avx2(acc[mb - mb0][p], mv[mb - mb0], &s->rq);
+            __m256i r0 = gk_qrequant_avx2(acc[mb - mb0][p], mv[mb - mb0], &s->rq,
+                                          at + p * s->ycs, count);
             if (p + 1 < live)
                 gk_qstore2_avx2(y + p * s->ycs, y + (p + 1) * s->ycs, r0,
-                       gk_qrequant_avx2(acc[mb - mb0][p + 1], mv[mb - mb0], &s->rq), count);
+                                gk_qrequant_avx2(acc[mb - mb0][p + 1], mv[mb - mb0], &s->rq,
+                                                 at + (p + 1) * s->ycs, count),
+                                count);
             else
                 gk_qstore2_avx2(y + p * s->ycs, NULL, r0, r0, count);
         }
@@ -234,13 +241,15 @@ void gk_qconv_u8_avx2(const uint8_t *x, const int8_t *wp, const int32_t *bias, c
                       int64_t m, int64_t ycs, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
                       int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t ph, int64_t pw,
                       int x_zero, int x_flip, int y_zero, int y_lo, int y_hi, float post_mult,
-                      int post_zero, int post_i8, unsigned *work, int tid, int nthreads)
+                      int post_zero, int post_i8, const uint8_t *res, const float *rq,
+                      int rmode, unsigned *work, int tid, int nthreads)
 {
     /* The widened inputs of one tile; 32-byte aligned for the broadcast loads' sake. */
     int16_t buf[QNP * QKS] __attribute__((aligned(32)));
     qshape s = { x, wp, y, h, w, xcs, m, ycs, kh, kw, oh, ow, sh, sw, dh, dw, ph, pw,
                  (c + 3) / 4 * 4, 0, x_zero, (uint8_t)(x_flip ? 0x80 : 0),
-                 gk_qreq_avx2_of(y_zero, y_lo, y_hi, post_mult, post_zero, post_i8) };
+                 gk_qreq_avx2_of(y_zero, y_lo, y_hi, post_mult, post_zero, post_i8, res, rq,
+                                  rmode) };
     s.k = kh * kw * s.cbytes;
     int64_t mblocks = (m + 7) / 8, nq = n * oh * ow, tiles = (nq + QNP - 1) / QNP;
     int64_t groups = gk_qgroups_avx2(mblocks, tiles, nthreads, QG), units = groups * tiles;
@@ -248,8 +257,10 @@ void gk_qconv_u8_avx2(const uint8_t *x, const int8_t *wp, const int32_t *bias, c
     /* Block groups outermost: a thread's consecutive units reuse the same weights. Tiles
      * outermost when the weights fit in half of L1: threads then write different pixels
      * instead of different channels of the same pixels' cache lines (qconv_tmpl.h; MobileNet
-     * v2 8-bit int8 2 % faster at 2 threads, the same at 1). */
-    bool tiles_out = mblocks * s.k * 8 <= 24 * 1024;
+     * v2 8-bit int8 2 % faster at 2 threads, the same at 1), and with a residual unless the
+     * weights are more than twice its bytes (qconv_tmpl.h says why). */
+    int64_t wbytes = mblocks * s.k * 8;
+    bool tiles_out = wbytes <= 24 * 1024 || (s.rq.res.res && 2 * nq * ycs > wbytes);
     for (size_t uu; gk_units_next(&it, &uu);) {
         int64_t u = (int64_t)uu;
         /* Groups split the blocks evenly (20 blocks: 7, 7 and 6, not 8, 8 and 4), tiles the

@@ -4,15 +4,17 @@
 #include "../kernels.h"
 #include "../qmath.h"
 #include "../units.h"
+#include "qres.h"
 
 void gk_qconv_u8_scalar(const uint8_t *x, const int8_t *wp, const int32_t *bias,
                         const float *mult, uint8_t *y, int64_t n, int64_t h, int64_t w, int64_t c,
                         int64_t xcs, int64_t m, int64_t ycs, int64_t kh, int64_t kw, int64_t oh,
                         int64_t ow, int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t ph,
                         int64_t pw, int x_zero, int x_flip, int y_zero, int y_lo, int y_hi,
-                        float post_mult, int post_zero, int post_i8, unsigned *work, int tid,
-                        int nthreads)
+                        float post_mult, int post_zero, int post_i8, const uint8_t *res,
+                        const float *rq, int rmode, unsigned *work, int tid, int nthreads)
 {
+    gk_qres rs = gk_qres_of(res, rq, rmode);
     int64_t cb = (c + 3) / 4 * 4, ohw = oh * ow;
     uint8_t flip = x_flip ? 0x80 : 0;
     gk_units it = gk_units_of((size_t)(n * ohw), work, tid, nthreads);
@@ -37,7 +39,9 @@ void gk_qconv_u8_scalar(const uint8_t *x, const int8_t *wp, const int32_t *bias,
                         acc += (uint32_t)((int32_t)(uint8_t)(xp[ci] ^ flip) * wt[ci]);
                 }
             int32_t v = gk_requant((int32_t)acc, mult[mi], y_zero, y_lo, y_hi);
-            if (post_mult != 0.0f)
+            if (rs.res)
+                v = gk_qres_apply(&rs, v, y_zero, rs.res[q * ycs + mi]);
+            else if (post_mult != 0.0f)
                 v = gk_requant(v - y_zero, post_mult, post_zero, post_i8 ? -128 : 0,
                                post_i8 ? 127 : 255);
             yp[mi] = (uint8_t)v;

@@ -17,7 +17,8 @@
 //   is the kind's range (0..255 for u8, -128..127 for i8) narrowed by a fused Relu or Clip.
 // - post_mult != 0 folds a RescaleQuantized of the result in: the byte stored is
 //   gk_requant(y - y_zero, post_mult, post_zero, lo, hi) of that y, [lo, hi] the range of i8
-//   (post_i8) or u8.
+//   (post_i8) or u8. res != NULL instead folds a residual Add (and the rescale after it) in:
+//   the byte stored is gk_qres_apply of y and the residual byte at y's place (qres.h).
 // - Pads are top/left ph/pw; bottom/right follow from oh/ow. Dilations dh/dw, strides sh/sw.
 // - The U units (output-channel block pair x tile of output pixels) are shared as units.h's
 //   gk_units shares them: work NULL, thread tid computes [tid * U / nthreads, (tid + 1) * U /
@@ -50,6 +51,7 @@
 #include "../kernels.h"
 #include "../qmath.h"
 #include "../units.h"
+#include "qres.h"
 
 #define QZ 4096 /* bytes of the padding row: channel chunk of one tap */
 #define QPATCH 1024 /* most bytes of one pixel's gathered taps (q_tile_rows) */
@@ -71,6 +73,7 @@ typedef struct {
     /* The folded rescale (post_mult != 0), its range as f_lo/f_hi. */
     float post_mult, pf_lo, pf_hi;
     int post_zero;
+    gk_qres res; /* a folded residual Add (res.res != NULL; qres.h) */
     /* A kernel row's taps are one run of kw * cbytes bytes in the input as in the weights
      * (dw == 1, xcs == cbytes), walked as one tap where a tile's pixels have all of it. */
     int fuse_row;
@@ -101,6 +104,24 @@ typedef struct {
 #if QV == 16
 typedef __m512i qi32;
 
+/* gk_qres_avx2 (qavx2.h) on 16 lanes: the residual Add of the first `count` channels at rp on
+ * f, the convolution's clamped product; a masked load reads no byte past them. roundscale
+ * with immediate 8 rounds to an integer, to nearest even. */
+GK_INLINE __m512 q_res16(__m512 f, const uint8_t *rp, int count, const gk_qres *q)
+{
+    __m128i b = _mm_maskz_loadu_epi8((__mmask16)((1u << count) - 1), rp);
+    __m512i v = q->r_signed ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b);
+    __m512 rv = _mm512_cvtepi32_ps(_mm512_sub_epi32(v, _mm512_set1_epi32(q->r_zero)));
+    __m512 d = _mm512_roundscale_ps(f, GK_QNEAR);
+    __m512 sum = _mm512_add_ps(_mm512_mul_ps(d, _mm512_set1_ps(q->ma)),
+                               _mm512_mul_ps(rv, _mm512_set1_ps(q->mb)));
+    if (!q->post)
+        return sum;
+    sum = _mm512_min_ps(_mm512_max_ps(sum, _mm512_set1_ps((float)(q->a_lo - q->a_zero))),
+                        _mm512_set1_ps((float)(q->a_hi - q->a_zero)));
+    return _mm512_mul_ps(_mm512_roundscale_ps(sum, GK_QNEAR), _mm512_set1_ps(q->p_mult));
+}
+
 GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *mult,
                        const qshape *s, int count)
 {
@@ -108,7 +129,13 @@ GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *m
     __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_loadu_ps(mult));
     f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(s->f_lo)), _mm512_set1_ps(s->f_hi));
     __m512i r = _mm512_add_epi32(_mm512_cvtps_epi32(f), _mm512_set1_epi32(s->y_zero));
-    if (s->post_mult != 0.0f) {
+    if (s->res.res) {
+        const gk_qres *q = &s->res;
+        f = q_res16(f, q->res + (y - s->y), count, q);
+        f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps((float)(q->o_lo - q->o_zero))),
+                          _mm512_set1_ps((float)(q->o_hi - q->o_zero)));
+        r = _mm512_add_epi32(_mm512_cvtps_epi32(f), _mm512_set1_epi32(q->o_zero));
+    } else if (s->post_mult != 0.0f) {
         /* r - y_zero is the rounded product before the zero point was added. */
         f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtps_epi32(f)), _mm512_set1_ps(s->post_mult));
         f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(s->pf_lo)), _mm512_set1_ps(s->pf_hi));
@@ -129,7 +156,13 @@ GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *m
     __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(mult));
     f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->f_lo)), _mm256_set1_ps(s->f_hi));
     __m256i r = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(s->y_zero));
-    if (s->post_mult != 0.0f) {
+    if (s->res.res) {
+        const gk_qres *q = &s->res;
+        f = gk_qres_avx2(f, q->res + (y - s->y), count, q);
+        f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps((float)(q->o_lo - q->o_zero))),
+                          _mm256_set1_ps((float)(q->o_hi - q->o_zero)));
+        r = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(q->o_zero));
+    } else if (s->post_mult != 0.0f) {
         /* r - y_zero is the rounded product before the zero point was added. */
         f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtps_epi32(f)), _mm256_set1_ps(s->post_mult));
         f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->pf_lo)), _mm256_set1_ps(s->pf_hi));
@@ -140,13 +173,10 @@ GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *m
                                    0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
     __m256i b = _mm256_shuffle_epi8(r, sel);
     __m128i bytes = _mm_unpacklo_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1));
-    if (count == 8) {
+    if (count == 8)
         _mm_storel_epi64((__m128i *)y, bytes);
-    } else {
-        uint8_t t[16];
-        _mm_storeu_si128((__m128i *)t, bytes);
-        memcpy(y, t, (size_t)count);
-    }
+    else
+        gk_qstore_part(y, (uint64_t)_mm_cvtsi128_si64(bytes), count);
 }
 
 /* Two pixels' blocks at once (y1 NULL: the first alone), the same bytes as q_store on each.
@@ -167,9 +197,21 @@ GK_INLINE void q_store2(uint8_t *y0, uint8_t *y1, qi32 acc0, qi32 acc1, const in
         __m256 mv = _mm256_loadu_ps(mult);
         __m256 f0 = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(acc0, bv)), mv);
         __m256 f1 = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(acc1, bv)), mv);
-        /* f_lo and f_hi are y_lo - y_zero and y_hi - y_zero, integers. */
-        bytes = gk_qbytes16_avx2(f0, f1, s->y_zero, (int)s->f_lo + s->y_zero,
-                                 (int)s->f_hi + s->y_zero);
+        if (s->res.res) {
+            /* The convolution's bytes exactly (both clamps), then the residual's step; pixel
+             * 1's residual is read only when it is stored. */
+            const gk_qres *q = &s->res;
+            __m256 lo = _mm256_set1_ps(s->f_lo), hi = _mm256_set1_ps(s->f_hi);
+            int64_t at = y0 - s->y;
+            f0 = gk_qres_avx2(_mm256_min_ps(_mm256_max_ps(f0, lo), hi), q->res + at, count, q);
+            f1 = gk_qres_avx2(_mm256_min_ps(_mm256_max_ps(f1, lo), hi),
+                              q->res + (y1 ? y1 - s->y : at), count, q);
+            bytes = gk_qbytes16_avx2(f0, f1, q->o_zero, q->o_lo, q->o_hi);
+        } else {
+            /* f_lo and f_hi are y_lo - y_zero and y_hi - y_zero, integers. */
+            bytes = gk_qbytes16_avx2(f0, f1, s->y_zero, (int)s->f_lo + s->y_zero,
+                                     (int)s->f_hi + s->y_zero);
+        }
     }
     gk_qstore_bytes2_avx2(y0, y1, bytes, count);
 }
@@ -390,8 +432,8 @@ void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float
             uint8_t *y, int64_t n, int64_t h, int64_t w, int64_t c, int64_t xcs, int64_t m,
             int64_t ycs, int64_t kh, int64_t kw, int64_t oh, int64_t ow, int64_t sh, int64_t sw,
             int64_t dh, int64_t dw, int64_t ph, int64_t pw, int x_zero, int x_flip, int y_zero,
-            int y_lo, int y_hi, float post_mult, int post_zero, int post_i8, unsigned *work,
-            int tid, int nthreads)
+            int y_lo, int y_hi, float post_mult, int post_zero, int post_i8, const uint8_t *res,
+            const float *rq, int rmode, unsigned *work, int tid, int nthreads)
 {
     uint8_t zrow[QZ];
     uint8_t patch[QNP * QPATCH] __attribute__((aligned(64)));
@@ -399,7 +441,7 @@ void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float
                  (c + 3) / 4 * 4, 0, y_zero, (float)(y_lo - y_zero), (float)(y_hi - y_zero),
                  post_mult, (float)((post_i8 ? -128 : 0) - post_zero),
                  (float)((post_i8 ? 127 : 255) - post_zero), post_zero,
-                 0, 0, 0, 0, patch };
+                 gk_qres_of(res, rq, rmode), 0, 0, 0, 0, patch };
     s.wblock = kh * kw * s.cbytes * QV;
     s.fuse_row = kw > 1 && dw == 1 && xcs == s.cbytes && s.cbytes <= QZ;
     s.gemm = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && oh == h && ow == w;
@@ -426,8 +468,14 @@ void GK_QFN(const uint8_t *x, const int8_t *wp, const int32_t *bias, const float
      * threads taking runs of units sweep the same pixels for different channels at once, and
      * an output pixel of 96-192 channels is one to three cache lines: each line went back and
      * forth between the cores (MobileNet v2 int8 at 2 threads 8 % faster with this, at 1
-     * thread 3 %; Zen 3). */
-    bool tiles_out = mblocks * s.wblock <= QWL1;
+     * thread 3 %; Zen 3). With a residual to add, tiles outermost too unless the weights are
+     * more than twice the residual's bytes: block pairs outermost read 8 bytes of each of its
+     * pixels' lines per sweep over the pixels, and a residual larger than the caches came from
+     * memory once per block (ResNet-50's 28x28 128->512 layers: the folded Add cost more than
+     * its own pass; its 7x7 512->2048 ones, and MobileNet v2's 7x7 960->160, keep their
+     * weights' order). */
+    int64_t wbytes = mblocks * s.wblock;
+    bool tiles_out = wbytes <= QWL1 || (s.res.res && 2 * nq * ycs > wbytes);
     int64_t gathered = -1;
     for (size_t uu; gk_units_next(&it, &uu);) {
         int64_t u = (int64_t)uu, mb0 = u / tiles * QNM, q0 = u % tiles * QNP;

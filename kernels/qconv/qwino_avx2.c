@@ -120,11 +120,14 @@ GK_INLINE void transform_out(const wshape *s, const __m256i *m, int64_t tile, in
     int64_t oy = 2 * ty, ox = 2 * tx;
     bool right = ox + 1 < s->ow;
     for (int i = 0; i < 2 && oy + i < s->oh; i++) {
+        int64_t at = ((ni * s->oh + oy + i) * s->ow + ox) * s->ycs + m0;
         __m256i r0 = gk_qrequant_avx2(_mm256_add_epi32(_mm256_srai_epi32(y[2 * i], 2), bv),
-                                      mv, &s->rq);
+                                      mv, &s->rq, at, count);
+        /* Past the right edge: computed, never stored (its residual is not read). */
         __m256i r1 = gk_qrequant_avx2(
-            _mm256_add_epi32(_mm256_srai_epi32(y[2 * i + 1], 2), bv), mv, &s->rq);
-        uint8_t *yp = s->y + ((ni * s->oh + oy + i) * s->ow + ox) * s->ycs + m0;
+            _mm256_add_epi32(_mm256_srai_epi32(y[2 * i + 1], 2), bv), mv, &s->rq,
+            right ? at + s->ycs : at, count);
+        uint8_t *yp = s->y + at;
         gk_qstore2_avx2(yp, right ? yp + s->ycs : NULL, r0, r1, count);
     }
 }
@@ -166,7 +169,8 @@ void gk_qwino_u8_avx2(const uint8_t *x, const int8_t *wp, const int32_t *bias, c
                       int64_t m, int64_t ycs, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
                       int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t ph, int64_t pw,
                       int x_zero, int x_flip, int y_zero, int y_lo, int y_hi, float post_mult,
-                      int post_zero, int post_i8, unsigned *work, int tid, int nthreads)
+                      int post_zero, int post_i8, const uint8_t *res, const float *rq,
+                      int rmode, unsigned *work, int tid, int nthreads)
 {
     (void)kh, (void)kw, (void)sh, (void)sw, (void)dh, (void)dw;
     int16_t vbuf[WT * WTS] __attribute__((aligned(32)));
@@ -174,7 +178,8 @@ void gk_qwino_u8_avx2(const uint8_t *x, const int8_t *wp, const int32_t *bias, c
     wshape s = { x, (const int16_t *)(const void *)wp, y, h, w, xcs, m, ycs, oh, ow, ph, pw,
                  (oh + 1) / 2, (ow + 1) / 2, gk_qwino_cv(c), x_zero,
                  (uint8_t)(x_flip ? 0x80 : 0),
-                 gk_qreq_avx2_of(y_zero, y_lo, y_hi, post_mult, post_zero, post_i8) };
+                 gk_qreq_avx2_of(y_zero, y_lo, y_hi, post_mult, post_zero, post_i8, res, rq,
+                                  rmode) };
     int64_t mblocks = (m + 7) / 8, nt = n * s.th * s.tw, tgroups = (nt + WT - 1) / WT;
     int64_t groups = gk_qgroups_avx2(mblocks, tgroups, nthreads, WG), units = groups * tgroups;
     gk_units it = gk_units_of((size_t)units, work, tid, nthreads);

@@ -3,12 +3,14 @@
 // input, requantized by gk_requant. Random shapes (C = 1, 3, odd, past the 4096-byte padding
 // row; M around the 8- and 16-channel blocks; kernels 1-7, strides and dilations 1-2, pads,
 // batches, FC layers), u8 and i8 inputs (x_flip), u8, i8 and Relu/Clip-narrowed outputs, and
-// a folded RescaleQuantized into u8 or i8;
+// a folded RescaleQuantized into u8 or i8, a folded residual Add (with a rescale after it, and
+// in place over y);
 // results must be identical bytes, at 1 and 3 threads (static shares) and 2 threads at once
 // taking the units from a counter, and the channels [M, ycs) untouched.
 #include "check.h"
 #include "kernels_test.h"
 #include "../../kernels/qconv/qpack.h"
+#include "../../kernels/qconv/qres.h"
 #include "../../kernels/qconv/qwpack.h"
 #include "../../kernels/qmath.h"
 
@@ -23,6 +25,8 @@ typedef struct {
                   * kernel row copies of the gathered and fused-row paths need it */
     int post;    /* a folded RescaleQuantized: 1 into u8, 2 into i8 */
     int extreme; /* every input byte 255 (as read) and every weight -128: the largest sum */
+    int res;     /* a folded residual Add: 1 plain, 2 with a rescale after it, 3 in place (the
+                  * residual is y's own bytes) with a Relu-narrowed rescale */
 } qcase;
 
 /* The row under test is the Winograd kernel (weights packed by gk_qwino_pack), or the 7-bit
@@ -40,9 +44,12 @@ typedef struct {
     const float *mult;
     uint8_t *y;
     const qcase *t;
+    const uint8_t *res;
     int xcs, ycs, oh, ow, x_zero, y_zero, lo, hi;
     float post_mult;
     int post_zero;
+    const float *rq;
+    int rmode;
     unsigned *work;
 } qcall;
 
@@ -52,8 +59,8 @@ static void qcall_run(void *arg, int tid, int nthreads)
     const qcase *t = q->t;
     q->fn(q->x, q->wp, q->bias, q->mult, q->y, t->n, t->h, t->w, t->c, q->xcs, t->m, q->ycs,
           t->kh, t->kw, q->oh, q->ow, t->sh, t->sw, t->dh, t->dw, t->ph, t->pw, q->x_zero,
-          t->flip, q->y_zero, q->lo, q->hi, q->post_mult, q->post_zero, t->post == 2, q->work,
-          tid, nthreads);
+          t->flip, q->y_zero, q->lo, q->hi, q->post_mult, q->post_zero, t->post == 2,
+          t->res == 3 ? q->y : q->res, q->rq, q->rmode, q->work, tid, nthreads);
 }
 
 static int rnd_int(int lo, int hi)
@@ -95,6 +102,34 @@ static void run_case(const gk_row *row, const qcase *t)
     int post_zero = rnd_int(post_lo, post_hi);
     if (t->post)
         post_mult = (float)(0.4 + 1.5 * rand() / (double)RAND_MAX);
+    /* The residual Add: residual bytes for every place of y (in place: y's own bytes, the
+     * channels [M, ycs) too, which must stay), multipliers around 1, any zero points. */
+    uint8_t *res = malloc(ys);
+    for (size_t i = 0; i < ys; i++)
+        res[i] = (uint8_t)rand();
+    float rq[GK_QRES_N] = { 0 };
+    int rmode = 0;
+    if (t->res) {
+        int rs = rand() & 1, a8 = rand() & 1;
+        rmode = rs ? GK_QRES_R_I8 : 0;
+        rq[GK_QRES_RZERO] = (float)(rs ? rnd_int(-128, 127) : rnd_int(0, 255));
+        rq[GK_QRES_MA] = (float)(0.3 + 1.2 * rand() / (double)RAND_MAX);
+        rq[GK_QRES_MB] = (float)(0.3 + 1.2 * rand() / (double)RAND_MAX);
+        rq[GK_QRES_ALO] = a8 ? -128.0f : 0.0f;
+        rq[GK_QRES_AHI] = a8 ? 127.0f : 255.0f;
+        rq[GK_QRES_AZERO] = (float)rnd_int((int)rq[GK_QRES_ALO], (int)rq[GK_QRES_AHI]);
+        if (t->res > 1) {
+            int p8 = rand() & 1;
+            rmode |= GK_QRES_POST;
+            rq[GK_QRES_PMULT] = (float)(0.4 + 1.5 * rand() / (double)RAND_MAX);
+            rq[GK_QRES_PLO] = p8 ? -128.0f : 0.0f;
+            rq[GK_QRES_PHI] = p8 ? 127.0f : 255.0f;
+            rq[GK_QRES_PZERO] = (float)rnd_int((int)rq[GK_QRES_PLO], (int)rq[GK_QRES_PHI]);
+            if (t->res == 3)
+                rq[GK_QRES_PLO] = rq[GK_QRES_PZERO]; /* a Relu after the Add */
+        }
+    }
+    gk_qres rs = gk_qres_of(t->res ? res : NULL, rq, rmode);
     /* A multiplier bringing the accumulator's typical size to ~60 output steps. */
     double spread = sqrt((double)k) * 5400.0;
     for (int m = 0; m < t->m; m++) {
@@ -127,12 +162,14 @@ static void run_case(const gk_row *row, const qcase *t)
                             }
                     CHECK(acc >= INT32_MIN && acc <= INT32_MAX);
                     int32_t v = gk_requant((int32_t)acc, mult[m], y_zero, lo, hi);
-                    if (t->post)
+                    if (t->res)
+                        v = gk_qres_apply(&rs, v, y_zero, res[yi + m]);
+                    else if (t->post)
                         v = gk_requant(v - y_zero, post_mult, post_zero, post_lo, post_hi);
                     want[yi + m] = (uint8_t)v;
                 }
                 for (int m = t->m; m < ycs; m++)
-                    want[yi + m] = 0xa5;
+                    want[yi + m] = t->res == 3 ? res[yi + m] : 0xa5;
             }
 
     int8_t *wp;
@@ -147,23 +184,30 @@ static void run_case(const gk_row *row, const qcase *t)
         wp = malloc(gk_qpack_bytes(vlen, t->m, t->c, t->kh, t->kw));
         gk_qpack_conv_isa(isa, w, bias_in, x_zero, t->m, t->c, t->kh, t->kw, wp, bias);
     }
-    memset(y1, 0xa5, ys);
-    memset(y3, 0xa5, ys);
-    memset(y2, 0xa5, ys);
+    uint8_t *ys3[3] = { y1, y3, y2 };
+    for (int i = 0; i < 3; i++) {
+        if (t->res == 3)
+            memcpy(ys3[i], res, ys);
+        else
+            memset(ys3[i], 0xa5, ys);
+    }
+    /* The residual operand: none, res, or (in place) the y written. */
+#define QRES(y) (t->res == 3 ? (y) : t->res ? res : NULL)
 #define QCALL(y, work, tid, nt)                                                               \
     qconv(x, wp, bias, mult, y, t->n, t->h, t->w, t->c, xcs, t->m, ycs, t->kh, t->kw, oh, ow, \
           t->sh, t->sw, t->dh, t->dw, t->ph, t->pw, x_zero, t->flip, y_zero, lo, hi, post_mult, \
-          post_zero, t->post == 2, work, tid, nt)
+          post_zero, t->post == 2, QRES(y), rq, rmode, work, tid, nt)
     QCALL(y1, NULL, 0, 1);
     for (int tid = 2; tid >= 0; tid--)
         QCALL(y3, NULL, tid, 3);
     /* Two threads at once taking the units from a counter (the cpu backend's way). */
     unsigned work = 0;
-    qcall qc = { qconv, x, wp, bias, mult, y2, t, xcs, ycs, oh, ow, x_zero, y_zero, lo, hi,
-                 post_mult, post_zero, &work };
+    qcall qc = { qconv, x, wp, bias, mult, y2, t, QRES(NULL), xcs, ycs, oh, ow, x_zero,
+                 y_zero, lo, hi, post_mult, post_zero, rq, rmode, &work };
     run_threads(2, qcall_run, &qc);
     CHECK(work > 0);
 #undef QCALL
+#undef QRES
     size_t bad = 0, first = 0;
     for (size_t i = 0; i < ys; i++)
         if (y1[i] != want[i] && !bad++)
@@ -171,15 +215,16 @@ static void run_case(const gk_row *row, const qcase *t)
     if (bad)
         fprintf(stderr,
                 "%s: n%d c%d %dx%d m%d k%dx%d s%d,%d d%d,%d p%d,%d,%d,%d flip%d out%d pow2 %d "
-                "post %d: "
+                "post %d res %d: "
                 "%zu bytes differ, first at pixel %zu channel %zu: %d, want %d\n",
                 row->name, t->n, t->c, t->h, t->w, t->m, t->kh, t->kw, t->sh, t->sw, t->dh,
-                t->dw, t->ph, t->pw, t->phe, t->pwe, t->flip, t->out, t->pow2, t->post, bad,
+                t->dw, t->ph, t->pw, t->phe, t->pwe, t->flip, t->out, t->pow2, t->post, t->res, bad,
                 first / ycs, first % ycs, y1[first], want[first]);
     CHECK_EQ(bad, 0);
     CHECK(memcmp(y3, want, ys) == 0);
     CHECK(memcmp(y2, want, ys) == 0);
     free(x), free(want), free(y1), free(y2), free(y3), free(w), free(bias_in), free(bias), free(mult);
+    free(res);
     free(wp);
 }
 
@@ -208,6 +253,7 @@ static qcase random_case(int c, int m, int k)
     t.out = rand() % 4;
     t.pow2 = rand() % 3 == 0;
     t.post = rand() % 4 == 0 ? rnd_int(1, 2) : 0;
+    t.res = t.post || rand() % 3 ? 0 : rnd_int(1, 3);
     return t;
 }
 
@@ -231,6 +277,8 @@ static void test_qconv(const gk_row *row)
         qcase t = { rnd_int(1, 3), cs[rand() % 11] * 3, rnd_int(1, 7), rnd_int(1, 20),
                     ms[rand() % 13], 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, i & 1, i % 4, i == 2,
                     0, i % 3 == 0 ? 1 + (i & 1) : 0 };
+        if (!t.post)
+            t.res = i % 4; /* ResNet's block ends: a 1x1 conv plus the block's input */
         run_case(row, &t);
         qcase fc = { rnd_int(1, 15), rnd_int(1, 300), 1, 1, ms[rand() % 13] * 2, 1, 1, 1, 1,
                      1, 1, 0, 0, 0, 0, (i + 1) & 1, (i + 1) % 4, i == 3 };
