@@ -196,7 +196,7 @@ typedef struct cpu_arg {
     bool varies;
 } cpu_arg;
 
-#define CPU_MAX_ARGS 32
+#define CPU_MAX_ARGS 36
 #define CPU_MAX_CALLS 64
 
 /* A typed operation: kernel k with its arguments in the kernel's parameter order. */

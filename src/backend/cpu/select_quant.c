@@ -9,6 +9,7 @@
 
 #include "backend/cpu/cpu_internal.h"
 #include "gk_ops.h"
+#include "qconv/qres.h"
 #include "qmath.h"
 
 static bool is_q8(glow_dtype t) { return t == GLOW_U8Q || t == GLOW_I8Q; }
@@ -66,7 +67,8 @@ static bool sel_qconv(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     const ir_value *yv = in->ops[0].v, *xv = in->ops[1].v;
     const glow_type *y = &yv->type, *x = &xv->type;
     bool dwc = in->kind == IK_CPU_QDWCONV_NHWC;
-    if (in->nops != (dwc ? 5u : 6u) || cpu_overlap(yv, xv))
+    bool res = !dwc && in->nops == 8;
+    if ((in->nops != (dwc ? 5u : 6u) && !res) || cpu_overlap(yv, xv))
         return false;
     /* The real channel counts: the packed bias has M entries, the multipliers too, and 3
      * more with a folded RescaleQuantized (qprepare.c): the quantization `mid` of the
@@ -86,6 +88,24 @@ static bool sel_qconv(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
         post_mult = gk_q_multiplier(mid.scale, y->scale);
     } else if (nmult != mreal) {
         return false;
+    }
+    /* A folded residual Add [.., residual, qres] (qprepare.c fold_residual): qres holds the
+     * convolution's own result's quantization, the kernel's rmode (a constant in the code: its
+     * branches fold) and its parameters (qconv/qres.h).
+     * The residual is y's bytes or none of them. */
+    const ir_value *rv = res ? in->ops[6].v : NULL, *qv = res ? in->ops[7].v : NULL;
+    int rmode = 0;
+    if (res) {
+        if (qv->kind != IV_WEIGHT || !qv->storage || qv->storage->kind != NK_CONSTANT ||
+            glow_type_numel(&qv->type) != 4 + GK_QRES_N || post_mult != 0.0f ||
+            glow_type_numel(&rv->type) != glow_type_numel(y) ||
+            (cpu_overlap(yv, rv) && rv->addr != yv->addr) || cpu_overlap(xv, yv))
+            return false;
+        const float *q = qv->storage->payload.data;
+        mid.dtype = q[0] != 0.0f ? GLOW_I8Q : GLOW_U8Q;
+        mid.scale = q[1];
+        mid.offset = (int32_t)q[2];
+        rmode = (int)q[3];
     }
     int lo, hi;
     if (!fused_range(in, &mid, &lo, &hi))
@@ -132,7 +152,8 @@ static bool sel_qconv(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
            cpu_num(ph), cpu_num(pw), cpu_size(true, xz), cpu_num(flip),
            cpu_size(true, mid.offset), cpu_size(true, lo), cpu_size(true, hi),
            cpu_real(post_mult), cpu_size(true, y->offset), cpu_num(y->dtype == GLOW_I8Q),
-           cpu_ptr(in->ops[5].v, 0));
+           res ? cpu_ptr(rv, 0) : cpu_null(), res ? cpu_ptr(qv, 4 * sizeof(float)) : cpu_null(),
+           cpu_num(rmode), cpu_ptr(in->ops[5].v, 0));
     return true;
 }
 
