@@ -92,7 +92,7 @@ glow_status load_sequence_construct(onnx_ctx *cx, const Onnx__NodeProto *np, int
 glow_status load_sequence_at(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
                              glow_node_kind kind)
 {
-    onnx_seq *s;
+    onnx_seq *s = NULL;
     GLOW_TRY(seq_arg(cx, np, 0, &s));
     if (!onnx_has_input(np, 1))
         return onnx_fail(cx, np, GLOW_ERR_PARSE, "input 1 (position) is required");
@@ -104,7 +104,7 @@ glow_status load_sequence_at(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
 glow_status load_sequence_insert(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
                                  glow_node_kind kind)
 {
-    onnx_seq *s;
+    onnx_seq *s = NULL;
     glow_value t;
     int p;
     GLOW_TRY(seq_arg(cx, np, 0, &s));
@@ -123,7 +123,7 @@ glow_status load_sequence_insert(onnx_ctx *cx, const Onnx__NodeProto *np, int op
 glow_status load_sequence_erase(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
                                 glow_node_kind kind)
 {
-    onnx_seq *s;
+    onnx_seq *s = NULL;
     int p;
     GLOW_TRY(seq_arg(cx, np, 0, &s));
     if (s->n == 0)
@@ -138,7 +138,7 @@ glow_status load_sequence_erase(onnx_ctx *cx, const Onnx__NodeProto *np, int ops
 glow_status load_sequence_length(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
                                  glow_node_kind kind)
 {
-    onnx_seq *s;
+    onnx_seq *s = NULL;
     GLOW_TRY(seq_arg(cx, np, 0, &s));
     return onnx_set_output(cx, np, 0, onnx_sub_scalar(cx, np, "length", GLOW_I64, s->n));
 }
@@ -205,7 +205,7 @@ glow_status load_split_to_sequence(onnx_ctx *cx, const Onnx__NodeProto *np, int 
 glow_status load_concat_from_sequence(onnx_ctx *cx, const Onnx__NodeProto *np, int opset,
                                       glow_node_kind kind)
 {
-    onnx_seq *s;
+    onnx_seq *s = NULL;
     GLOW_TRY(seq_arg(cx, np, 0, &s));
     if (!onnx_attr(np, "axis"))
         return onnx_fail(cx, np, GLOW_ERR_BAD_ATTR, "missing required attribute 'axis'");

@@ -390,7 +390,7 @@ static bool entry_member(parser *ps, const char *name, void *ctx)
         return true;
     }
     for (;;) {
-        uint64_t c;
+        uint64_t c = 0;
         if (!parse_count(ps, &c, what))
             return false;
         GLOW_VEC_PUSH(x->hist, c);
