@@ -85,6 +85,16 @@ GK_INLINE __m256 gk_qres_avx2(__m256 f, const uint8_t *rp, int count, const gk_q
     return _mm256_mul_ps(_mm256_round_ps(s, GK_QNEAR), _mm256_set1_ps(q->p_mult));
 }
 
+/* gk_qres_avx2 on f, then rounded into the stored byte's zero point and range: the block's
+ * result lanes, in [o_lo, o_hi]. */
+GK_INLINE __m256i gk_qres_round_avx2(__m256 f, const uint8_t *rp, int count, const gk_qres *q)
+{
+    f = gk_qres_avx2(f, rp, count, q);
+    f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps((float)(q->o_lo - q->o_zero))),
+                      _mm256_set1_ps((float)(q->o_hi - q->o_zero)));
+    return _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(q->o_zero));
+}
+
 /* The pixels (or tiles) of unit t when `total` are split into `parts` runs as t * total /
  * parts: total / parts or one more. The value is `live` itself, written as a choice between
  * those two so that, with the shape constant, the kernels' dispatch on it keeps two tile
@@ -142,13 +152,8 @@ GK_INLINE __m256i gk_qrequant_avx2(__m256i acc, __m256 mv, const gk_qreq_avx2 *r
 {
     __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), mv);
     f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(r->f_lo)), _mm256_set1_ps(r->f_hi));
-    if (r->res.res) {
-        const gk_qres *q = &r->res;
-        f = gk_qres_avx2(f, q->res + at, count, q);
-        f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps((float)(q->o_lo - q->o_zero))),
-                          _mm256_set1_ps((float)(q->o_hi - q->o_zero)));
-        return _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(q->o_zero));
-    }
+    if (r->res.res)
+        return gk_qres_round_avx2(f, r->res.res + at, count, &r->res);
     if (r->post_mult != 0.0f) {
         /* The rounded product before the zero point was added, rescaled once more. */
         f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtps_epi32(f)),

@@ -157,11 +157,7 @@ GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *m
     f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->f_lo)), _mm256_set1_ps(s->f_hi));
     __m256i r = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(s->y_zero));
     if (s->res.res) {
-        const gk_qres *q = &s->res;
-        f = gk_qres_avx2(f, q->res + (y - s->y), count, q);
-        f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps((float)(q->o_lo - q->o_zero))),
-                          _mm256_set1_ps((float)(q->o_hi - q->o_zero)));
-        r = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(q->o_zero));
+        r = gk_qres_round_avx2(f, s->res.res + (y - s->y), count, &s->res);
     } else if (s->post_mult != 0.0f) {
         /* r - y_zero is the rounded product before the zero point was added. */
         f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtps_epi32(f)), _mm256_set1_ps(s->post_mult));
@@ -180,9 +176,9 @@ GK_INLINE void q_store(uint8_t *y, qi32 acc, const int32_t *bias, const float *m
 }
 
 /* Two pixels' blocks at once (y1 NULL: the first alone), the same bytes as q_store on each.
- * Without a folded rescale, through gk_qbytes16_avx2 (qavx2.h): 16 vector instructions for
- * the 16 outputs where two q_stores take 20. The 1x1 expansions' short reductions (16-64
- * bytes) leave the requantization a large share of their time. */
+ * Without a folded rescale (with or without a residual), through gk_qbytes16_avx2 (qavx2.h):
+ * 16 vector instructions for the 16 outputs where two q_stores take 20. The 1x1 expansions'
+ * short reductions (16-64 bytes) leave the requantization a large share of their time. */
 GK_INLINE void q_store2(uint8_t *y0, uint8_t *y1, qi32 acc0, qi32 acc1, const int32_t *bias,
                         const float *mult, const qshape *s, int count)
 {

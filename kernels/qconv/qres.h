@@ -8,8 +8,9 @@
 //     t = gk_qadd(v - y_zero, r - r_zero, ma, mb, a_zero, a_lo, a_hi)
 // with r the residual byte (i8 with GK_QRES_R_I8), and with GK_QRES_POST (a Relu or rescale
 // after the Add) gk_requant(t - a_zero, p_mult, p_zero, p_lo, p_hi). rmode is a constant in
-// the JIT's code (the cpu backend passes it so), which folds the branches on it away. So the kernels give the
-// evaluator's integers, and the sum's pass over three tensors and its barrier go.
+// the JIT's code (the cpu backend passes it so), which folds the branches on it away. So the
+// kernels give the evaluator's integers, and the sum's pass over three tensors and its
+// barrier go.
 #ifndef GK_QRES_H
 #define GK_QRES_H
 

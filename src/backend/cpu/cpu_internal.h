@@ -127,6 +127,29 @@ int cpu_fuse_residuals(ir_function *f, const bool *blocked);
  * no memory. */
 ir_value *cpu_new_const(ir_function *f, const char *what, uint32_t id, glow_dtype t,
                         int64_t count, void **data, glow_diag *d, glow_status *s);
+/* The data of v when it is a read-only constant of kind t, else NULL. */
+static inline const void *cpu_const_data(const ir_value *v, glow_dtype t)
+{
+    if (v->kind != IV_WEIGHT || v->is_mutable || !v->storage ||
+        v->storage->kind != NK_CONSTANT || v->type.dtype != t)
+        return NULL;
+    return v->storage->payload.data;
+}
+/* The quantization of an 8-bit value (i8 or u8, scale, offset) as 3 floats, in the constants
+ * qprepare.c writes for select_quant.c (a folded rescale's, cpu.qbinary_post's, cpu.qres's),
+ * and read back into t's kind, scale and offset. */
+static inline void cpu_qtype_put(float *p, const glow_type *t)
+{
+    p[0] = t->dtype == GLOW_I8Q;
+    p[1] = t->scale;
+    p[2] = (float)t->offset;
+}
+static inline void cpu_qtype_get(const float *p, glow_type *t)
+{
+    t->dtype = p[0] != 0.0f ? GLOW_I8Q : GLOW_U8Q;
+    t->scale = p[1];
+    t->offset = (int32_t)p[2];
+}
 /* Allocates the activation val right before `first` and frees it right after `last` (at the
  * end of the program when last is NULL). */
 void cpu_mark_lifetime(ir_function *f, ir_value *val, ir_instr *first, ir_instr *last);

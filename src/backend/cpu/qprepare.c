@@ -41,14 +41,6 @@ typedef struct qprep {
 
 static bool is_q8(glow_dtype t) { return t == GLOW_U8Q || t == GLOW_I8Q; }
 
-static const void *const_payload(const ir_value *v, glow_dtype t)
-{
-    if (v->kind != IV_WEIGHT || v->is_mutable || !v->storage ||
-        v->storage->kind != NK_CONSTANT || v->type.dtype != t)
-        return NULL;
-    return v->storage->payload.data;
-}
-
 const char *cpu_qconv_isa(const cpu_isa *isa)
 {
     return isa->avx512vnni ? "avx512vnni" : isa->avxvnni ? "avxvnni" : isa->avx2 ? "avx2"
@@ -125,10 +117,10 @@ static glow_status prep_qconv(ir_function *f, ir_instr *in, const cpu_isa *isa, 
     const glow_type *y = &in->ops[0].v->type, *x = &in->ops[1].v->type,
                     *wt = &in->ops[2].v->type;
     bool u8 = wt->dtype == GLOW_U8;
-    const void *w = const_payload(in->ops[2].v, wt->dtype);
-    const int32_t *bias = const_payload(in->ops[3].v, GLOW_I32);
-    const float *scales = const_payload(in->ops[4].v, GLOW_F32);
-    const int32_t *off = const_payload(in->ops[5].v, GLOW_I32);
+    const void *w = cpu_const_data(in->ops[2].v, wt->dtype);
+    const int32_t *bias = cpu_const_data(in->ops[3].v, GLOW_I32);
+    const float *scales = cpu_const_data(in->ops[4].v, GLOW_F32);
+    const int32_t *off = cpu_const_data(in->ops[5].v, GLOW_I32);
     const glow_attr *ga = cpu_attr(in, GA_GROUP);
     int64_t g = ga ? ga->v.i : 1;
     if (in->nops != 6 || x->rank != 4 || y->rank != 4 || !is_q8(x->dtype) || !is_q8(y->dtype) ||
@@ -200,9 +192,9 @@ static glow_status prep_qfc(ir_function *f, ir_instr *in, const cpu_isa *isa, qp
     if (in->nops != (fc ? 4u : 3u) || x->rank != 2 || y->rank != 2 || !is_q8(x->dtype) ||
         !is_q8(y->dtype) || !is_q8(wt->dtype) || x->dims[1] % 4)
         return GLOW_OK;
-    const void *w = const_payload(in->ops[2].v, wt->dtype);
+    const void *w = cpu_const_data(in->ops[2].v, wt->dtype);
     const glow_type *bt = fc ? &in->ops[3].v->type : NULL;
-    const int32_t *bias = fc ? const_payload(in->ops[3].v, bt->dtype) : NULL;
+    const int32_t *bias = fc ? cpu_const_data(in->ops[3].v, bt->dtype) : NULL;
     if (!w || (fc && (!bias || (bt->dtype != GLOW_I32 && bt->dtype != GLOW_I32Q))))
         return GLOW_OK;
     int64_t k = wt->dims[0], n = wt->dims[1];
@@ -365,9 +357,7 @@ static glow_status fold_rescale(ir_function *f, qprep *qp, uint32_t n, glow_diag
             return s;
         memcpy(p, old, (size_t)m * sizeof(float));
         float *tail = (float *)p + m;
-        tail[0] = mid->type.dtype == GLOW_I8Q;
-        tail[1] = mid->type.scale;
-        tail[2] = (float)mid->type.offset;
+        cpu_qtype_put(tail, &mid->type);
         q->mult = mult;
         w->ops[0].v = out;
         /* out lives from W on; mid is no longer used (no memory). */
@@ -459,9 +449,7 @@ static glow_status fold_post(ir_function *f, qprep **qpp, uint32_t *np, glow_dia
             return s;
         float *pf = p;
         pf[0] = (float)cpu_bin_code(a->kind);
-        pf[1] = mid->type.dtype == GLOW_I8Q;
-        pf[2] = mid->type.scale;
-        pf[3] = (float)mid->type.offset;
+        cpu_qtype_put(pf + 1, &mid->type);
         pf[4] = (float)lo;
         pf[5] = (float)hi;
         ir_operand ops[4] = { { out, 'o' }, a->ops[1], a->ops[2], { post, 'i' } };
@@ -481,15 +469,6 @@ static glow_status fold_post(ir_function *f, qprep **qpp, uint32_t *np, glow_dia
 
 /* --- a residual Add folded into the convolution --- */
 
-/* The Add (cpu.qbinary_post of an Add, or a plain quantized Add) A [out, y, r(, post)] whose
- * operand y only an int8 convolution W writes (and nothing else reads) becomes part of W: W
- * writes out, adding r in its store as the two (or three) instructions computed it
- * (kernels/qconv/qres.h), and the Add's pass over three tensors and the barrier before it go.
- * ResNet-50: 16 Adds, 5.7 % of its int8 run on AVX2. out must be y's bytes (the IR optimizer's
- * in-place Add), r's, or a buffer free between W and A (its lifetime then starts at W); W's
- * input must not be out's bytes, and nothing between W and A may touch y, r or out. The
- * constant `qres` holds W's own result's quantization (i8, scale, offset), which sel_qconv
- * requantizes into, the kernel's rmode, then its GK_QRES_N parameters. */
 /* The last instruction before `a` with an operand in root's bytes (markers aside). */
 static ir_instr *last_toucher(ir_instr *a, const ir_value *root)
 {
@@ -514,6 +493,15 @@ static bool only_by(const ir_function *f, const ir_value *y, const ir_instr *w,
     return true;
 }
 
+/* The Add (cpu.qbinary_post of an Add, or a plain quantized Add) A [out, y, r(, post)] whose
+ * operand y only an int8 convolution W writes (and nothing else reads) becomes part of W: W
+ * writes out, adding r in its store as the two (or three) instructions computed it
+ * (kernels/qconv/qres.h), and the Add's pass over three tensors and the barrier before it go.
+ * ResNet-50: 16 Adds, 5.7 % of its int8 run on AVX2. out must be y's bytes (the IR optimizer's
+ * in-place Add), r's, or a buffer free between W and A (its lifetime then starts at W); W's
+ * input must not be out's bytes, and nothing between W and A may touch y, r or out. The
+ * constant `qres` holds W's own result's quantization (i8, scale, offset), which sel_qconv
+ * requantizes into, the kernel's rmode, then its GK_QRES_N parameters. */
 static glow_status fold_residual(ir_function *f, qprep *qp, uint32_t n, glow_diag *d)
 {
     for (ir_instr *a = f->first, *next; a; a = next) {
@@ -522,7 +510,7 @@ static glow_status fold_residual(ir_function *f, qprep *qp, uint32_t n, glow_dia
         if (a->id >= n || qp[a->id].kind != QP_ELEM || (a->kind != IK_ADD && !post) ||
             a->nops != (post ? 4u : 3u))
             continue;
-        const float *pf = post ? const_payload(a->ops[3].v, GLOW_F32) : NULL;
+        const float *pf = post ? cpu_const_data(a->ops[3].v, GLOW_F32) : NULL;
         if (post && (!pf || pf[0] != (float)GK_BIN_ADD))
             continue;
         ir_value *out = a->ops[0].v;
@@ -552,9 +540,7 @@ static glow_status fold_residual(ir_function *f, qprep *qp, uint32_t n, glow_dia
             float p_mult = 0.0f;
             int32_t plo = 0, phi = 0;
             if (post) {
-                mid.dtype = pf[1] != 0.0f ? GLOW_I8Q : GLOW_U8Q;
-                mid.scale = pf[2];
-                mid.offset = (int32_t)pf[3];
+                cpu_qtype_get(pf + 1, &mid);
                 p_mult = gk_q_multiplier(mid.scale, out->type.scale);
                 plo = (int32_t)pf[4];
                 phi = (int32_t)pf[5];
@@ -567,9 +553,7 @@ static glow_status fold_residual(ir_function *f, qprep *qp, uint32_t n, glow_dia
             if (!resq)
                 return s;
             float *rq = p;
-            rq[0] = y->type.dtype == GLOW_I8Q;
-            rq[1] = y->type.scale;
-            rq[2] = (float)y->type.offset;
+            cpu_qtype_put(rq, &y->type);
             rq[3] = (float)((r->type.dtype == GLOW_I8Q ? GK_QRES_R_I8 : 0) |
                             (post ? GK_QRES_POST : 0));
             rq += 4;

@@ -78,33 +78,27 @@ static bool sel_qconv(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     glow_type mid = *y;
     float post_mult = 0.0f;
     if (!dwc && nmult == mreal + 3) {
-        const ir_value *mv = in->ops[4].v;
-        if (mv->kind != IV_WEIGHT || !mv->storage || mv->storage->kind != NK_CONSTANT)
+        const float *mv = cpu_const_data(in->ops[4].v, GLOW_F32);
+        if (!mv)
             return false;
-        const float *tail = (const float *)mv->storage->payload.data + mreal;
-        mid.dtype = tail[0] != 0.0f ? GLOW_I8Q : GLOW_U8Q;
-        mid.scale = tail[1];
-        mid.offset = (int32_t)tail[2];
+        cpu_qtype_get(mv + mreal, &mid);
         post_mult = gk_q_multiplier(mid.scale, y->scale);
     } else if (nmult != mreal) {
         return false;
     }
     /* A folded residual Add [.., residual, qres] (qprepare.c fold_residual): qres holds the
      * convolution's own result's quantization, the kernel's rmode (a constant in the code: its
-     * branches fold) and its parameters (qconv/qres.h).
-     * The residual is y's bytes or none of them. */
+     * branches fold) and its parameters (qconv/qres.h). The residual is y's bytes or none of
+     * them; x and y do not overlap (above). */
     const ir_value *rv = res ? in->ops[6].v : NULL, *qv = res ? in->ops[7].v : NULL;
     int rmode = 0;
     if (res) {
-        if (qv->kind != IV_WEIGHT || !qv->storage || qv->storage->kind != NK_CONSTANT ||
-            glow_type_numel(&qv->type) != 4 + GK_QRES_N || post_mult != 0.0f ||
+        const float *q = cpu_const_data(qv, GLOW_F32);
+        if (!q || glow_type_numel(&qv->type) != 4 + GK_QRES_N || post_mult != 0.0f ||
             glow_type_numel(&rv->type) != glow_type_numel(y) ||
-            (cpu_overlap(yv, rv) && rv->addr != yv->addr) || cpu_overlap(xv, yv))
+            (cpu_overlap(yv, rv) && rv->addr != yv->addr))
             return false;
-        const float *q = qv->storage->payload.data;
-        mid.dtype = q[0] != 0.0f ? GLOW_I8Q : GLOW_U8Q;
-        mid.scale = q[1];
-        mid.offset = (int32_t)q[2];
+        cpu_qtype_get(q, &mid);
         rmode = (int)q[3];
     }
     int lo, hi;
@@ -269,15 +263,11 @@ static bool sel_qelem(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     /* cpu.qbinary_post: the binary op into its own result's quantization `mid`, then the
      * folded rescale into y's (qprepare.c), as the two instructions computed them. */
     if (in->kind == IK_CPU_QBINARY_POST) {
-        const ir_value *pv = in->ops[3].v;
-        if (in->nops != 4 || pv->kind != IV_WEIGHT || !pv->storage ||
-            pv->storage->kind != NK_CONSTANT || glow_type_numel(&pv->type) != 6)
+        const float *post = in->nops == 4 ? cpu_const_data(in->ops[3].v, GLOW_F32) : NULL;
+        if (!post || glow_type_numel(&in->ops[3].v->type) != 6)
             return false;
-        const float *post = pv->storage->payload.data;
         glow_type mid = *y;
-        mid.dtype = post[1] != 0.0f ? GLOW_I8Q : GLOW_U8Q;
-        mid.scale = post[2];
-        mid.offset = (int32_t)post[3];
+        cpu_qtype_get(post + 1, &mid);
         float post_mult = gk_q_multiplier(mid.scale, y->scale);
         if (post_mult == 0.0f)
             return false;
