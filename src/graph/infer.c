@@ -225,9 +225,13 @@ static glow_status infer_elemwise(infer_cx *cx)
                 return ifail(cx, GLOW_ERR_BAD_TYPE, "operand %u %s must be bool", i,
                              ts(in_type(cx, (int)i)).s);
     } else {
-        /* POW's exponent may have its own element kind; everything else matches operand 0
-         * (quantized operands may differ in scale and offset). */
-        if (n->nin == 2 && n->kind != NK_POW)
+        /* POW's exponent may have its own element kind; everything else matches operand 0.
+         * Quantized operands may differ in scale and offset, and in kind too: each is read
+         * with its own offset (symmetric-uint8 gives a Relu's output u8q and a signed value
+         * i8q, and a residual Add sums the two). */
+        bool mixed_q = n->nin == 2 && glow_dtype_is_quantized(a->dtype) &&
+                       glow_dtype_is_quantized(in_type(cx, 1)->dtype);
+        if (n->nin == 2 && n->kind != NK_POW && !mixed_q)
             GLOW_TRY(want_same_dtype(cx, 0, 1, "operand 0", "operand 1"));
         bool cmp_eq = n->kind == NK_EQUAL;
         for (uint32_t i = 0; i < n->nin; i++) {
