@@ -215,7 +215,9 @@ static void wino_ab(const job *j, const float *w, int rounds)
     size_t cb = (size_t)(l->c + v - 1) / (size_t)v, mb = (size_t)(l->m + v - 1) / (size_t)v;
     float *u = aligned_alloc(64, (cpu_wino_weight_floats(l->m, l->c, v) * 4 + 63) / 64 * 64);
     cpu_wino_weights(u, w, l->m, l->c, v);
-    size_t slot = cpu_wino_slot_floats(1, l->c, l->m, (int64_t)j->oh, (int64_t)j->ow, v);
+    /* The plan the backend gives the kernel (for this host's FMA rate). */
+    size_t plan[3];
+    size_t slot = cpu_wino_plan(1, l->c, l->m, (int64_t)j->oh, (int64_t)j->ow, v, plan);
     float *scratch = rnd(slot);
     double td[64], tw[64], est_d, est_w;
     rounds = rounds > 64 ? 64 : rounds < 1 ? 1 : rounds;
@@ -225,19 +227,21 @@ static void wino_ab(const job *j, const float *w, int rounds)
         double t1 = now_s();
         (j->avx512 ? gk_wino_nchwc_f32_avx512 : gk_wino_nchwc_f32_avx2)(
             j->out, j->in, u, j->bias, NULL, scratch, 1, 1, cb, (size_t)l->h, (size_t)l->w, mb,
-            j->oh, j->ow, (size_t)l->p, (size_t)l->p, 0, 0, 0, GK_ACT_RELU, 0, 0, NULL, 0, 1);
+            j->oh, j->ow, (size_t)l->p, (size_t)l->p, plan[0], plan[1], plan[2], GK_ACT_RELU, 0,
+            0, NULL, 0, 1);
         double t2 = now_s();
         if (r) /* the first round warms up */
             td[r - 1] = t1 - t0, tw[r - 1] = t2 - t1;
     }
     qsort(td, (size_t)rounds, sizeof td[0], cmp_double);
     qsort(tw, (size_t)rounds, sizeof tw[0], cmp_double);
-    cpu_wino_estimates(1, l->c, l->m, (int64_t)j->oh, (int64_t)j->ow, v, &est_d, &est_w);
+    double rate = cpu_wino_fma_rate(v);
+    cpu_wino_estimates(1, l->c, l->m, (int64_t)j->oh, (int64_t)j->ow, v, rate, &est_d, &est_w);
     /* The estimates' ratio, and the choice (which also weighs the extra bytes). */
     printf("%-34s direct %8.3f ms  winograd %8.3f ms  ratio %5.2f  (model %5.2f: %s)\n",
            l->name, td[rounds / 2] * 1e3, tw[rounds / 2] * 1e3, td[rounds / 2] / tw[rounds / 2],
            est_d / est_w,
-           cpu_wino_choose(1, l->c, l->m, (int64_t)j->oh, (int64_t)j->ow, v) ? "winograd"
+           cpu_wino_choose(1, l->c, l->m, (int64_t)j->oh, (int64_t)j->ow, v, rate) ? "winograd"
            : est_w < est_d                                                   ? "direct, memory"
                                                                              : "direct");
     free(u), free(scratch);

@@ -78,9 +78,10 @@ static inline size_t gk_wino_padded(size_t nt, size_t v, size_t mg)
 #define GK_WINO_BW_L3 8.0
 #define GK_WINO_BW_MEM 6.0
 
-/* Estimated cycles of one plan (AVX-512/AVX2 core, 2 FMA pipes). */
+/* Estimated cycles of one plan on a core that issues `rate` vector FMAs of v lanes per cycle
+ * (2 on two FMA pipes; 1 for AVX-512 on Zen 4, which splits a 512-bit FMA in two). */
 static inline double gk_wino_cost(size_t n_tiles, size_t cb, size_t mb, size_t v, size_t tg,
-                                  size_t mg, size_t kc, size_t np)
+                                  size_t mg, size_t kc, size_t np, double rate)
 {
     size_t ngr = (n_tiles + tg - 1) / tg, nmg = (mb + mg - 1) / mg, nck = (cb + kc - 1) / kc;
     /* Tiles computed (gk_wino_padded), those in tails counted at their cost. */
@@ -93,7 +94,7 @@ static inline double gk_wino_cost(size_t n_tiles, size_t cb, size_t mb, size_t v
     /* At 75% of the FMA peak (the direct kernel reaches 80-97%: shorter reductions here, and
      * the broadcasts' loads); a group of one output block runs one-block register tiles, bound
      * by loads, not FMAs. */
-    double gemm = fma / 2.0 / 0.75 * (mg == 1 ? 1.6 : 1.0);
+    double gemm = fma / rate / 0.75 * (mg == 1 ? 1.6 : 1.0);
     /* Partial sums loaded and stored once per chunk. */
     double partial = done * 36.0 * (double)mb * (double)nck;
     /* Input transform (~80 cycles per tile and input block), once per output group; output
@@ -136,7 +137,7 @@ static inline gk_wino_plan gk_wino_plan_at(size_t n, size_t mb, size_t oh, size_
 }
 
 static inline gk_wino_plan gk_wino_plan_of(size_t n, size_t cb, size_t mb, size_t oh,
-                                           size_t ow, size_t v)
+                                           size_t ow, size_t v, double rate)
 {
     gk_wino_plan p = { 0 };
     size_t np = gk_wino_np(v);
@@ -153,7 +154,7 @@ static inline gk_wino_plan gk_wino_plan_of(size_t n, size_t cb, size_t mb, size_
             for (size_t kc = 1;; kc = kc * 2 < cb ? kc * 2 : cb) {
                 size_t floats = 36 * gk_wino_padded(tg, v, mg) * v * (kc + mg);
                 if (floats * sizeof(float) <= GK_WINO_L2 || (k == 1 && mg == 1 && kc == 1)) {
-                    double c = gk_wino_cost(p.tiles, cb, mb, v, tg, mg, kc, np);
+                    double c = gk_wino_cost(p.tiles, cb, mb, v, tg, mg, kc, np, rate);
                     if (best < 0 || c < best) {
                         best = c;
                         p.tg = tg, p.mg = mg, p.kc = kc;

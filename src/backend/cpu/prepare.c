@@ -171,7 +171,8 @@ static glow_status prep_conv(ir_function *f, ir_instr *in, int v, prep *pr, bool
     /* 3x3 stride-1 convolutions of whole input blocks: Winograd where the cost model says. */
     bool wino = g == 1 && cv == v && kh == 3 && kw == 3 && cp.s[0] == 1 && cp.s[1] == 1 &&
                 cp.dl[0] == 1 && cp.dl[1] == 1 && cpu_wino_weight_floats(m, c, v) &&
-                cpu_wino_choose(y->dims[0], c, m, y->dims[2], y->dims[3], v);
+                cpu_wino_choose(y->dims[0], c, m, y->dims[2], y->dims[3], v,
+                                cpu_wino_fma_rate(v));
     size_t wn = dw ? glow_repack_dwconv_floats(c, kh, kw, v)
                    : glow_repack_conv_floats(m, c / g, g, kh, kw, v, cv);
     /* The blocked activations pad less than one block; keep them modest all the same. */

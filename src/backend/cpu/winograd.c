@@ -14,12 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "qconv/qwpack.h"
 #include "winograd/wino_plan.h"
 
-/* Direct-kernel cycles: its multiply-adds on 2 FMA pipes at the efficiency measured with
- * kernels_bench on the 3x3 layers of VGG-19 and ResNet-50 (docs/cpu-backend.md). */
+/* Direct-kernel cycles: its multiply-adds at the core's FMA rate (cpu_wino_fma_rate) and the
+ * efficiency measured with kernels_bench on the 3x3 layers of VGG-19 and ResNet-50
+ * (docs/cpu-backend.md). */
 #define DIRECT_EFFICIENCY 0.90
 
 /* The memory rule: Winograd's weights are 4x the direct kernel's and stay resident (constant
@@ -37,6 +41,37 @@
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* AMD family 19h (Zen 3 and Zen 4), from CPUID (a few hundred cycles; asked per layer). */
+static bool amd_family_19h(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d) || b != 0x68747541 /* "Auth" */ ||
+        !__get_cpuid(1, &a, &b, &c, &d))
+        return false;
+    unsigned family = (a >> 8) & 0xf;
+    if (family == 0xf)
+        family += (a >> 20) & 0xff;
+    return family == 0x19;
+#else
+    return false;
+#endif
+}
+
+/* Vector FMAs of v lanes the host core issues per cycle: 2 (two FMA pipes: Zen 3/5, Intel's
+ * AVX-512 server cores), but 1 for 512-bit vectors on Zen 4 (family 19h with AVX-512), whose
+ * two 256-bit pipes run a 512-bit FMA as two halves: its one-core peak is half Zen 5's (117 vs
+ * 264 GFLOP/s, bench/roofline), while memory is as fast. The estimates' multiply-adds then cost
+ * twice the cycles against the same weight streams, so Winograd pays on planes where with two
+ * pipes the weights' bytes outweigh it (ResNet-50's 14x14 layers). The Winograd plan and the
+ * choice depend on it, so a program compiled for this host is the same in every compile, but
+ * can differ between a Zen 4 and a Zen 5 (the compiled-program cache keys on the CPU's features,
+ * which differ between them). */
+double cpu_wino_fma_rate(int v)
+{
+    return v == 16 && amd_family_19h() ? 1.0 : 2.0;
+}
+
 /* GLOWC_WINOGRAD: 0 never, 1 always, -1 the cost model decides. */
 static int wino_env(void)
 {
@@ -45,18 +80,19 @@ static int wino_env(void)
 }
 
 void cpu_wino_estimates(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v,
-                        double *direct, double *wino)
+                        double rate, double *direct, double *wino)
 {
     size_t cb = (size_t)cdiv(c, v), mb = (size_t)cdiv(m, v);
     double macs = (double)n * (double)oh * (double)ow * 9.0 * (double)(cb * (size_t)v) *
                   (double)mb;
     double dbytes = 9.0 * (double)(cb * (size_t)v) * (double)(mb * (size_t)v) * 4.0;
-    *direct = macs / 2.0 / DIRECT_EFFICIENCY + dbytes / GK_WINO_BW_MEM;
-    gk_wino_plan p = gk_wino_plan_of((size_t)n, cb, mb, (size_t)oh, (size_t)ow, (size_t)v);
+    *direct = macs / rate / DIRECT_EFFICIENCY + dbytes / GK_WINO_BW_MEM;
+    gk_wino_plan p = gk_wino_plan_of((size_t)n, cb, mb, (size_t)oh, (size_t)ow, (size_t)v, rate);
     *wino = p.cycles;
 }
 
-bool cpu_wino_choose(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v)
+bool cpu_wino_choose(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v,
+                     double rate)
 {
     /* The kernel exists for AVX-512 and AVX2 blocks only: an aarch64 bundle's NEON blocks of
      * 4 keep the direct convolution, whatever GLOWC_WINOGRAD says. */
@@ -66,7 +102,7 @@ bool cpu_wino_choose(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, in
     if (env >= 0)
         return env == 1;
     double direct, wino;
-    cpu_wino_estimates(n, c, m, oh, ow, v, &direct, &wino);
+    cpu_wino_estimates(n, c, m, oh, ow, v, rate, &direct, &wino);
     return direct - wino >= WINO_CYCLES_PER_BYTE * (double)cpu_wino_extra_bytes(c, m, v) &&
            wino < direct;
 }
@@ -139,7 +175,7 @@ size_t cpu_wino_plan(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, in
                      size_t plan[3])
 {
     gk_wino_plan p = gk_wino_plan_of((size_t)n, (size_t)cdiv(c, v), (size_t)cdiv(m, v),
-                                     (size_t)oh, (size_t)ow, (size_t)v);
+                                     (size_t)oh, (size_t)ow, (size_t)v, cpu_wino_fma_rate(v));
     plan[0] = p.tg, plan[1] = p.mg, plan[2] = p.kc;
     return p.slot;
 }

@@ -9,9 +9,15 @@
 #include <stdint.h>
 
 /* Whether a 3x3, stride-1, dilation-1, group-1 convolution of n images, c -> m channels, output
- * oh x ow, runs Winograd on vector length v. GLOWC_WINOGRAD=0 says never, =1 always (where
- * the kernel applies), unset or anything else asks the cost model. */
-bool cpu_wino_choose(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v);
+ * oh x ow, runs Winograd on vector length v, on a core issuing `rate` vector FMAs per cycle
+ * (cpu_wino_fma_rate). GLOWC_WINOGRAD=0 says never, =1 always (where the kernel applies),
+ * unset or anything else asks the cost model. */
+bool cpu_wino_choose(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v,
+                     double rate);
+
+/* Vector FMAs of v lanes this host's core issues per cycle: 2, or 1 for 512-bit vectors on
+ * Zen 4 (AMD family 19h). The plan (cpu_wino_plan) and the choice are made for it. */
+double cpu_wino_fma_rate(int v);
 
 /* Whether an int8 3x3, stride-1, dilation-1, group-1 convolution (n images, c -> m channels,
  * output oh x ow) on an AVX2 host without VNNI runs the exact integer Winograd F(2x2,3x3)
@@ -25,7 +31,7 @@ size_t cpu_wino_extra_bytes(int64_t c, int64_t m, int v);
 
 /* The cost model's two estimates (cycles at one thread), for `glowc dump --stats` and tests. */
 void cpu_wino_estimates(int64_t n, int64_t c, int64_t m, int64_t oh, int64_t ow, int v,
-                        double *direct, double *wino);
+                        double rate, double *direct, double *wino);
 
 /* Floats of the transformed weight: [ceil(m/v)][36][ceil(c/v) * v][v], 0 on overflow. */
 size_t cpu_wino_weight_floats(int64_t m, int64_t c, int v);
