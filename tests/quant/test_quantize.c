@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "check.h"
+#include "backend/cpu/cpu_internal.h"
 #include "opt/graph_parse.h"
 #include "opt/opt.h"
 #include "quant/quant.h"
@@ -473,6 +474,60 @@ static void test_residual(void)
     }
 }
 
+/* A depthwise convolution (MobileNet's 3x3 over 8 channels, stride 2 and pads): the cpu
+ * backend's bytes are the interpreter's at 1 and 2 threads, and its kernel is the AVX2 one
+ * (taps in pairs) where the core splits 512-bit operations (Zen 4), the AVX-512 template
+ * elsewhere: both are exact, so the choice is only speed. */
+static const char *const DW =
+    "module {\n"
+    "  %x = Placeholder input : f32[1, 8, 6, 6]\n"
+    "  %w = Constant [0.5, -0.25, 0.125, 0.75, -1, 0.3, 0.9] : f32[8, 1, 3, 3]\n"
+    "  %out = Placeholder output : f32[1, 8, 3, 3]\n"
+    "}\n"
+    "function main {\n"
+    "  %d = Conv(%x, %w) {kernel=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], "
+    "dilations=[1, 1], group=8}\n"
+    "  %r = Relu(%d)\n"
+    "  Save(%r, %out)\n"
+    "}\n";
+
+static const named_range DW_RANGES[] = {
+    { "x", -1, 1 }, { "d", -3, 3 }, { "r", 0, 3 }, { NULL, 0, 0 } };
+
+static void test_depthwise(void)
+{
+    float x[288], y[3][72];
+    for (int i = 0; i < 288; i++)
+        x[i] = sinf((float)i * 0.41f);
+    glow_quant_options o = { .schema = GLOW_QSCHEMA_ASYMMETRIC, .per_channel = true };
+    const char *be[3] = { "interpreter", "cpu", "cpu" };
+    for (int k = 0; k < 3; k++) {
+        glow_module *m = parse(DW);
+        quantize(m, &o, DW_RANGES, NULL);
+        glow_program *p = compile_run(m, be[k], k == 2 ? 2 : 1, 8, x, y[k],
+                                      sizeof y[k] / sizeof y[k][0]);
+        int dws = 0;
+        for (const ir_instr *in = p && k > 0 ? p->ir->first : NULL; in; in = in->next) {
+            if (in->kind != IK_CPU_QDWCONV_NHWC)
+                continue;
+            dws++;
+            cpu_op *ops = calloc(CPU_MAX_CALLS, sizeof *ops);
+            int nops = 0;
+            cpu_isa split = { .avx2 = true, .avx512 = true, .split512 = true };
+            cpu_isa whole = { .avx2 = true, .avx512 = true };
+            CHECK(cpu_select(in, &split, ops, &nops) && nops == 1 &&
+                  ops[0].k == CPU_K_qdwconv_q8_avx2);
+            CHECK(cpu_select(in, &whole, ops, &nops) && nops == 1 &&
+                  ops[0].k == CPU_K_qdwconv_q8_avx512);
+            free(ops);
+        }
+        CHECK_EQ(dws, k > 0 ? 1 : 0);
+        glow_program_destroy(p);
+    }
+    CHECK(!memcmp(y[0], y[1], sizeof y[0]));
+    CHECK(!memcmp(y[0], y[2], sizeof y[0]));
+}
+
 /* --precision int16: convolutions convert too (16-bit activations, 8-bit weights, int64
  * accumulators on the reference), closer to float than int8. */
 static void test_int16(void)
@@ -508,6 +563,7 @@ int main(void)
     test_numbers();
     test_concat();
     test_residual();
+    test_depthwise();
     test_int16();
     return CHECK_DONE();
 }

@@ -41,7 +41,15 @@ typedef struct cpu_isa {
     bool avx512vnni, avxvnni;
     /* aarch64's NEON (the f32 blocked-layout kernels' _neon rows; the int8 ones stay scalar). */
     bool neon;
+    /* With avx512: the host core runs a 512-bit operation as two 256-bit halves (Zen 4), so a
+     * 512-bit FMA issues at half the rate of 256-bit ones (cpu_wino_fma_rate) and a 256-bit
+     * kernel that needs fewer instructions for the same work wins (the int8 depthwise one). */
+    bool split512;
 } cpu_isa;
+
+/* Whether the host is AMD family 19h (Zen 3, Zen 4), from CPUID: with AVX-512 (Zen 4) its
+ * 512-bit operations are split in two (cpu_isa.split512). */
+bool cpu_host_amd_19h(void);
 
 /* The vector length of the blocked layouts on isa: 16 (AVX-512), 8 (AVX2), 4 (NEON) or 0
  * (none). */

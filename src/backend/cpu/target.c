@@ -5,6 +5,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
@@ -114,6 +117,22 @@ static void host_isa_uncapped(cpu_isa *isa, const char *f)
     }
 }
 
+bool cpu_host_amd_19h(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d) || b != 0x68747541 /* "Auth" */ ||
+        !__get_cpuid(1, &a, &b, &c, &d))
+        return false;
+    unsigned family = (a >> 8) & 0xf;
+    if (family == 0xf)
+        family += (a >> 20) & 0xff;
+    return family == 0x19;
+#else
+    return false;
+#endif
+}
+
 void cpu_host_isa(cpu_isa *isa)
 {
     cpu_llvm_init();
@@ -129,6 +148,7 @@ void cpu_host_isa(cpu_isa *isa)
         isa->avx512vnni &= l->allow.avx512vnni;
         isa->avxvnni &= l->allow.avxvnni;
     }
+    isa->split512 = isa->avx512 && cpu_host_amd_19h();
 }
 
 void cpu_foreign_isa(const char *triple, cpu_isa *isa)

@@ -14,10 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 
+#include "backend/cpu/cpu_internal.h"
 #include "qconv/qwpack.h"
 #include "winograd/wino_plan.h"
 
@@ -41,23 +39,6 @@
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/* AMD family 19h (Zen 3 and Zen 4), from CPUID (a few hundred cycles; asked per layer). */
-static bool amd_family_19h(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0, &a, &b, &c, &d) || b != 0x68747541 /* "Auth" */ ||
-        !__get_cpuid(1, &a, &b, &c, &d))
-        return false;
-    unsigned family = (a >> 8) & 0xf;
-    if (family == 0xf)
-        family += (a >> 20) & 0xff;
-    return family == 0x19;
-#else
-    return false;
-#endif
-}
-
 /* Vector FMAs of v lanes the host core issues per cycle: 2 (two FMA pipes: Zen 3/5, Intel's
  * AVX-512 server cores), but 1 for 512-bit vectors on Zen 4 (family 19h with AVX-512), whose
  * two 256-bit pipes run a 512-bit FMA as two halves: its one-core peak is half Zen 5's (117 vs
@@ -69,7 +50,7 @@ static bool amd_family_19h(void)
  * which differ between them). */
 double cpu_wino_fma_rate(int v)
 {
-    return v == 16 && amd_family_19h() ? 1.0 : 2.0;
+    return v == 16 && cpu_host_amd_19h() ? 1.0 : 2.0;
 }
 
 /* GLOWC_WINOGRAD: 0 never, 1 always, -1 the cost model decides. */
