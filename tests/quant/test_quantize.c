@@ -310,6 +310,18 @@ static glow_program *compile_run(glow_module *m, const char *backend, int thread
     return p;
 }
 
+/* Run k of three of `text` quantized with o and ranges (the interpreter, then the cpu backend
+ * at 1 and 2 threads) on x of 8 channels, into the n floats of y; the program, as
+ * compile_run gives it. */
+static glow_program *run_three(const char *text, const named_range *ranges,
+                               const glow_quant_options *o, int k, const float *x, float *y,
+                               size_t n)
+{
+    glow_module *m = parse(text);
+    quantize(m, o, ranges, NULL);
+    return compile_run(m, k == 0 ? "interpreter" : "cpu", k == 2 ? 2 : 1, 8, x, y, n);
+}
+
 /* Runs module m (consumed) on x with the given backend; copies the 5 outputs. */
 static void run_net(glow_module *m, const char *backend, const float *x, float *y)
 {
@@ -449,12 +461,9 @@ static void test_residual(void)
     const glow_quant_schema schemas[] = { GLOW_QSCHEMA_ASYMMETRIC, GLOW_QSCHEMA_SYMMETRIC_UINT8 };
     for (int s = 0; s < 2; s++) {
         glow_quant_options o = { .schema = schemas[s], .per_channel = true };
-        const char *be[3] = { "interpreter", "cpu", "cpu" };
         for (int k = 0; k < 3; k++) {
-            glow_module *m = parse(RES);
-            quantize(m, &o, RES_RANGES, NULL);
-            glow_program *p = compile_run(m, be[k], k == 2 ? 2 : 1, 8, x, y[k],
-                                          sizeof y[k] / sizeof y[k][0]);
+            glow_program *p = run_three(RES, RES_RANGES, &o, k, x, y[k],
+                                        sizeof y[k] / sizeof y[k][0]);
             if (k > 0 && p) {
                 int fused = 0, rest = 0;
                 for (const ir_instr *in = p->ir->first; in; in = in->next) {
@@ -500,12 +509,8 @@ static void test_depthwise(void)
     for (int i = 0; i < 288; i++)
         x[i] = sinf((float)i * 0.41f);
     glow_quant_options o = { .schema = GLOW_QSCHEMA_ASYMMETRIC, .per_channel = true };
-    const char *be[3] = { "interpreter", "cpu", "cpu" };
     for (int k = 0; k < 3; k++) {
-        glow_module *m = parse(DW);
-        quantize(m, &o, DW_RANGES, NULL);
-        glow_program *p = compile_run(m, be[k], k == 2 ? 2 : 1, 8, x, y[k],
-                                      sizeof y[k] / sizeof y[k][0]);
+        glow_program *p = run_three(DW, DW_RANGES, &o, k, x, y[k], sizeof y[k] / sizeof y[k][0]);
         int dws = 0;
         for (const ir_instr *in = p && k > 0 ? p->ir->first : NULL; in; in = in->next) {
             if (in->kind != IK_CPU_QDWCONV_NHWC)
