@@ -78,6 +78,10 @@ static inline size_t gk_wino_padded(size_t nt, size_t v, size_t mg)
 #define GK_WINO_BW_L3 8.0
 #define GK_WINO_BW_MEM 6.0
 
+/* The FMA rate a kernel given no plan searches for (two pipes); the cpu backend searches for
+ * the host's (cpu_wino_fma_rate) and passes the plan. */
+#define GK_WINO_RATE_SEARCH 2.0
+
 /* Estimated cycles of one plan on a core that issues `rate` vector FMAs of v lanes per cycle
  * (2 on two FMA pipes; 1 for AVX-512 on Zen 4, which splits a 512-bit FMA in two). */
 static inline double gk_wino_cost(size_t n_tiles, size_t cb, size_t mb, size_t v, size_t tg,

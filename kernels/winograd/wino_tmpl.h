@@ -246,10 +246,10 @@ void GK_FN(wino_nchwc)(float *out, const float *in, const float *wt, const float
     if (tid >= nth)
         return;
     /* The plan the cpu backend chose (constants, folded by the JIT), or 0, 0, 0: search it
-     * (for two FMA pipes; kernels_bench). */
+     * (kernels_bench, the kernel tests). */
     gk_wino_plan pl = plan_tg && plan_mg && plan_kc
                           ? gk_wino_plan_at(n, mb, oh, ow, V, plan_tg, plan_mg, plan_kc)
-                          : gk_wino_plan_of(n, cb, mb, oh, ow, V, 2.0);
+                          : gk_wino_plan_of(n, cb, mb, oh, ow, V, GK_WINO_RATE_SEARCH);
     wino_shape s = { cb, ih, iw, mb, oh, ow, ph, pw, (oh + 3) / 4, (ow + 3) / 4, 0 };
     s.tpi = s.th * s.tw;
     /* A group of tg tiles computes ts of them (gk_wino_padded): the scratch's tile stride. */

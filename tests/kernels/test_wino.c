@@ -80,10 +80,11 @@ static void run_case(const gk_row *row, const wcase *t)
     CHECK(wf == mb * 36 * cb * V * V);
     float *wt = rnd_buf(wf);
     cpu_wino_weights(wt, w, t->m, t->c, V);
-    /* The kernel given no plan searches it for two FMA pipes; the backend's plan can differ
-     * (one pipe for 512-bit vectors on Zen 4: cpu_fma_rate). */
+    /* The kernel given no plan searches it for GK_WINO_RATE_SEARCH; the backend's plan can
+     * differ (one FMA per cycle for 512-bit vectors on Zen 4: cpu_wino_fma_rate), and is run
+     * below. */
     gk_wino_plan kp = gk_wino_plan_of((size_t)t->n, cb, mb, (size_t)oh, (size_t)ow, (size_t)V,
-                                      2.0);
+                                      GK_WINO_RATE_SEARCH);
     size_t slot = kp.slot;
     CHECK(slot > 0 && cpu_wino_slot_floats(t->n, t->c, t->m, oh, ow, V) > 0);
     float *scratch = rnd_buf(2 * slot);
@@ -129,7 +130,23 @@ static void run_case(const gk_row *row, const wcase *t)
              mb, (size_t)oh, (size_t)ow, (size_t)t->pt, (size_t)t->pl, kp.tg, kp.mg, kp.kc,
              t->act, -0.5f, 0.75f, NULL, 0, 1);
         CHECK(memcmp(yp, yb[0], bsz * sizeof(float)) == 0);
-        free(sc), free(yp), free(gs);
+        /* The backend's plan for this host (cpu_wino_plan) in exactly its scratch: the floats
+         * past it untouched, the result as close to the reference. */
+        size_t plan[3];
+        size_t bslot = cpu_wino_plan(t->n, t->c, t->m, oh, ow, V, plan);
+        float *bs = rnd_buf(bslot + 64);
+        for (int i = 0; i < 64; i++)
+            bs[bslot + (size_t)i] = -7.0f;
+        wino(yp, xb, wt, bias, rb, bs, 1, (size_t)t->n, cb, (size_t)t->h, (size_t)t->w, mb,
+             (size_t)oh, (size_t)ow, (size_t)t->pt, (size_t)t->pl, plan[0], plan[1], plan[2],
+             t->act, -0.5f, 0.75f, NULL, 0, 1);
+        kept = 1;
+        for (int i = 0; i < 64; i++)
+            kept &= bs[bslot + (size_t)i] == -7.0f;
+        CHECK(kept);
+        from_blocked(gs, yp, t->n, t->m, oh * ow, V);
+        CHECK(max_scaled_err(gs, y, ys, scale) < 3e-5);
+        free(sc), free(yp), free(gs), free(bs);
     }
     from_blocked(got, yb[0], t->n, t->m, oh * ow, V);
     double worst = max_scaled_err(got, y, ys, scale);
@@ -186,7 +203,7 @@ static void test_padding(void)
             }
         for (size_t n = 1; n <= 8; n *= 2)
             for (size_t h = 3; h <= 30; h += 3) {
-                gk_wino_plan pl = gk_wino_plan_of(n, 4, 6, h, h + 1, v, 2.0);
+                gk_wino_plan pl = gk_wino_plan_of(n, 4, 6, h, h + 1, v, GK_WINO_RATE_SEARCH);
                 size_t last = pl.tiles - (pl.ngr - 1) * pl.tg;
                 CHECK(pl.tgp >= gk_wino_padded(pl.tg, v, pl.mg));
                 CHECK(pl.tgp >= gk_wino_padded(last, v, pl.mg));

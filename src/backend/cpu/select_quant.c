@@ -125,7 +125,7 @@ static bool sel_qconv(const ir_instr *in, const cpu_isa *isa, cpu_op *op)
     if (in->kind == IK_CPU_QDWCONV_NHWC) {
         /* Where 512-bit operations are split in two (Zen 4), the AVX2 kernel's taps in pairs
          * (one widening per input byte and pair) beat the AVX-512 template's widening per tap:
-         * MobileNet v2 int8 0.959x the time (docs/quantization.md). Same packing, same bytes. */
+         * MobileNet v2 int8 0.946x the time (docs/quantization.md). Same packing, same bytes. */
         cpu_kernel k = isa->split512 ? CPU_K_qdwconv_q8_avx2 : Q8(isa, qdwconv);
         CPU_OP(op, k, xp, wp, bp, mp, yp, cpu_num(flip), cpu_size(true, xz),
                cpu_size(true, y->offset), cpu_size(true, lo), cpu_size(true, hi), cpu_num(n),
